@@ -1,0 +1,220 @@
+"""The exact checker: the only road to a proved verdict.
+
+Every condition of a certificate is recomputed here in rational arithmetic from
+the exact network data.  This module (and everything it imports) uses neither
+numpy nor a solver; ``tests/test_exact_boundary.py`` enforces it.
+
+Theorems used
+-------------
+Foster (CTMC form).  Let the chain be non-explosive (bounded rates), let the
+empty state be reachable from every state, and let V >= 0 with AV(x) <= -eps
+outside a finite set.  Then the chain is positive recurrent.
+
+Flow balance.  In a positive recurrent network every station j has throughput
+d_j = mu_j P(x_j > 0) < mu_j, and the routed flows f_{C,j} satisfy
+sum_j f_{C,j} = lam_C + sum_i d_i p[i][C].  A dual solution of the static
+split LP with value <= 0 shows no such flows exist: not positive recurrent.
+
+Transience (Fayolle–Malyshev–Menshikov 1995, Thm 2.2.7).  For an irreducible
+Markov chain and f with bounded increments, E[f(X_1) - f(X_0) | X_0 = x] >= eps
+on {f > C} and both {f > C} and {f <= C} non-empty, the chain is transient.
+Applied to the uniformized chain of the CTMC (jump rate Lambda = total rate),
+whose expected increment is Af(x)/Lambda.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import ceil
+
+from .chain import Chain, drain_order
+from .drift import RegionDrift, compile_drifts
+from .regions import VERTEX_BOUND_PER_STATION
+from .templates import TEMPLATES
+
+__all__ = ["Check", "check_foster", "check_static_split", "check_growth", "routed_sets"]
+
+
+@dataclass
+class Check:
+    """The outcome of an exact check: ``ok`` with the derived facts, or the failures."""
+
+    ok: bool
+    failures: list[str] = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+
+
+def _vertex_bound(J: int) -> int:
+    return VERTEX_BOUND_PER_STATION * J
+
+
+def _gen_str(chain: Chain, g: Sequence[int]) -> str:
+    return "{" + ",".join(chain.ids[a] for a in range(chain.J) if g[a]) + "}"
+
+
+def check_foster(
+    chain: Chain,
+    template: str,
+    theta: Sequence[Fraction],
+    drifts: Sequence[RegionDrift] | None = None,
+    max_failures: int = 5,
+) -> Check:
+    """Check a Foster–Lyapunov certificate exactly.
+
+    Verifies that the empty state is reachable from every state, that V is
+    bounded below (the template's side condition), and that on every region,
+    along every generator g of its recession cone, the drift slope is <= -delta |g|_1
+    with delta > 0.  Then AV(x) <= M_R - delta |x|_1 on region R, and the facts
+    report delta and N with AV(x) <= -delta whenever |x|_1 >= N.
+    """
+    out = Check(ok=False)
+    if template not in TEMPLATES:
+        out.failures.append(f"unknown template {template!r}")
+        return out
+    if drain_order(chain) is None:
+        out.failures.append("the empty state is not shown reachable from every state")
+        return out
+    if drifts is None:
+        drifts = compile_drifts(chain)
+    tmpl = TEMPLATES[template](chain, drifts)
+    names = tmpl.variables()
+    if len(theta) != len(names):
+        out.failures.append(f"template {template} needs {len(names)} coefficients, got {len(theta)}")
+        return out
+    out.failures.extend(tmpl.check_side(theta))
+    delta: Fraction | None = None
+    nrows = 0
+    bad = 0
+    for row in tmpl.drift_rows():
+        nrows += 1
+        value = sum((c * theta[k] for k, c in row.coeffs), Fraction(0))
+        if value >= 0:
+            bad += 1
+            if bad <= max_failures:
+                reg = drifts[row.region].region
+                out.failures.append(
+                    f"region {reg.describe(chain.ids)}: drift slope along {_gen_str(chain, row.generator)} "
+                    f"is {value} (must be < 0)"
+                )
+            continue
+        ratio = -value / row.weight
+        if delta is None or ratio < delta:
+            delta = ratio
+    if bad > max_failures:
+        out.failures.append(f"... and {bad - max_failures} more violated drift inequalities")
+    out.facts.update(regions=len(drifts), rows=nrows)
+    if out.failures or delta is None:
+        if delta is None and not out.failures:
+            out.failures.append("no unbounded region: nothing to check")
+        return out
+    L = _vertex_bound(chain.J)
+    N = Fraction(chain.J * L + 1)
+    for k in range(len(drifts)):
+        if not drifts[k].generators:
+            continue
+        a, c = tmpl.affine_drift(theta, k)
+        M = c + L * sum((ai for ai in a if ai > 0), Fraction(0)) + delta * chain.J * L
+        N = max(N, (M + delta) / delta)
+    out.ok = True
+    out.facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)), template=template)
+    return out
+
+
+def routed_sets(chain: Chain) -> list[tuple[int, ...]]:
+    """Every choice set that receives customers (exogenous or fed back), sorted."""
+    return sorted({c for c, _ in chain.arrivals} | {c for _, c, _ in chain.feedback}, key=lambda c: (len(c), c))
+
+
+def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: Sequence[Fraction]) -> Check:
+    """Check a dual certificate that the static split LP has value <= 0 (not positive recurrent).
+
+    Conditions: w >= 0, sum w = 1, for every routed set C and j in C
+    u_C + w_j - sum_C' p[j][C'] u_C' >= 0, and sum_C lam_C u_C + sum_j mu_j w_j <= 0.
+    By weak duality no routing has every throughput d_j < mu_j; the support of w
+    is the overloaded set of stations.
+    """
+    out = Check(ok=False)
+    sets = routed_sets(chain)
+    missing = [c for c in sets if c not in u]
+    if missing:
+        out.failures.append(f"no multiplier for choice set {_gen_str(chain, [int(a in missing[0]) for a in range(chain.J)])}")
+        return out
+    if len(w) != chain.J:
+        out.failures.append(f"need {chain.J} station weights, got {len(w)}")
+        return out
+    if any(x < 0 for x in w):
+        out.failures.append("station weights must be >= 0")
+    if sum(w, Fraction(0)) != 1:
+        out.failures.append(f"station weights sum to {sum(w, Fraction(0))} (must be 1)")
+    fb: dict[int, list[tuple[tuple[int, ...], Fraction]]] = {}
+    for i, c, p in chain.feedback:
+        fb.setdefault(i, []).append((c, p))
+    for C in sets:
+        for j in C:
+            val = u[C] + w[j] - sum((p * u[c2] for c2, p in fb.get(j, [])), Fraction(0))
+            if val < 0:
+                out.failures.append(
+                    f"dual constraint for set {_gen_str(chain, [int(a in C) for a in range(chain.J)])} "
+                    f"at station {chain.ids[j]} is {val} (must be >= 0)"
+                )
+    lam = dict(chain.arrivals)
+    value = sum((lam.get(C, Fraction(0)) * u[C] for C in sets), Fraction(0)) + sum(
+        (chain.mu[j] * w[j] for j in range(chain.J)), Fraction(0)
+    )
+    if value > 0:
+        out.failures.append(f"dual value {value} > 0 proves nothing")
+    out.facts.update(
+        dual_value=value, overloaded=[chain.ids[j] for j in range(chain.J) if w[j] > 0]
+    )
+    out.ok = not out.failures
+    return out
+
+
+def check_growth(chain: Chain, w: Sequence[Fraction], drifts: Sequence[RegionDrift] | None = None) -> Check:
+    """Check a linear growth certificate f = w'x exactly (transience).
+
+    Conditions: w >= 0; some station with exogenous arrivals has w_j > 0 (so f is
+    unbounded on the states reachable from empty); the empty state is reachable
+    from every state (one closed class); and on every region where f is
+    unbounded (some cone generator g with w'g > 0) the drift w'm_R >= delta > 0.
+    On the other regions f <= C := 2J * sum(w), so Af >= delta on {f > C}, and the
+    increments of f are at most 2 max w.
+    """
+    out = Check(ok=False)
+    if len(w) != chain.J or any(x < 0 for x in w):
+        out.failures.append("growth weights must be one nonnegative number per station")
+        return out
+    fed = {j for c, _ in chain.arrivals for j in c}
+    if not any(w[j] > 0 for j in fed):
+        out.failures.append("no station with exogenous arrivals has positive weight")
+    if drain_order(chain) is None:
+        out.failures.append("the empty state is not shown reachable from every state")
+    if out.failures:
+        return out
+    if drifts is None:
+        drifts = compile_drifts(chain)
+    delta: Fraction | None = None
+    for rd in drifts:
+        if not any(sum(w[a] * g[a] for a in range(chain.J)) > 0 for g in rd.generators):
+            continue
+        val = sum((w[a] * rd.mean[a] for a in range(chain.J)), Fraction(0))
+        if val <= 0:
+            if len(out.failures) < 5:
+                out.failures.append(
+                    f"region {rd.region.describe(chain.ids)}: drift of w'x is {val} (must be > 0)"
+                )
+            continue
+        delta = val if delta is None else min(delta, val)
+    if delta is None and not out.failures:
+        out.failures.append("f is bounded on every region")
+    if out.failures:
+        return out
+    out.ok = True
+    out.facts.update(
+        delta=delta,
+        level=_vertex_bound(chain.J) * sum(w, Fraction(0)),
+        increment_bound=2 * max(w),
+    )
+    return out

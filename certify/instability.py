@@ -1,0 +1,116 @@
+"""Numeric searches for instability certificates (static split dual, linear growth).
+
+Like :mod:`certify.search`, this only proposes; :mod:`certify.exact` decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import combinations
+
+import cvxpy as cp
+import numpy as np
+
+from .chain import Chain
+from .drift import RegionDrift
+from .exact import routed_sets
+from .search import installed_lp_solvers, rationalize
+
+__all__ = ["StaticSplit", "static_split", "growth_candidates", "solve_growth"]
+
+
+@dataclass
+class StaticSplit:
+    """The static split LP: ``slack`` = max over routings of min_j (mu_j - d_j)."""
+
+    slack: float | None
+    u: dict[tuple[int, ...], float]
+    w: list[float]
+    status: str
+
+
+def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None) -> StaticSplit:
+    """Solve the dual of the static split LP (DESIGN §6).
+
+    minimise sum_C lam_C u_C + sum_j mu_j w_j  subject to  w >= 0, sum w = 1,
+    u_C + w_j - sum_C' p[j][C'] u_C' >= margin for every routed set C and j in C.
+    Its value equals the best worst-station slack of any static routing, so a value
+    <= 0 means no routing keeps every station below capacity.
+    """
+    sets = routed_sets(chain)
+    lam = dict(chain.arrivals)
+    u = cp.Variable(len(sets))
+    w = cp.Variable(chain.J, nonneg=True)
+    pos = {C: k for k, C in enumerate(sets)}
+    rows = []
+    for C in sets:
+        for j in C:
+            expr = u[pos[C]] + w[j]
+            for src, c2, p in chain.feedback:
+                if src == j:
+                    expr = expr - float(p) * u[pos[c2]]
+            rows.append(expr >= margin)
+    obj = sum(float(lam.get(C, 0)) * u[pos[C]] for C in sets) + np.array([float(m) for m in chain.mu]) @ w
+    prob = cp.Problem(cp.Minimize(obj), [*rows, cp.sum(w) == 1])
+    try:
+        prob.solve(solver=solver or installed_lp_solvers()[0])
+    except cp.error.SolverError as exc:
+        return StaticSplit(None, {}, [], f"solver-error: {exc}")
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        return StaticSplit(None, {}, [], prob.status)
+    return StaticSplit(
+        float(prob.value), {C: float(u.value[pos[C]]) for C in sets}, [float(v) for v in w.value], prob.status
+    )
+
+
+def growth_candidates(chain: Chain, hint: Sequence[float] | None = None, limit: int = 64) -> list[tuple[int, ...]]:
+    """Supports to try for a growth function: the overloaded set, all stations, singletons, small sets."""
+    J = chain.J
+    out: list[tuple[int, ...]] = []
+    if hint is not None:
+        s = tuple(j for j in range(J) if hint[j] > 1e-7)
+        if s:
+            out.append(s)
+    out.append(tuple(range(J)))
+    for k in range(1, J):
+        for s in combinations(range(J), k):
+            out.append(s)
+    seen: list[tuple[int, ...]] = []
+    for s in out:
+        if s not in seen:
+            seen.append(s)
+    return seen[:limit]
+
+
+def solve_growth(
+    chain: Chain, drifts: Sequence[RegionDrift], support: tuple[int, ...], solver: str | None = None
+) -> list[Fraction] | None:
+    """Find w >= 0 supported on ``support`` with w'm_R >= delta > 0 where w'x is unbounded.
+
+    Returns rational weights (rounded, to be checked exactly) or None.
+    """
+    J = chain.J
+    S = set(support)
+    w = cp.Variable(J)
+    delta = cp.Variable()
+    cons = [delta <= 1]
+    for j in range(J):
+        cons += [w[j] >= 1, w[j] <= 100] if j in S else [w[j] == 0]
+    M = [
+        [float(v) for v in rd.mean]
+        for rd in drifts
+        if any(any(g[a] for a in S) for g in rd.generators)
+    ]
+    if not M:
+        return None
+    cons.append(np.array(M) @ w >= delta)
+    prob = cp.Problem(cp.Maximize(delta), cons)
+    try:
+        prob.solve(solver=solver or installed_lp_solvers()[0])
+    except cp.error.SolverError:
+        return None
+    if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or delta.value <= 1e-9:
+        return None
+    return [max(Fraction(0), v) for v in rationalize(w.value, 2**20)]

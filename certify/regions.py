@@ -1,0 +1,259 @@
+"""JSQ regions: the polyhedra on which every routing decision is constant.
+
+A region is the set of states with one *routing signature*: for each choice set
+C in use the tied-shortest set argmin_C x, the set of empty stations, and, for
+each feedback from a station i into a set C containing i, argmin_C (x - e_i)
+while i is busy.  Every condition is a difference constraint
+``x_u - x_v <= c`` (integer c; a strict ``<`` is ``<= -1`` on integers), so a
+region is stored as a closed difference-bound matrix (DBM) over the nodes
+``0`` (the origin) and ``1..J`` (the stations).  Feasibility of such a system
+over the integers equals feasibility over the reals (no negative cycle), so the
+enumeration below is exact and visits only non-empty regions.
+
+Pure Python, exact: the checker relies on this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from .chain import Chain
+
+__all__ = ["Region", "enumerate_regions", "signature", "cone_generators", "VERTEX_BOUND_PER_STATION"]
+
+INF = 1 << 60
+
+# Every raw constraint has |c| <= 2, so each vertex coordinate of a region is at
+# most 2 per station on a path from the origin: vertices lie in [0, 2J]^J.
+VERTEX_BOUND_PER_STATION = 2
+
+
+def _empty_dbm(J: int) -> list[list[int]]:
+    n = J + 1
+    d = [[INF] * n for _ in range(n)]
+    for u in range(n):
+        d[u][u] = 0
+    for a in range(1, n):
+        d[0][a] = 0  # x_0 - x_a <= 0, i.e. x_a >= 0
+    return d
+
+
+def _add(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | None:
+    """Return the closure of ``d`` plus ``x_u - x_v <= c``, or None if infeasible."""
+    if d[u][v] <= c:
+        return d
+    if d[v][u] + c < 0:
+        return None
+    n = len(d)
+    col_u = [d[i][u] for i in range(n)]
+    row_v = d[v]
+    out = []
+    for i in range(n):
+        row = d[i]
+        if col_u[i] >= INF:
+            out.append(row)
+            continue
+        base = col_u[i] + c
+        new = list(row)
+        for j in range(n):
+            rv = row_v[j]
+            if rv < INF and base + rv < new[j]:
+                new[j] = base + rv
+        out.append(new)
+    return out
+
+
+def _tied_constraints(C: Sequence[int], B: Sequence[int], shift: int | None) -> list[tuple[int, int, int]]:
+    """Constraints (u, v, c) on DBM nodes saying argmin_C (x - e_shift) = B."""
+    def s(a: int) -> int:
+        return 1 if a == shift else 0
+
+    cons = []
+    b0 = B[0]
+    for b in B[1:]:
+        # y_b - y_b0 = 0 with y = x - e_shift
+        cons.append((b + 1, b0 + 1, s(b) - s(b0)))
+        cons.append((b0 + 1, b + 1, s(b0) - s(b)))
+    for c in C:
+        if c not in B:
+            # y_b0 - y_c <= -1
+            cons.append((b0 + 1, c + 1, -1 + s(b0) - s(c)))
+    return cons
+
+
+@dataclass(frozen=True)
+class Region:
+    """One non-empty region.
+
+    Attributes
+    ----------
+    argmin : for each routing set C (in ``chain.routing_sets`` order) the tied-shortest set.
+    empty : the empty stations.
+    shifted : for each (i, C) of ``chain.shifted_sets``, argmin_C (x - e_i), or ``()`` when i is empty.
+    dbm : the closed difference-bound matrix; ``dbm[u][v]`` bounds ``x_u - x_v`` (node 0 is the origin).
+    """
+
+    argmin: tuple[tuple[int, ...], ...]
+    empty: tuple[int, ...]
+    shifted: tuple[tuple[int, ...], ...]
+    dbm: tuple[tuple[int, ...], ...]
+
+    @property
+    def key(self) -> tuple:
+        return (self.argmin, self.empty, self.shifted)
+
+    def contains(self, x: Sequence[int]) -> bool:
+        """True if the state ``x`` satisfies every constraint of the region."""
+        v = (0, *x)
+        n = len(v)
+        return all(
+            self.dbm[u][w] >= INF or v[u] - v[w] <= self.dbm[u][w] for u in range(n) for w in range(n)
+        )
+
+    def point(self) -> tuple[int, ...]:
+        """An integer state of the region (x_a = -dbm[0][a], the least solution)."""
+        return tuple(-self.dbm[0][a] for a in range(1, len(self.dbm)))
+
+    def describe(self, ids: Sequence[str]) -> str:
+        """Human-readable constraints, e.g. ``x1 = x2 < x3, x1 >= 1``."""
+        parts = []
+        J = len(ids)
+        for a in range(1, J + 1):
+            for b in range(1, J + 1):
+                if a == b:
+                    continue
+                c = self.dbm[a][b]
+                if c >= INF:
+                    continue
+                if a < b and c == 0 and self.dbm[b][a] == 0:
+                    parts.append(f"x{ids[a-1]} = x{ids[b-1]}")
+                elif c < 0:
+                    parts.append(f"x{ids[a-1]} <= x{ids[b-1]} - {-c}")
+        for a in range(1, J + 1):
+            if self.dbm[a][0] == 0:
+                parts.append(f"x{ids[a-1]} = 0")
+            elif self.dbm[0][a] < 0:
+                parts.append(f"x{ids[a-1]} >= {-self.dbm[0][a]}")
+        return ", ".join(parts) if parts else "all states"
+
+
+def signature(chain: Chain, x: Sequence[int]) -> tuple:
+    """The routing signature (region key) of state ``x``, computed directly."""
+    def argmin(C: Sequence[int], y: Sequence[int]) -> tuple[int, ...]:
+        m = min(y[c] for c in C)
+        return tuple(c for c in C if y[c] == m)
+
+    am = tuple(argmin(C, x) for C in chain.routing_sets)
+    empty = tuple(a for a in range(chain.J) if x[a] == 0)
+    sh = []
+    for i, C in chain.shifted_sets:
+        if x[i] == 0:
+            sh.append(())
+        else:
+            y = list(x)
+            y[i] -= 1
+            sh.append(argmin(C, y))
+    return (am, empty, tuple(sh))
+
+
+def enumerate_regions(chain: Chain) -> list[Region]:
+    """All non-empty regions of ``chain``, by backtracking over the signature.
+
+    Each partial signature is kept as a closed DBM; a branch is cut as soon as its
+    constraints have a negative cycle, so only non-empty regions are produced.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> len(enumerate_regions(ch))   # x1=x2 (empty or not), x1<x2, x2<x1 (x_min empty or not)
+    6
+    """
+    J = chain.J
+    sets = chain.routing_sets
+    shifted = chain.shifted_sets
+    out: list[Region] = []
+
+    def subsets(C: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        for k in range(1, len(C) + 1):
+            yield from combinations(C, k)
+
+    def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: tuple, sh: tuple) -> None:
+        if k == len(shifted):
+            out.append(Region(am, empty, sh, tuple(tuple(r) for r in d)))
+            return
+        i, C = shifted[k]
+        if i in empty:
+            rec_shift(d, k + 1, empty, am, (*sh, ()))
+            return
+        for B in subsets(C):
+            d2: list[list[int]] | None = d
+            for u, v, c in _tied_constraints(C, B, i):
+                d2 = _add(d2, u, v, c) if d2 is not None else None
+                if d2 is None:
+                    break
+            if d2 is not None:
+                rec_shift(d2, k + 1, empty, am, (*sh, B))
+
+    def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: tuple) -> None:
+        if a == J:
+            rec_shift(d, 0, empty, am, ())
+            return
+        d0 = _add(d, a + 1, 0, 0)  # x_a = 0
+        if d0 is not None:
+            rec_empty(d0, a + 1, (*empty, a), am)
+        d1 = _add(d, 0, a + 1, -1)  # x_a >= 1
+        if d1 is not None:
+            rec_empty(d1, a + 1, empty, am)
+
+    def rec_sets(d: list[list[int]], k: int, am: tuple) -> None:
+        if k == len(sets):
+            rec_empty(d, 0, (), am)
+            return
+        C = sets[k]
+        for B in subsets(C):
+            d2: list[list[int]] | None = d
+            for u, v, c in _tied_constraints(C, B, None):
+                d2 = _add(d2, u, v, c) if d2 is not None else None
+                if d2 is None:
+                    break
+            if d2 is not None:
+                rec_sets(d2, k + 1, (*am, B))
+
+    rec_sets(_empty_dbm(J), 0, ())
+    return out
+
+
+def cone_generators(region: Region) -> list[tuple[int, ...]]:
+    """Generators of the recession cone of ``region``, as 0/1 station vectors.
+
+    The cone is {r : r_u <= r_v whenever x_u - x_v is bounded above, r_a = 0 for
+    bounded x_a}: a cone of preorders.  Every r in it is a nonnegative combination
+    of indicators of up-sets (its level sets), and an up-set splits into its
+    connected components, each an up-set; so the indicators of the *connected*
+    up-sets generate the cone.  They are found by growing principal up-sets
+    ``up(k)`` with overlapping ones.  Empty list: the region is bounded.
+    """
+    d = region.dbm
+    n = len(d)
+    free = [a for a in range(1, n) if d[a][0] >= INF]  # unbounded stations
+    up: dict[int, frozenset[int]] = {}
+    for a in free:
+        up[a] = frozenset(b for b in free if d[a][b] < INF)  # r_a <= r_b
+    seen: set[frozenset[int]] = set()
+    stack = list({u for u in up.values()})
+    seen.update(stack)
+    while stack:
+        U = stack.pop()
+        for a in free:
+            if a in U:
+                continue
+            ua = up[a]
+            if ua & U:
+                W = U | ua
+                if W not in seen:
+                    seen.add(W)
+                    stack.append(W)
+    gens = [tuple(1 if (a + 1) in U else 0 for a in range(n - 1)) for U in seen]
+    return sorted(gens, reverse=True)

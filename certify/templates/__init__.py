@@ -1,0 +1,12 @@
+"""Lyapunov templates: small types sharing one interface (:class:`Template`).
+
+Register a new template by adding it to :data:`TEMPLATES`; the search loop and
+the exact checker look templates up here by name and need no other change.
+"""
+
+from .base import DriftRow, SideRow, Template
+from .quadratic import Quadratic
+
+TEMPLATES: dict[str, type[Template]] = {t.name: t for t in (Quadratic,)}
+
+__all__ = ["TEMPLATES", "Template", "DriftRow", "SideRow", "Quadratic"]

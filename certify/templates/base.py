@@ -1,0 +1,95 @@
+"""The interface every Lyapunov template shares (exact, numpy-free).
+
+A template is a parametrised V whose drift on each region, along each
+generator of the region's recession cone, is *linear* in the coefficients.
+It hands the search loop plain linear rows, so a new template needs no edit
+to the search or to the checker:
+
+* ``drift_rows()``: rows ``sum_k coef_k theta_k <= -delta * weight``;
+* ``side_rows()``: rows ``sum_k coef_k theta_k <= rhs`` that make V bounded below
+  (they may use auxiliary LP variables, which are not part of the certificate);
+* ``check_side(theta)``: the exact condition on the certificate's coefficients;
+* ``repair(theta)``: mend what rounding to rationals broke (e.g. a diagonal);
+* ``affine_drift(theta, k)``: AV = a'x + c on region k, for the exceptional-set bound.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import ClassVar
+
+from ..chain import Chain
+from ..drift import RegionDrift
+
+__all__ = ["DriftRow", "SideRow", "Template"]
+
+
+@dataclass(frozen=True)
+class DriftRow:
+    """``sum coeffs[k] * theta[k] <= -delta * weight`` on region ``region`` along ``generator``."""
+
+    region: int
+    generator: tuple[int, ...]
+    coeffs: tuple[tuple[int, Fraction], ...]
+    weight: int
+
+
+@dataclass(frozen=True)
+class SideRow:
+    """``sum coeffs[k] * theta[k] <= rhs`` over coefficients and auxiliary variables.
+
+    ``margin`` asks the numeric search to keep a little slack, so that rounding
+    to rationals leaves the exact condition intact.
+    """
+
+    coeffs: tuple[tuple[int, Fraction], ...]
+    rhs: Fraction = Fraction(0)
+    margin: bool = False
+
+
+class Template(ABC):
+    """A family of Lyapunov functions; subclasses register under ``name``."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift]):
+        self.chain = chain
+        self.drifts = drifts
+
+    @abstractmethod
+    def variables(self) -> list[str]:
+        """Names of the certificate coefficients, e.g. ``P[1,2]``."""
+
+    def aux_variables(self) -> list[str]:
+        """Names of LP-only helper variables (indexed after the coefficients)."""
+        return []
+
+    def bound(self) -> Fraction:
+        """Box bound |theta_k| <= bound used to normalise the homogeneous search."""
+        return Fraction(1)
+
+    @abstractmethod
+    def drift_rows(self) -> list[DriftRow]:
+        """The drift inequalities, one per (region, cone generator)."""
+
+    def side_rows(self) -> list[SideRow]:
+        return []
+
+    @abstractmethod
+    def check_side(self, theta: Sequence[Fraction]) -> list[str]:
+        """Exact check that V is bounded below; returns the violated conditions."""
+
+    def repair(self, theta: list[Fraction]) -> list[Fraction]:
+        return theta
+
+    @abstractmethod
+    def affine_drift(self, theta: Sequence[Fraction], k: int) -> tuple[list[Fraction], Fraction]:
+        """(a, c) with AV(x) = a'x + c for x in region k."""
+
+    @abstractmethod
+    def formula(self, theta: Sequence[Fraction]) -> str:
+        """V written out, for humans."""
