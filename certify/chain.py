@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
+from math import lcm
 
 from .model import Network
 
@@ -62,7 +64,22 @@ class Chain:
         share = Fraction(1, len(tied))
         return tuple((j, share) for j in tied)
 
-    @property
+    @cached_property
+    def scale(self) -> int:
+        """A positive integer D such that D times every jump rate of the chain is an integer.
+
+        Jump rates are products lam_C * gamma or mu_i * (leave_i or p * gamma), so the
+        product of the least common denominators of each factor kind works.  Drift
+        computations run on these integers (much faster than Fractions).
+        """
+        lam = lcm(*(r.denominator for _, r in self.arrivals)) if self.arrivals else 1
+        mu = lcm(*(m.denominator for m in self.mu))
+        probs = lcm(*(p.denominator for _, _, p in self.feedback), *(x.denominator for x in self.leave))
+        biggest = max([len(c) for c, _ in self.arrivals] + [len(c) for _, c, _ in self.feedback] + [1])
+        ties = lcm(*range(1, biggest + 1), *(p.denominator for _, ps in self.ties for p in ps))
+        return lam * mu * probs * ties
+
+    @cached_property
     def total_rate(self) -> Fraction:
         """An upper bound on the total jump rate out of any state (uniformization constant)."""
         return sum((r for _, r in self.arrivals), Fraction(0)) + sum(self.mu, Fraction(0))

@@ -1,14 +1,15 @@
-"""Jumps and mean drift of the chain on each region (exact).
+"""Jumps and mean drift of the chain on each region (exact, in scaled integers).
 
 On a region every jump rate is constant, so the generator acts on any
-template V through a finite list of (jump vector, rate) pairs.  This module
-computes them; templates turn them into drift inequalities.
+template V through a finite list of (jump vector, rate) pairs.  Rates are kept
+as integers scaled by :attr:`certify.chain.Chain.scale` (true rate = value /
+scale): exact, and far faster than Fractions on large networks.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .chain import Chain
@@ -22,59 +23,111 @@ Jump = tuple[tuple[int, int], ...]
 
 @dataclass(frozen=True)
 class RegionDrift:
-    """A region with its jumps, mean drift vector and recession-cone generators."""
+    """A region with its mean drift (integers scaled by ``chain.scale``) and cone generators.
+
+    ``jumps()`` lists the individual moves (computed on demand).
+    """
 
     region: Region
-    jumps: tuple[tuple[Jump, Fraction], ...]
-    mean: tuple[Fraction, ...]
+    mean: tuple[int, ...]
     generators: tuple[tuple[int, ...], ...]
+    rates: _Rates = field(repr=False, compare=False)
+
+    def jumps(self) -> list[tuple[Jump, int]]:
+        return region_jumps(self.rates.chain, self.region, self.rates)
 
 
-def region_jumps(chain: Chain, region: Region) -> list[tuple[Jump, Fraction]]:
-    """The jumps out of any state of ``region`` with their exact rates (self-loops dropped)."""
-    sets = chain.routing_sets
-    shifted = chain.shifted_sets
-    argmin = dict(zip(sets, region.argmin))
-    shift_argmin = dict(zip(shifted, region.shifted))
-    rates: dict[Jump, Fraction] = defaultdict(Fraction)
-    for C, lam in chain.arrivals:
-        B = argmin.get(C, C)
-        for j, p in chain.tie_split(B):
-            rates[((j, 1),)] += lam * p
-    empty = set(region.empty)
+class _Rates:
+    """Memoised scaled-integer rates of the elementary moves of a chain."""
+
+    def __init__(self, chain: Chain):
+        D = chain.scale
+        self.arrivals = [(C, k) for k, (C, _) in enumerate(chain.arrivals)]
+        self.rate_of: list[Fraction] = [lam for _, lam in chain.arrivals]
+        self.leave = [_int(m * lv * D) for m, lv in zip(chain.mu, chain.leave)]
+        # per station: (feedback set, its rate mu_i * p) for the feedback it sends
+        self.feedback: list[list[tuple[tuple[int, ...], Fraction]]] = [[] for _ in range(chain.J)]
+        for i, C, p in chain.feedback:
+            self.feedback[i].append((C, len(self.rate_of)))
+            self.rate_of.append(chain.mu[i] * p)
+        self.D = D
+        self.chain = chain
+        self._split: dict[tuple[tuple[int, ...], int], tuple[tuple[int, int], ...]] = {}
+
+    def split(self, B: tuple[int, ...], k: int) -> tuple[tuple[int, int], ...]:
+        """How the move with rate ``rate_of[k]`` splits over the tied set B (scaled integers)."""
+        key = (B, k)
+        out = self._split.get(key)
+        if out is None:
+            rate = self.rate_of[k]
+            out = tuple((j, _int(rate * p * self.D)) for j, p in self.chain.tie_split(B))
+            self._split[key] = out
+        return out
+
+
+def _int(x: Fraction) -> int:
+    if x.denominator != 1:
+        raise ArithmeticError(f"rate scale does not clear the denominator of {x}")
+    return x.numerator
+
+
+def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> list[tuple[Jump, int]]:
+    """The jumps out of any state of ``region`` with their rates times ``chain.scale`` (self-loops dropped)."""
+    rates = rates or _Rates(chain)
+    argmin = dict(zip(chain.routing_sets, region.argmin))
+    shift_argmin = dict(zip(chain.shifted_sets, region.shifted))
+    acc: dict[Jump, int] = defaultdict(int)
+    split = rates.split
+    for C, lam in rates.arrivals:
+        for j, r in split(argmin.get(C, C), lam):
+            acc[((j, 1),)] += r
+    empty = region.empty
     for i in range(chain.J):
         if i in empty:
             continue
-        mu = chain.mu[i]
-        if chain.leave[i]:
-            rates[((i, -1),)] += mu * chain.leave[i]
-        for src, C, p in chain.feedback:
-            if src != i:
-                continue
-            B = shift_argmin[(i, C)] if (i, C) in shift_argmin else argmin.get(C, C)
-            for j, q in chain.tie_split(B):
+        if rates.leave[i]:
+            acc[((i, -1),)] += rates.leave[i]
+        for C, rate in rates.feedback[i]:
+            B = shift_argmin.get((i, C)) or argmin.get(C, C)
+            for j, r in split(B, rate):
                 if j != i:
-                    rates[tuple(sorted(((i, -1), (j, 1))))] += mu * p * q
-    return sorted((d, r) for d, r in rates.items() if r)
+                    acc[((i, -1), (j, 1)) if i < j else ((j, 1), (i, -1))] += r
+    return sorted((d, r) for d, r in acc.items() if r)
+
+
+def region_mean(chain: Chain, region: Region, rates: _Rates) -> tuple[int, ...]:
+    """Mean drift vector on ``region`` times ``chain.scale`` (the sum of the jumps, computed directly)."""
+    argmin = dict(zip(chain.routing_sets, region.argmin))
+    shift_argmin = dict(zip(chain.shifted_sets, region.shifted))
+    mean = [0] * chain.J
+    split = rates.split
+    for C, k in rates.arrivals:
+        for j, r in split(argmin.get(C, C), k):
+            mean[j] += r
+    empty = region.empty
+    for i in range(chain.J):
+        if i in empty:
+            continue
+        out = rates.leave[i]
+        for C, k in rates.feedback[i]:
+            for j, r in split(shift_argmin.get((i, C)) or argmin.get(C, C), k):
+                if j != i:
+                    out += r
+                    mean[j] += r
+        mean[i] -= out
+    return tuple(mean)
 
 
 def compile_drifts(chain: Chain, regions: list[Region] | None = None) -> list[RegionDrift]:
-    """Jumps, mean drift and cone generators of every region of ``chain``.
+    """Mean drift (scaled by ``chain.scale``) and cone generators of every region.
 
     >>> from fractions import Fraction as F
     >>> from certify.chain import Chain
     >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
-    >>> [d.mean for d in compile_drifts(mm1)]
-    [(Fraction(1, 1),), (Fraction(-1, 1),)]
+    >>> [d.mean for d in compile_drifts(mm1)], mm1.scale
+    ([(1,), (-1,)], 1)
     """
     if regions is None:
         regions = enumerate_regions(chain)
-    out = []
-    for r in regions:
-        jumps = region_jumps(chain, r)
-        mean = [Fraction(0)] * chain.J
-        for d, rate in jumps:
-            for a, s in d:
-                mean[a] += s * rate
-        out.append(RegionDrift(r, tuple(jumps), tuple(mean), tuple(cone_generators(r))))
-    return out
+    rates = _Rates(chain)
+    return [RegionDrift(r, region_mean(chain, r, rates), tuple(cone_generators(r)), rates) for r in regions]

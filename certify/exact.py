@@ -84,24 +84,24 @@ def check_foster(
         out.failures.append(f"template {template} needs {len(names)} coefficients, got {len(theta)}")
         return out
     out.failures.extend(tmpl.check_side(theta))
-    delta: Fraction | None = None
-    nrows = 0
+    keys = tmpl.row_keys()
+    values, scale = tmpl.row_values(theta)
+    nrows = len(keys)
     bad = 0
-    for row in tmpl.drift_rows():
-        nrows += 1
-        value = sum((c * theta[k] for k, c in row.coeffs), Fraction(0))
+    best_v, best_w = 0, 1  # the least ratio -v/w so far, as a pair of integers
+    for row, value in zip(keys, values):
         if value >= 0:
             bad += 1
             if bad <= max_failures:
                 reg = drifts[row.region].region
                 out.failures.append(
                     f"region {reg.describe(chain.ids)}: drift slope along {_gen_str(chain, row.generator)} "
-                    f"is {value} (must be < 0)"
+                    f"is {Fraction(value, scale)} (must be < 0)"
                 )
             continue
-        ratio = -value / row.weight
-        if delta is None or ratio < delta:
-            delta = ratio
+        if best_v == 0 or -value * best_w < best_v * row.weight:
+            best_v, best_w = -value, row.weight
+    delta = Fraction(best_v, best_w * scale) if best_v else None
     if bad > max_failures:
         out.failures.append(f"... and {bad - max_failures} more violated drift inequalities")
     out.facts.update(regions=len(drifts), rows=nrows)
@@ -109,14 +109,15 @@ def check_foster(
         if delta is None and not out.failures:
             out.failures.append("no unbounded region: nothing to check")
         return out
+    # On region R: AV(x) <= M_R - delta |x|_1 with M_R = c + L sum(a+) + delta J L,
+    # since every point is a vertex (coordinates in [0, L]) plus a cone element.
     L = _vertex_bound(chain.J)
+    affine, s = tmpl.affine_drifts(theta)
+    nums = [c + L * sum(ai for ai in a if ai > 0) for (a, c), rd in zip(affine, drifts) if rd.generators]
+    worst = Fraction(max(nums), s) if nums else None
     N = Fraction(chain.J * L + 1)
-    for k in range(len(drifts)):
-        if not drifts[k].generators:
-            continue
-        a, c = tmpl.affine_drift(theta, k)
-        M = c + L * sum((ai for ai in a if ai > 0), Fraction(0)) + delta * chain.J * L
-        N = max(N, (M + delta) / delta)
+    if worst is not None:
+        N = max(N, (worst + delta * chain.J * L + delta) / delta)
     out.ok = True
     out.facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)), template=template)
     return out
@@ -199,7 +200,7 @@ def check_growth(chain: Chain, w: Sequence[Fraction], drifts: Sequence[RegionDri
     for rd in drifts:
         if not any(sum(w[a] * g[a] for a in range(chain.J)) > 0 for g in rd.generators):
             continue
-        val = sum((w[a] * rd.mean[a] for a in range(chain.J)), Fraction(0))
+        val = sum((w[a] * rd.mean[a] for a in range(chain.J)), Fraction(0)) / chain.scale
         if val <= 0:
             if len(out.failures) < 5:
                 out.failures.append(

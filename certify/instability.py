@@ -99,7 +99,7 @@ def solve_growth(
     for j in range(J):
         cons += [w[j] >= 1, w[j] <= 100] if j in S else [w[j] == 0]
     M = [
-        [float(v) for v in rd.mean]
+        [v / chain.scale for v in rd.mean]
         for rd in drifts
         if any(any(g[a] for a in S) for g in rd.generators)
     ]

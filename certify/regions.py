@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 from .chain import Chain
@@ -65,7 +66,8 @@ def _add(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | None:
     return out
 
 
-def _tied_constraints(C: Sequence[int], B: Sequence[int], shift: int | None) -> list[tuple[int, int, int]]:
+@lru_cache(maxsize=None)
+def _tied_constraints(C: tuple[int, ...], B: tuple[int, ...], shift: int | None) -> tuple[tuple[int, int, int], ...]:
     """Constraints (u, v, c) on DBM nodes saying argmin_C (x - e_shift) = B."""
     def s(a: int) -> int:
         return 1 if a == shift else 0
@@ -80,7 +82,7 @@ def _tied_constraints(C: Sequence[int], B: Sequence[int], shift: int | None) -> 
         if c not in B:
             # y_b0 - y_c <= -1
             cons.append((b0 + 1, c + 1, -1 + s(b0) - s(c)))
-    return cons
+    return tuple(cons)
 
 
 @dataclass(frozen=True)

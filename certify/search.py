@@ -21,6 +21,8 @@ __all__ = ["LPResult", "solve_template", "rationalize", "installed_lp_solvers"]
 
 # Grids tried, finest last, when rounding a float solution to rationals.
 DENOMINATORS = (2**12, 2**20, 2**30)
+# Rows added per round of constraint generation.
+CHUNK = 2000
 
 
 @dataclass
@@ -66,41 +68,50 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
     """
     nv = len(tmpl.variables())
     n = nv + len(tmpl.aux_variables())
-    drift = tmpl.drift_rows()
-    uniq: dict[tuple, int] = {}
-    kept = []
-    for row in drift:
-        key = (row.coeffs, row.weight)
-        if key not in uniq:
-            uniq[key] = len(kept)
-            kept.append(row)
-    solvers = installed_lp_solvers()
-    solver = solver or solvers[0]
-    if not kept:
+    keys = tmpl.row_keys()
+    solver = solver or installed_lp_solvers()[0]
+    if not keys:
         return LPResult("no-rows", None, None, 0, n, 0.0, solver, notes=["no unbounded region"])
-    A = _matrix(kept, n)
-    w = np.array([row.weight for row in kept], dtype=float)
-    x = cp.Variable(n)
-    delta = cp.Variable()
-    bound = float(tmpl.bound())
-    cons = [A @ x + w * delta <= 0, x[:nv] <= bound, x[:nv] >= -bound, delta <= 1]
+    A = tmpl.lp_matrix()
+    w = np.array([row.weight for row in keys], dtype=float)
     side = tmpl.side_rows()
-    if side:
-        S = _matrix(side, n)
-        rhs = np.array([float(r.rhs) - (margin if r.margin else 0.0) for r in side])
-        cons.append(S @ x <= rhs)
-    prob = cp.Problem(cp.Maximize(delta), cons)
+    S = _matrix(side, n) if side else None
+    rhs = np.array([float(r.rhs) - (margin if r.margin else 0.0) for r in side])
+    bound = float(tmpl.bound())
+    # Constraint generation: solve on a subset of the drift rows, add the most
+    # violated rows, repeat until the float solution satisfies every row.
+    m = A.shape[0]
+    active = np.zeros(m, dtype=bool)
+    active[np.linspace(0, m - 1, min(m, CHUNK)).astype(int)] = True
     t0 = time.perf_counter()
-    try:
-        prob.solve(solver=solver)
-        status = prob.status
-    except cp.error.SolverError as exc:  # reported, never a verdict
-        return LPResult("solver-error", None, None, len(kept), n, time.perf_counter() - t0, solver, notes=[str(exc)])
-    dt = time.perf_counter() - t0
-    if status not in ("optimal", "optimal_inaccurate") or x.value is None:
-        return LPResult(status, None, None, len(kept), n, dt, solver)
-    duals = cons[0].dual_value
-    return LPResult(status, float(delta.value), np.asarray(x.value[:nv]), len(kept), n, dt, solver, duals=duals)
+    rounds = 0
+    while True:
+        rounds += 1
+        idx = np.flatnonzero(active)
+        x = cp.Variable(n)
+        delta = cp.Variable()
+        cons = [A[idx] @ x + w[idx] * delta <= 0, x[:nv] <= bound, x[:nv] >= -bound, delta <= 1]
+        if S is not None:
+            cons.append(S @ x <= rhs)
+        prob = cp.Problem(cp.Maximize(delta), cons)
+        try:
+            prob.solve(solver=solver)
+        except cp.error.SolverError as exc:  # reported, never a verdict
+            return LPResult("solver-error", None, None, m, n, time.perf_counter() - t0, solver, notes=[str(exc)])
+        if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None:
+            return LPResult(prob.status, None, None, m, n, time.perf_counter() - t0, solver)
+        d = float(delta.value)
+        viol = A @ x.value + w * max(d, 0.0)
+        viol[active] = -np.inf
+        bad = np.flatnonzero(viol > 1e-9 * max(1.0, abs(d)))
+        if bad.size == 0 or d <= 1e-9:
+            break
+        worst = bad[np.argsort(-viol[bad])[:CHUNK]]
+        active[worst] = True
+    notes = [f"{rounds} rounds of constraint generation, {int(active.sum())} of {m} rows active"]
+    return LPResult(
+        prob.status, d, np.asarray(x.value[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes
+    )
 
 
 def rationalize(values: np.ndarray, denominator: int) -> list[Fraction]:

@@ -5,12 +5,16 @@ generator of the region's recession cone, is *linear* in the coefficients.
 It hands the search loop plain linear rows, so a new template needs no edit
 to the search or to the checker:
 
-* ``drift_rows()``: rows ``sum_k coef_k theta_k <= -delta * weight``;
+* ``row_keys()``: one drift inequality per (region, cone generator) with weight |g|_1,
+  meaning  slope(theta) <= -delta * weight;
+* ``row_values(theta)``: the exact slopes at rational coefficients (the checker's side);
+* ``lp_matrix()``: the same rows as a float matrix in the coefficients (the search's
+  side; numpy is imported inside, so the checker never loads it);
 * ``side_rows()``: rows ``sum_k coef_k theta_k <= rhs`` that make V bounded below
   (they may use auxiliary LP variables, which are not part of the certificate);
 * ``check_side(theta)``: the exact condition on the certificate's coefficients;
 * ``repair(theta)``: mend what rounding to rationals broke (e.g. a diagonal);
-* ``affine_drift(theta, k)``: AV = a'x + c on region k, for the exceptional-set bound.
+* ``affine_drifts(theta)``: AV <= a'x + c on each region, for the exceptional-set bound.
 """
 
 from __future__ import annotations
@@ -29,11 +33,10 @@ __all__ = ["DriftRow", "SideRow", "Template"]
 
 @dataclass(frozen=True)
 class DriftRow:
-    """``sum coeffs[k] * theta[k] <= -delta * weight`` on region ``region`` along ``generator``."""
+    """The inequality slope <= -delta * weight on region ``region`` along ``generator``."""
 
     region: int
     generator: tuple[int, ...]
-    coeffs: tuple[tuple[int, Fraction], ...]
     weight: int
 
 
@@ -72,9 +75,17 @@ class Template(ABC):
         """Box bound |theta_k| <= bound used to normalise the homogeneous search."""
         return Fraction(1)
 
-    @abstractmethod
-    def drift_rows(self) -> list[DriftRow]:
+    def row_keys(self) -> list[DriftRow]:
         """The drift inequalities, one per (region, cone generator)."""
+        return [DriftRow(r, g, sum(g)) for r, rd in enumerate(self.drifts) for g in rd.generators]
+
+    @abstractmethod
+    def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        """Exact drift slopes in ``row_keys()`` order at rational coefficients: integers and a positive scale."""
+
+    @abstractmethod
+    def lp_matrix(self):  # -> scipy.sparse matrix, rows x (variables + aux)
+        """The slopes as a float matrix acting on (coefficients, auxiliary variables)."""
 
     def side_rows(self) -> list[SideRow]:
         return []
@@ -87,8 +98,8 @@ class Template(ABC):
         return theta
 
     @abstractmethod
-    def affine_drift(self, theta: Sequence[Fraction], k: int) -> tuple[list[Fraction], Fraction]:
-        """(a, c) with AV(x) = a'x + c for x in region k."""
+    def affine_drifts(self, theta: Sequence[Fraction]) -> tuple[list[tuple[list[int], int]], int]:
+        """Per region (a, c), and a common scale s > 0, with AV(x) <= (a'x + c) / s on the region."""
 
     @abstractmethod
     def formula(self, theta: Sequence[Fraction]) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from math import lcm
 
-from .base import DriftRow, SideRow, Template
+from .base import SideRow, Template
 
 __all__ = ["Quadratic"]
 
@@ -43,19 +44,37 @@ class Quadratic(Template):
         ids = self.chain.ids
         return [f"t[{ids[i]},{ids[j]}]" for i, j in self.off]
 
-    def drift_rows(self) -> list[DriftRow]:
-        rows = []
-        for r, rd in enumerate(self.drifts):
+    def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        J = self.chain.J
+        P, den = self._integer_matrix(theta)
+        scale = den * self.chain.scale
+        out = []
+        for rd in self.drifts:
+            if not rd.generators:
+                continue
             m = rd.mean
+            # 2 m'Pg = 2 (Pm)'g: one matrix-vector product per region.
+            Pm = [sum(P[j][i] * m[i] for i in range(J) if m[i]) for j in range(J)]
             for g in rd.generators:
-                coef: dict[int, Fraction] = {}
-                for i, j in self.pairs:
-                    # 2 m'Pg: P_ij appears as m_i g_j + m_j g_i (once on the diagonal).
-                    v = m[i] * g[j] + (m[j] * g[i] if i != j else 0)
-                    if v:
-                        coef[self.pos[(i, j)]] = 2 * v
-                rows.append(DriftRow(r, g, tuple(sorted(coef.items())), sum(g)))
-        return rows
+                out.append(2 * sum(Pm[j] for j in range(J) if g[j]))
+        return out, scale
+
+    def lp_matrix(self):
+        import numpy as np
+        import scipy.sparse as sp
+
+        J = self.chain.J
+        D = self.chain.scale
+        M = np.array([[m / D for m in rd.mean] for rd in self.drifts], dtype=float).reshape(-1, J)
+        reg = np.array([r for r, rd in enumerate(self.drifts) for _ in rd.generators], dtype=int)
+        G = np.array([g for rd in self.drifts for g in rd.generators], dtype=float).reshape(-1, J)
+        Mr = M[reg]
+        cols = []
+        for i, j in self.pairs:
+            cols.append(2 * Mr[:, i] * G[:, i] if i == j else 2 * (Mr[:, i] * G[:, j] + Mr[:, j] * G[:, i]))
+        A = np.stack(cols, axis=1) if cols else np.zeros((len(reg), 0))
+        aux = np.zeros((len(reg), len(self.off)))
+        return sp.csr_matrix(np.hstack([A, aux]))
 
     def side_rows(self) -> list[SideRow]:
         n = len(self.pairs)
@@ -76,36 +95,51 @@ class Quadratic(Template):
         J = self.chain.J
         return [[theta[self._k(i, j)] for j in range(J)] for i in range(J)]
 
-    def check_side(self, theta: Sequence[Fraction]) -> list[str]:
+    def _deficits(self, theta: Sequence[Fraction]) -> list[tuple[Fraction, Fraction]]:
         P = self._matrix(theta)
-        bad = []
-        for i in range(self.chain.J):
-            need = sum((-P[i][j] for j in range(self.chain.J) if j != i and P[i][j] < 0), Fraction(0))
-            if P[i][i] < need:
-                bad.append(
-                    f"copositivity: P[{self.chain.ids[i]},{self.chain.ids[i]}] = {P[i][i]} "
-                    f"< {need} (sum of negative off-diagonal magnitudes)"
-                )
-        return bad
+        J = self.chain.J
+        return [
+            (P[i][i], sum((-P[i][j] for j in range(J) if j != i and P[i][j] < 0), Fraction(0))) for i in range(J)
+        ]
+
+    def check_side(self, theta: Sequence[Fraction]) -> list[str]:
+        ids = self.chain.ids
+        return [
+            f"copositivity: P[{ids[i]},{ids[i]}] = {d} < {need} (sum of negative off-diagonal magnitudes)"
+            for i, (d, need) in enumerate(self._deficits(theta))
+            if d < need
+        ]
 
     def repair(self, theta: list[Fraction]) -> list[Fraction]:
-        P = self._matrix(theta)
         out = list(theta)
-        for i in range(self.chain.J):
-            need = sum((-P[i][j] for j in range(self.chain.J) if j != i and P[i][j] < 0), Fraction(0))
-            if P[i][i] < need:
+        for i, (d, need) in enumerate(self._deficits(theta)):
+            if d < need:
                 out[self._k(i, i)] = need
         return out
 
-    def affine_drift(self, theta: Sequence[Fraction], k: int) -> tuple[list[Fraction], Fraction]:
-        P = self._matrix(theta)
+    def _integer_matrix(self, theta: Sequence[Fraction]) -> tuple[list[list[int]], int]:
+        """P times a common denominator, and that denominator (cached per theta)."""
+        key = tuple(theta)
+        if getattr(self, "_pint_key", None) != key:
+            den = lcm(*(Fraction(t).denominator for t in theta))
+            J = self.chain.J
+            self._pint = [[int(theta[self._k(i, j)] * den) for j in range(J)] for i in range(J)]
+            self._pint_den = den
+            self._pint_key = key
+        return self._pint, self._pint_den
+
+    def affine_drifts(self, theta: Sequence[Fraction]) -> tuple[list[tuple[list[int], int]], int]:
+        """Per region, AV(x) <= (a'x + c) / s: a = 2Pm exactly; for the constant, d'Pd <= 4 max|P_ij|
+        for every jump d (at most two entries +-1), times the total rate bound."""
+        P, den = self._integer_matrix(theta)
         J = self.chain.J
-        m = self.drifts[k].mean
-        a = [2 * sum((m[i] * P[i][j] for i in range(J)), Fraction(0)) for j in range(J)]
-        c = Fraction(0)
-        for d, rate in self.drifts[k].jumps:
-            c += rate * sum((s * t * P[i][j] for i, s in d for j, t in d), Fraction(0))
-        return a, c
+        big = max(abs(v) for row in P for v in row)
+        c = int(4 * big * self.chain.total_rate * self.chain.scale) + 1
+        out = []
+        for rd in self.drifts:
+            m = rd.mean
+            out.append(([2 * sum(m[i] * P[i][j] for i in range(J) if m[i]) for j in range(J)], c))
+        return out, den * self.chain.scale
 
     def formula(self, theta: Sequence[Fraction]) -> str:
         terms = []

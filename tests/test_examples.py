@@ -1,0 +1,31 @@
+"""The runnable example and benchmark scripts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_prove_models_fast():
+    """examples/prove_models.py --fast exits 0: no proved verdict contradicts a model's expected verdict."""
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "prove_models.py"), "--fast"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "symmetric-jsq-J4.json" in out.stdout
+
+
+def test_bench_quick(tmp_path):
+    """bench/regions_lp.py --quick writes a table mentioning every J of the quick run to --out."""
+    target = tmp_path / "bench.md"
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "regions_lp.py"), "--quick", "--out", str(target)],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    text = target.read_text()
+    assert "## Regions and LP sizes (issue 2)" in text
+    rows = [line.split("|") for line in text.splitlines() if line.startswith("| symmetric") or line.startswith("| random")]
+    js = {int(r[2]) for r in rows}
+    assert js == {2, 3, 4}
+    assert all(r[-2].strip() == "stable" for r in rows)

@@ -1,0 +1,160 @@
+"""prove on networks built here, against closed-form stability criteria (DESIGN §8)."""
+
+from fractions import Fraction as F
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+import certify
+from certify.loader import from_dict
+
+
+def network(mus, streams, feedback=(), ties=()):
+    """A jsq-network/1 model from station rates, (choice, rate) streams and (from, choice, prob) feedback."""
+    doc = {
+        "format": "jsq-network/1",
+        "name": "built",
+        "stations": {str(i + 1): {"mu": str(m)} for i, m in enumerate(mus)},
+        "streams": [{"choice": [str(j + 1) for j in c], "rate": str(r)} for c, r in streams],
+        "feedback": [{"from": str(i + 1), "choice": [str(j + 1) for j in c], "prob": str(p)} for i, c, p in feedback],
+    }
+    if ties:
+        doc["tie_breaking"] = [{"set": [str(j + 1) for j in s], "probs": {str(j + 1): str(p) for j, p in zip(s, ps)}} for s, ps in ties]
+    return from_dict(doc)
+
+
+def _q(x):
+    return F(x).limit_denominator(1000)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("margin", [F(9, 10), F(11, 10)])
+def test_mm_jsq_closed_form(seed, margin):
+    """M/M-JSQ over heterogeneous servers: stable iff lam < sum mu, proved on both sides."""
+    rng = np.random.default_rng(seed)
+    J = int(rng.integers(2, 5))
+    mus = [_q(rng.uniform(0.2, 2)) for _ in range(J)]
+    net = network(mus, [(tuple(range(J)), margin * sum(mus))])
+    assert certify.prove(net).verdict == ("stable" if margin < 1 else "unstable")
+
+
+def _subset_load(J, streams, mus):
+    """Bramson's subset condition: max over station sets A of (rates of streams inside A) / mu(A)."""
+    best = F(0)
+    for k in range(1, J + 1):
+        for A in combinations(range(J), k):
+            lam = sum((r for c, r in streams if set(c) <= set(A)), F(0))
+            best = max(best, lam / sum(mus[a] for a in A))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("margin", [F(9, 10), F(21, 20)])
+def test_no_feedback_subset_condition(seed, margin):
+    """Random partial-choice networks without feedback follow Bramson's subset condition."""
+    rng = np.random.default_rng(100 + seed)
+    J = int(rng.integers(3, 5))
+    mus = [_q(rng.uniform(0.3, 2)) for _ in range(J)]
+    sets = {tuple(sorted(rng.choice(J, size=int(rng.integers(1, J + 1)), replace=False).tolist())) for _ in range(J)}
+    streams = [(c, _q(rng.uniform(0.2, 1))) for c in sorted(sets)]
+    rho = _subset_load(J, streams, mus)
+    streams = [(c, r * margin / rho) for c, r in streams]
+    assert certify.prove(network(mus, streams)).verdict == ("stable" if margin < 1 else "unstable")
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("margin", [F(93, 100), F(107, 100)])
+def test_homogeneous_feedback_dhk_criterion(seed, margin):
+    """Homogeneous feedback p[i][C] = p_C follows the DHK criterion Lambda_C + lam*/(1-p*) P_C < mu_C."""
+    rng = np.random.default_rng(200 + seed)
+    J = int(rng.integers(2, 4))
+    mus = [_q(rng.uniform(0.5, 2)) for _ in range(J)]
+    sets = sorted({tuple(sorted(rng.choice(J, size=int(rng.integers(1, J + 1)), replace=False).tolist())) for _ in range(3)})
+    streams = [(c, _q(rng.uniform(0.2, 1))) for c in sets]
+    fsets = sorted({tuple(sorted(rng.choice(J, size=int(rng.integers(1, J + 1)), replace=False).tolist())) for _ in range(2)})
+    p = {c: _q(rng.uniform(0.05, 0.3)) for c in fsets}
+    pstar = sum(p.values())
+    lam_star = sum(r for _, r in streams)
+    demand = {
+        C: sum((r for c, r in streams if set(c) <= set(C)), F(0))
+        + lam_star / (1 - pstar) * sum((q for c, q in p.items() if set(c) <= set(C)), F(0))
+        for k in range(1, J + 1)
+        for C in combinations(range(J), k)
+    }
+    s_star = min(sum(mus[a] for a in C) / d for C, d in demand.items() if d > 0)
+    streams = [(c, r * margin * s_star) for c, r in streams]
+    feedback = [(i, c, q) for i in range(J) for c, q in p.items()]
+    assert certify.prove(network(mus, streams, feedback)).verdict == ("stable" if margin < 1 else "unstable")
+
+
+def _two_station_s_star(lam1, lam2, lam12, mu1, mu2, p):
+    """Largest scale s of the exogenous rates for which C0, C1 and C2 (corpus README) hold."""
+    p1s = p["11"] + p["12"] + p["1b"]
+    p2s = p["21"] + p["22"] + p["2b"]
+    c1 = 1 - p["11"] - p["1b"]
+    c2 = 1 - p["22"] - p["2b"]
+    bounds = [(mu1 * (1 - p1s) + mu2 * (1 - p2s)) / (lam1 + lam2 + lam12)]
+    # C1: s (lam1 c2 + p21 (lam2 + lam12)) < mu1 (1 - p11) c2 - p21 mu1 (p12 + p1b)
+    for a, b, mua, mub, paa, pab, pbb, pba, pbb_, ca, cb in [
+        (lam1, lam2, mu1, mu2, p["11"], p["12"] + p["1b"], p["22"], p["21"], p["2b"], c1, c2),
+        (lam2, lam1, mu2, mu1, p["22"], p["21"] + p["2b"], p["11"], p["12"], p["1b"], c2, c1),
+    ]:
+        rhs = mua * (1 - paa) * cb - pba * mua * pab
+        bounds.append(rhs / (a * cb + pba * (b + lam12)) if rhs > 0 else F(0))
+    return min(bounds)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_station_heterogeneous_feedback(seed):
+    """Two stations with heterogeneous feedback: proved stable below the C0/C1/C2 boundary, never contradicted above."""
+    rng = np.random.default_rng(300 + seed)
+    lam1, lam2, lam12 = (_q(rng.uniform(0.05, 1)) for _ in range(3))
+    mu1, mu2 = _q(rng.uniform(0.5, 3)), _q(rng.uniform(0.5, 3))
+    p = {k: _q(rng.uniform(0, 0.2)) for k in ("11", "12", "1b", "21", "22", "2b")}
+    s_star = _two_station_s_star(lam1, lam2, lam12, mu1, mu2, p)
+    assert s_star > 0
+    fb = [(0, (0,), p["11"]), (0, (1,), p["12"]), (0, (0, 1), p["1b"]), (1, (0,), p["21"]), (1, (1,), p["22"]), (1, (0, 1), p["2b"])]
+    fb = [f for f in fb if f[2] > 0]
+    for margin, want in ((F(9, 10), "stable"), (F(11, 10), "unstable")):
+        s = margin * s_star
+        net = network([mu1, mu2], [((0,), s * lam1), ((1,), s * lam2), ((0, 1), s * lam12)], fb)
+        verdict = certify.prove(net).verdict
+        if want == "stable":
+            assert verdict == "stable"
+        else:
+            assert verdict in ("unstable", "undecided")
+
+
+def test_tie_breaking_reported_with_certificate():
+    """A proved-stable tie-breaking network carries a certificate naming the quadratic template."""
+    net = network([1, 1, 1], [((0, 1), F(1, 2)), ((2,), F(7, 10))], [(0, (2,), F(1))], ties=[((0, 1), (F(0), F(1)))])
+    res = certify.prove(net)
+    assert res.verdict == "stable" and res.certificate["template"] == "quadratic"
+
+
+def test_non_exponential_gets_only_necessary_condition():
+    """A network with deterministic service is refused a Markovian verdict but still proved unstable when overloaded."""
+    doc = {
+        "format": "jsq-network/1",
+        "stations": {"1": {"mu": 1, "service": {"dist": "deterministic"}}, "2": {"mu": 1}},
+        "streams": [{"choice": ["1", "2"], "rate": 1.5}],
+    }
+    res = certify.prove(from_dict(doc))
+    assert res.verdict == "undecided" and res.semantics == "general"
+    doc["streams"][0]["rate"] = 2.5
+    res = certify.prove(from_dict(doc))
+    assert res.verdict == "unstable" and res.semantics == "general"
+
+
+def test_from_graph_network_proves():
+    """A network built as a networkx graph is proved like a file."""
+    import networkx as nx
+
+    G = nx.DiGraph()
+    G.add_node("1", mu=1)
+    G.add_node("2", mu=2)
+    G.add_node("in", rate=F(27, 10))
+    G.add_edge("in", "1")
+    G.add_edge("in", "2")
+    assert certify.prove(certify.from_graph(G)).verdict == "stable"
