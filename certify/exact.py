@@ -10,10 +10,10 @@ Foster (CTMC form).  Let the chain be non-explosive (bounded rates), let the
 empty state be reachable from every state, and let V >= 0 with AV(x) <= -eps
 outside a finite set.  Then the chain is positive recurrent.
 
-Flow balance.  In a positive recurrent network every station j has throughput
-d_j = mu_j P(x_j > 0) < mu_j, and the routed flows f_{C,j} satisfy
+Flow balance.  In a stable network every station j has throughput
+d_j = mu_j P(station j busy) <= mu_j, and the routed flows f_{C,j} satisfy
 sum_j f_{C,j} = lam_C + sum_i d_i p[i][C].  A dual solution of the static
-split LP with value <= 0 shows no such flows exist: not positive recurrent.
+split LP with value < 0 shows no such flows exist: not stable.
 
 Transience (Fayolle–Malyshev–Menshikov 1995, Thm 2.2.7).  For an irreducible
 Markov chain and f with bounded increments, E[f(X_1) - f(X_0) | X_0 = x] >= eps
@@ -132,9 +132,11 @@ def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: S
     """Check a dual certificate that the static split LP has value <= 0 (not positive recurrent).
 
     Conditions: w >= 0, sum w = 1, for every routed set C and j in C
-    u_C + w_j - sum_C' p[j][C'] u_C' >= 0, and sum_C lam_C u_C + sum_j mu_j w_j <= 0.
-    By weak duality no routing has every throughput d_j < mu_j; the support of w
-    is the overloaded set of stations.
+    u_C + w_j - sum_C' p[j][C'] u_C' >= 0, and sum_C lam_C u_C + sum_j mu_j w_j < 0.
+    By weak duality every routing overloads some station (d_j > mu_j), which no
+    stationary regime allows, whatever the distributions; the support of w is the
+    overloaded set of stations.  (The value is required to be strictly negative,
+    so critical networks are left undecided.)
     """
     out = Check(ok=False)
     sets = routed_sets(chain)
@@ -164,8 +166,8 @@ def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: S
     value = sum((lam.get(C, Fraction(0)) * u[C] for C in sets), Fraction(0)) + sum(
         (chain.mu[j] * w[j] for j in range(chain.J)), Fraction(0)
     )
-    if value > 0:
-        out.failures.append(f"dual value {value} > 0 proves nothing")
+    if value >= 0:
+        out.failures.append(f"dual value {value} >= 0 proves nothing (it must be < 0)")
     out.facts.update(
         dual_value=value, overloaded=[chain.ids[j] for j in range(chain.J) if w[j] > 0]
     )

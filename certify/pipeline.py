@@ -106,6 +106,10 @@ def _static(res: Result, net: Network, chain: Chain, solver: str | None) -> bool
         if ss.slack > 1e-9:
             t.outcome = f"holds (best worst-station slack {ss.slack:.4g})"
             return False
+        if ss.slack > -1e-9:
+            t.outcome = "borderline (best worst-station slack is 0): some station is critically loaded"
+            res.reasons.append("the necessary condition holds only with equality: the network is critical")
+            return False
         for margin in (1e-9, 1e-7, 0.0):
             cand = static_split(chain, margin=margin, solver=solver)
             if cand.slack is None:
@@ -124,7 +128,7 @@ def _static(res: Result, net: Network, chain: Chain, solver: str | None) -> bool
                 res.certificate = static_split_certificate(net, chain, u, w, chk)
                 res.reasons.append(
                     f"no routing keeps stations {{{','.join(chk.facts['overloaded'])}}} below capacity "
-                    f"(dual value {float(chk.facts['dual_value']):.4g} <= 0, checked exactly); "
+                    f"(dual value {float(chk.facts['dual_value']):.4g} < 0, checked exactly); "
                     "this holds for every routing policy and every distribution with these means"
                 )
                 return True

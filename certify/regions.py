@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 from .chain import Chain
@@ -66,7 +66,7 @@ def _add(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | None:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tied_constraints(C: tuple[int, ...], B: tuple[int, ...], shift: int | None) -> tuple[tuple[int, int, int], ...]:
     """Constraints (u, v, c) on DBM nodes saying argmin_C (x - e_shift) = B."""
     def s(a: int) -> int:

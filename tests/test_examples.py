@@ -25,7 +25,7 @@ def test_bench_quick(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     text = target.read_text()
     assert "## Regions and LP sizes (issue 2)" in text
-    rows = [line.split("|") for line in text.splitlines() if line.startswith("| symmetric") or line.startswith("| random")]
+    rows = [line.split("|") for line in text.splitlines() if line.startswith(("| symmetric", "| random"))]
     js = {int(r[2]) for r in rows}
     assert js == {2, 3, 4}
     assert all(r[-2].strip() == "stable" for r in rows)

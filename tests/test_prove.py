@@ -96,9 +96,9 @@ def _two_station_s_star(lam1, lam2, lam12, mu1, mu2, p):
     c2 = 1 - p["22"] - p["2b"]
     bounds = [(mu1 * (1 - p1s) + mu2 * (1 - p2s)) / (lam1 + lam2 + lam12)]
     # C1: s (lam1 c2 + p21 (lam2 + lam12)) < mu1 (1 - p11) c2 - p21 mu1 (p12 + p1b)
-    for a, b, mua, mub, paa, pab, pbb, pba, pbb_, ca, cb in [
-        (lam1, lam2, mu1, mu2, p["11"], p["12"] + p["1b"], p["22"], p["21"], p["2b"], c1, c2),
-        (lam2, lam1, mu2, mu1, p["22"], p["21"] + p["2b"], p["11"], p["12"], p["1b"], c2, c1),
+    for a, b, mua, paa, pab, pba, cb in [
+        (lam1, lam2, mu1, p["11"], p["12"] + p["1b"], p["21"], c2),
+        (lam2, lam1, mu2, p["22"], p["21"] + p["2b"], p["12"], c1),
     ]:
         rhs = mua * (1 - paa) * cb - pba * mua * pab
         bounds.append(rhs / (a * cb + pba * (b + lam12)) if rhs > 0 else F(0))
