@@ -186,7 +186,7 @@ def verify(net: Network, cert: dict) -> Check:
         kind = cert.get("kind")
         claims = cert.get("claims", {})
         if kind == "foster":
-            template = cert.get("template")
+            template = str(cert.get("template"))
             tmpl = TEMPLATES[template](chain, []) if template in TEMPLATES else None
             if tmpl is None:
                 out.failures.append(f"unknown template {template!r}")

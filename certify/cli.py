@@ -79,7 +79,7 @@ def cmd_regions(args: argparse.Namespace) -> int:
     drifts = compile_drifts(chain)
     unbounded = sum(1 for d in drifts if d.generators)
     if args.json:
-        out = {"regions": len(drifts), "unbounded": unbounded, "routing_sets": len(chain.routing_sets)}
+        out: dict[str, object] = {"regions": len(drifts), "unbounded": unbounded, "routing_sets": len(chain.routing_sets)}
         if args.list:
             out["list"] = [d.region.describe(chain.ids) for d in drifts]
         print(json.dumps(out))

@@ -45,8 +45,8 @@ class _Rates:
         self.arrivals = [(C, k) for k, (C, _) in enumerate(chain.arrivals)]
         self.rate_of: list[Fraction] = [lam for _, lam in chain.arrivals]
         self.leave = [_int(m * lv * D) for m, lv in zip(chain.mu, chain.leave)]
-        # per station: (feedback set, its rate mu_i * p) for the feedback it sends
-        self.feedback: list[list[tuple[tuple[int, ...], Fraction]]] = [[] for _ in range(chain.J)]
+        # per station: (feedback set, index of its rate mu_i * p in rate_of)
+        self.feedback: list[list[tuple[tuple[int, ...], int]]] = [[] for _ in range(chain.J)]
         for i, C, p in chain.feedback:
             self.feedback[i].append((C, len(self.rate_of)))
             self.rate_of.append(chain.mu[i] * p)
@@ -78,8 +78,8 @@ def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> l
     shift_argmin = dict(zip(chain.shifted_sets, region.shifted))
     acc: dict[Jump, int] = defaultdict(int)
     split = rates.split
-    for C, lam in rates.arrivals:
-        for j, r in split(argmin.get(C, C), lam):
+    for C, k in rates.arrivals:
+        for j, r in split(argmin.get(C, C), k):
             acc[((j, 1),)] += r
     empty = region.empty
     for i in range(chain.J):
@@ -87,9 +87,9 @@ def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> l
             continue
         if rates.leave[i]:
             acc[((i, -1),)] += rates.leave[i]
-        for C, rate in rates.feedback[i]:
+        for C, k in rates.feedback[i]:
             B = shift_argmin.get((i, C)) or argmin.get(C, C)
-            for j, r in split(B, rate):
+            for j, r in split(B, k):
                 if j != i:
                     acc[((i, -1), (j, 1)) if i < j else ((j, 1), (i, -1))] += r
     return sorted((d, r) for d, r in acc.items() if r)

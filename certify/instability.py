@@ -58,7 +58,7 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None) -
         prob.solve(solver=solver or installed_lp_solvers()[0])
     except cp.error.SolverError as exc:
         return StaticSplit(None, {}, [], f"solver-error: {exc}")
-    if prob.status not in ("optimal", "optimal_inaccurate"):
+    if prob.status not in ("optimal", "optimal_inaccurate") or u.value is None or w.value is None:
         return StaticSplit(None, {}, [], prob.status)
     return StaticSplit(
         float(prob.value), {C: float(u.value[pos[C]]) for C in sets}, [float(v) for v in w.value], prob.status
@@ -111,6 +111,6 @@ def solve_growth(
         prob.solve(solver=solver or installed_lp_solvers()[0])
     except cp.error.SolverError:
         return None
-    if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or delta.value <= 1e-9:
+    if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or w.value is None or delta.value <= 1e-9:
         return None
     return [max(Fraction(0), v) for v in rationalize(w.value, 2**20)]

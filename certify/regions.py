@@ -149,7 +149,7 @@ def signature(chain: Chain, x: Sequence[int]) -> tuple:
 
     am = tuple(argmin(C, x) for C in chain.routing_sets)
     empty = tuple(a for a in range(chain.J) if x[a] == 0)
-    sh = []
+    sh: list[tuple[int, ...]] = []
     for i, C in chain.shifted_sets:
         if x[i] == 0:
             sh.append(())

@@ -98,7 +98,7 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
             prob.solve(solver=solver)
         except cp.error.SolverError as exc:  # reported, never a verdict
             return LPResult("solver-error", None, None, m, n, time.perf_counter() - t0, solver, notes=[str(exc)])
-        if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None:
+        if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None or delta.value is None:
             return LPResult(prob.status, None, None, m, n, time.perf_counter() - t0, solver)
         d = float(delta.value)
         viol = A @ x.value + w * max(d, 0.0)

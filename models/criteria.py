@@ -1,0 +1,259 @@
+"""Independent stability criteria for the canonical models in this directory.
+
+This script does not import ``certify``: it reads each model file with ``json``
+/ ``tomllib`` and evaluates the known criterion named in the file's ``x-model``
+block (see ``README.md`` and ``../../shared/DESIGN.md`` section 8):
+
+- ``subset``       Bramson 2011 / Foss-Chernova, no feedback: stable iff for every
+                   non-empty set A of stations, sum of lam_C over C subset of A < mu(A);
+                   a reversed inequality means an overloaded set (unstable under
+                   every policy).  M/M-JSQ and Foley-McDonald are special cases.
+- ``dhk-homogeneous``  Dai-Hasenbein-Kim, p[i][C] = p_C:
+                   Lambda_C + lam*/(1 - p*) P_C < mu_C for every non-empty C.
+- ``two-station``  the two-station conditions C0/C1/C2 of the corpus README.
+- ``tie-breaking`` DHK-style 3-station network: station 3 is stable iff
+                   lam_3 + d_1 < mu_3, with d_1 the throughput of station 1 in the
+                   autonomous 1-2 JSQ subsystem, from its truncated CTMC.
+
+For the linear criteria it reports ``s_star``, the factor by which all exogenous
+rates may be scaled before the boundary is reached, and ``margin = 1/s_star``
+(below 1: stable side).  For the tie-breaking network the margin is the effective
+utilisation (lam_3 + d_1)/mu_3 of station 3.
+
+Run ``python models/criteria.py``: it prints one line per model and exits with
+status 1 if a model's ``expected`` verdict disagrees with its criterion or lies
+within 5% of the boundary.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spl
+
+HERE = Path(__file__).resolve().parent
+MIN_DISTANCE = 0.05  # required relative distance from the stability boundary
+
+
+def read(path: Path) -> dict:
+    """Parse a model file (JSON or TOML) into a plain dict."""
+    if path.suffix == ".toml":
+        return tomllib.loads(path.read_text())
+    return json.loads(path.read_text())
+
+
+def model_files() -> list[Path]:
+    """Every model file in this directory, sorted by name."""
+    return sorted(p for p in HERE.iterdir() if p.suffix in (".json", ".toml"))
+
+
+def _stations(doc: dict) -> tuple[list[str], dict[str, float]]:
+    ids = list(doc["stations"])
+    return ids, {s: float(doc["stations"][s]["mu"]) for s in ids}
+
+
+def class_rates(doc: dict) -> dict[frozenset, float]:
+    """Exogenous rate per choice set lam_C (``choice``, ``choices`` and ``sample`` streams)."""
+    lam: dict[frozenset, float] = {}
+    for st in doc["streams"]:
+        r = float(st["rate"])
+        if "choice" in st:
+            parts = [(st["choice"], 1.0)]
+        elif "choices" in st:
+            parts = [(c["set"], float(c["prob"])) for c in st["choices"]]
+        else:
+            pool, d = st["sample"]["from"], int(st["sample"]["d"])
+            combos = list(itertools.combinations(pool, d))
+            parts = [(c, 1.0 / len(combos)) for c in combos]
+        for C, p in parts:
+            key = frozenset(C)
+            lam[key] = lam.get(key, 0.0) + r * p
+    return lam
+
+
+def _nonempty_subsets(ids: list[str]):
+    for k in range(1, len(ids) + 1):
+        for A in itertools.combinations(ids, k):
+            yield frozenset(A)
+
+
+def subset_condition(doc: dict) -> dict:
+    """Bramson's subcriticality: the worst ratio over sets A of (sum_{C subset A} lam_C) / mu(A)."""
+    if doc.get("feedback"):
+        raise ValueError("the subset condition is for networks without feedback")
+    ids, mu = _stations(doc)
+    lam = class_rates(doc)
+    worst, arg = -1.0, None
+    for A in _nonempty_subsets(ids):
+        load = sum(r for C, r in lam.items() if C <= A) / sum(mu[s] for s in A)
+        if load > worst + 1e-15:
+            worst, arg = load, A
+    return {"margin": worst, "s_star": 1.0 / worst, "binding": "{" + ",".join(sorted(arg)) + "}",
+            "numbers": f"max_A Lambda_A/mu(A) = {worst:.4f} at A = {{{','.join(sorted(arg))}}}"}
+
+
+def dhk_homogeneous(doc: dict) -> dict:
+    """DHK homogeneous-feedback criterion: max over C of (Lambda_C + lam*/(1-p*) P_C) / mu_C."""
+    ids, mu = _stations(doc)
+    lam = class_rates(doc)
+    per_station: dict[str, dict[frozenset, float]] = {s: {} for s in ids}
+    for f in doc.get("feedback", []):
+        row = per_station[f["from"]]
+        row[frozenset(f["choice"])] = row.get(frozenset(f["choice"]), 0.0) + float(f["prob"])
+    p = per_station[ids[0]]
+    for s in ids[1:]:
+        if per_station[s] != p:
+            raise ValueError(f"feedback from station {s} differs from station {ids[0]}: not homogeneous")
+    lam_star, p_star = sum(lam.values()), sum(p.values())
+    # Lambda_C and P_C are both linear in the exogenous scale s (P_C does not scale).
+    worst, arg = -1.0, None
+    for C in _nonempty_subsets(ids):
+        lhs = sum(r for B, r in lam.items() if B <= C) + lam_star / (1 - p_star) * sum(
+            q for B, q in p.items() if B <= C)
+        ratio = lhs / sum(mu[s] for s in C)
+        if ratio > worst + 1e-15:
+            worst, arg = ratio, C
+    name = "{" + ",".join(sorted(arg)) + "}"
+    return {"margin": worst, "s_star": 1.0 / worst, "binding": name,
+            "numbers": f"lam* = {lam_star:.4g}, p* = {p_star:.4g}, lam*/(1-p*) = {lam_star / (1 - p_star):.4g}; "
+                       f"max_C (Lambda_C + lam*/(1-p*) P_C)/mu_C = {worst:.4f} at C = {name}"}
+
+
+def two_station(doc: dict) -> dict:
+    """The corpus README's C0/C1/C2 for two stations with heterogeneous feedback.
+
+    Each condition is ``s * a < b`` in the scale s of the exogenous rates, so
+    s_star = min b/a over the conditions with a > 0.
+    """
+    ids, mu = _stations(doc)
+    if len(ids) != 2:
+        raise ValueError("two-station criterion needs exactly two stations")
+    s1, s2 = ids
+    lam = class_rates(doc)
+    l1 = lam.get(frozenset([s1]), 0.0)
+    l2 = lam.get(frozenset([s2]), 0.0)
+    l12 = lam.get(frozenset([s1, s2]), 0.0)
+    p = {(i, C): 0.0 for i in (s1, s2) for C in ("1", "2", "12")}
+    code = {frozenset([s1]): "1", frozenset([s2]): "2", frozenset([s1, s2]): "12"}
+    for f in doc.get("feedback", []):
+        p[(f["from"], code[frozenset(f["choice"])])] += float(f["prob"])
+    m1, m2 = mu[s1], mu[s2]
+    p1s = p[(s1, "1")] + p[(s1, "2")] + p[(s1, "12")]
+    p2s = p[(s2, "1")] + p[(s2, "2")] + p[(s2, "12")]
+    c1 = 1 - p[(s1, "1")] - p[(s1, "12")]
+    c2 = 1 - p[(s2, "2")] - p[(s2, "12")]
+    conds = {
+        "C0": (l1 + l2 + l12, m1 * (1 - p1s) + m2 * (1 - p2s)),
+        # (lam1 - mu1 (1 - p11)) c2 + p21 (lam2 + lam12 + mu1 (p12 + p1,12)) < 0
+        "C1": (l1 * c2 + p[(s2, "1")] * (l2 + l12),
+               m1 * (1 - p[(s1, "1")]) * c2 - p[(s2, "1")] * m1 * (p[(s1, "2")] + p[(s1, "12")])),
+        "C2": (l2 * c1 + p[(s1, "2")] * (l1 + l12),
+               m2 * (1 - p[(s2, "2")]) * c1 - p[(s1, "2")] * m2 * (p[(s2, "1")] + p[(s2, "12")])),
+    }
+    ratios = {k: (a / b if b > 0 else float("inf")) for k, (a, b) in conds.items()}
+    worst = max(ratios, key=ratios.get)
+    text = "; ".join(f"{k}: {a:.4g} < {b:.4g}" for k, (a, b) in conds.items())
+    return {"margin": ratios[worst], "s_star": 1.0 / ratios[worst], "binding": worst,
+            "numbers": f"{text} (binding {worst}, lhs/rhs = {ratios[worst]:.4f})"}
+
+
+def subsystem_throughput(lam12: float, gamma: float, mu1: float = 1.0, mu2: float = 1.0,
+                         N: int = 60) -> tuple[float, float]:
+    """Station 1's throughput d_1 in the two-queue JSQ subsystem, truncated at N per queue.
+
+    Customers arrive at rate ``lam12`` and join the shorter of queues 1 and 2
+    (ties to queue 1 with probability ``gamma``); both queues' outputs leave.
+    Arrivals to a full queue are lost; returns (d_1, rate of lost arrivals).
+    """
+    n = (N + 1) ** 2
+
+    def idx(a: int, b: int) -> int:
+        return a * (N + 1) + b
+
+    rows, cols, vals = [], [], []
+    for a in range(N + 1):
+        for b in range(N + 1):
+            s = idx(a, b)
+            p1 = 1.0 if a < b else 0.0 if a > b else gamma
+            for t, r in ((idx(a + 1, b), lam12 * p1) if a < N else (None, 0.0),
+                         (idx(a, b + 1), lam12 * (1 - p1)) if b < N else (None, 0.0),
+                         (idx(a - 1, b), mu1) if a > 0 else (None, 0.0),
+                         (idx(a, b - 1), mu2) if b > 0 else (None, 0.0)):
+                if r > 0:
+                    rows.append(s)
+                    cols.append(t)
+                    vals.append(r)
+    Q = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    Q = Q - sp.diags(np.asarray(Q.sum(axis=1)).ravel())
+    A = Q.T.tolil()
+    A[0, :] = 1.0  # replace one balance equation by the normalisation
+    rhs = np.zeros(n)
+    rhs[0] = 1.0
+    pi = spl.spsolve(A.tocsc(), rhs).reshape(N + 1, N + 1)
+    d1 = mu1 * float(pi[1:, :].sum())
+    lost = lam12 * float(pi[N, :].sum() + pi[:, N].sum())
+    return d1, lost
+
+
+def tie_breaking(doc: dict) -> dict:
+    """DHK-style network: stations a,b share a JSQ stream, a feeds c with prob 1, c has its own stream."""
+    ids, mu = _stations(doc)
+    lam = class_rates(doc)
+    pair = next(C for C in lam if len(C) == 2)
+    fb = doc["feedback"]
+    assert len(fb) == 1 and float(fb[0]["prob"]) == 1.0 and len(fb[0]["choice"]) == 1
+    a, c = fb[0]["from"], fb[0]["choice"][0]
+    (b,) = pair - {a}
+    gamma = 0.5
+    for tb in doc.get("tie_breaking", []):
+        if frozenset(tb["set"]) == pair:
+            gamma = float(tb["probs"][a])
+    d1, lost = subsystem_throughput(lam[pair], gamma, mu[a], mu[b])
+    d0, _ = subsystem_throughput(lam[pair], 0.0, mu[a], mu[b])
+    dg1, _ = subsystem_throughput(lam[pair], 1.0, mu[a], mu[b])
+    lam3 = lam.get(frozenset([c]), 0.0)
+    util = (lam3 + d1) / mu[c]
+    g_star = (mu[c] - lam3 - d0) / (dg1 - d0) if dg1 != d0 else float("nan")
+    return {"margin": util, "s_star": None, "binding": f"station {c}",
+            "numbers": f"d_1 = {d1:.6f} (gamma = {gamma:g}, truncation N = 60, lost rate {lost:.1e}); "
+                       f"(lam_3 + d_1)/mu_3 = ({lam3:g} + {d1:.6f})/{mu[c]:g} = {util:.4f}; "
+                       f"d_1(gamma=0) = {d0:.6f}, d_1(gamma=1) = {dg1:.6f}, "
+                       f"boundary gamma* = {g_star:.4f}; lam_3 boundary = {mu[c] - d1:.6f}"}
+
+
+CRITERIA = {
+    "subset": subset_condition,
+    "dhk-homogeneous": dhk_homogeneous,
+    "two-station": two_station,
+    "tie-breaking": tie_breaking,
+}
+
+
+def evaluate(path: Path) -> dict:
+    """Evaluate the criterion named in the file; returns margin, verdict and the numbers."""
+    doc = read(path)
+    out = dict(CRITERIA[doc["x-model"]["criterion"]](doc))
+    out["verdict"] = "stable" if out["margin"] < 1 else "unstable"
+    out["expected"] = doc["expected"]["verdict"]
+    out["distance"] = abs(1 - out["margin"])
+    return out
+
+
+def main() -> int:
+    bad = 0
+    for path in model_files():
+        r = evaluate(path)
+        ok = r["verdict"] == r["expected"] and r["distance"] >= MIN_DISTANCE
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} {path.name}: {r['verdict']} (expected {r['expected']}, "
+              f"margin {r['margin']:.4f}) {r['numbers']}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
