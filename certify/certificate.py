@@ -97,13 +97,13 @@ def _seal(
 
 def foster_certificate(net: Network, chain: Chain, template: str, theta: list[Fraction], check: Check) -> dict:
     """A stability certificate from an exactly checked Foster–Lyapunov function."""
-    tmpl = TEMPLATES[template](chain, [])
-    names = tmpl.variables()
     f = check.facts
+    tmpl = TEMPLATES[template](chain, [], **f["options"])
+    names = tmpl.variables()
     return _seal(
         net,
         "foster",
-        {"template": template, "coefficients": {n: q(v) for n, v in zip(names, theta)}},
+        {"template": template, "options": f["options"], "coefficients": {n: q(v) for n, v in zip(names, theta)}},
         {
             "delta": q(f["delta"]),
             "exceptional_set": {"norm": "l1", "bound": q(f["exceptional_l1_bound"])},
@@ -187,17 +187,18 @@ def verify(net: Network, cert: dict) -> Check:
         claims = cert.get("claims", {})
         if kind == "foster":
             template = str(cert.get("template"))
-            tmpl = TEMPLATES[template](chain, []) if template in TEMPLATES else None
-            if tmpl is None:
+            if template not in TEMPLATES:
                 out.failures.append(f"unknown template {template!r}")
                 return out
+            options = cert.get("options", {})
+            tmpl = TEMPLATES[template](chain, [], **options)
             coeffs = cert.get("coefficients", {})
             names = tmpl.variables()
             if set(coeffs) != set(names):
                 out.failures.append(f"coefficients must be exactly {names}")
                 return out
             theta = [unq(coeffs[n], f"coefficients.{n}") for n in names]
-            res = check_foster(chain, template, theta)
+            res = check_foster(chain, template, theta, options=options)
             out.failures.extend(res.failures)
             if res.ok:
                 _compare(out, claims, "delta", q(res.facts["delta"]))

@@ -31,7 +31,7 @@ from math import ceil
 
 from .chain import Chain, drain_order
 from .drift import RegionDrift, compile_drifts
-from .regions import VERTEX_BOUND_PER_STATION
+from .regions import enumerate_regions, vertex_bound
 from .templates import TEMPLATES
 
 __all__ = ["Check", "check_foster", "check_static_split", "check_growth", "routed_sets"]
@@ -46,10 +46,6 @@ class Check:
     facts: dict = field(default_factory=dict)
 
 
-def _vertex_bound(J: int) -> int:
-    return VERTEX_BOUND_PER_STATION * J
-
-
 def _gen_str(chain: Chain, g: Sequence[int]) -> str:
     return "{" + ",".join(chain.ids[a] for a in range(chain.J) if g[a]) + "}"
 
@@ -60,6 +56,7 @@ def check_foster(
     theta: Sequence[Fraction],
     drifts: Sequence[RegionDrift] | None = None,
     max_failures: int = 5,
+    options: dict | None = None,
 ) -> Check:
     """Check a Foster–Lyapunov certificate exactly.
 
@@ -76,9 +73,16 @@ def check_foster(
     if drain_order(chain) is None:
         out.failures.append("the empty state is not shown reachable from every state")
         return out
+    cls = TEMPLATES[template]
+    try:
+        opts = cls.resolve_options(chain, dict(options or {}))
+    except ValueError as exc:
+        out.failures.append(str(exc))
+        return out
+    levels = cls.clip_levels(chain, opts)
     if drifts is None:
-        drifts = compile_drifts(chain)
-    tmpl = TEMPLATES[template](chain, drifts)
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+    tmpl = cls(chain, drifts, **opts)
     names = tmpl.variables()
     if len(theta) != len(names):
         out.failures.append(f"template {template} needs {len(names)} coefficients, got {len(theta)}")
@@ -111,7 +115,7 @@ def check_foster(
         return out
     # On region R: AV(x) <= M_R - delta |x|_1 with M_R = c + L sum(a+) + delta J L,
     # since every point is a vertex (coordinates in [0, L]) plus a cone element.
-    L = _vertex_bound(chain.J)
+    L = vertex_bound(chain.J, levels)
     affine, s = tmpl.affine_drifts(theta)
     nums = [c + L * sum(ai for ai in a if ai > 0) for (a, c), rd in zip(affine, drifts) if rd.generators]
     worst = Fraction(max(nums), s) if nums else None
@@ -119,7 +123,7 @@ def check_foster(
     if worst is not None:
         N = max(N, (worst + delta * chain.J * L + delta) / delta)
     out.ok = True
-    out.facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)), template=template)
+    out.facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)), template=template, options=opts)
     return out
 
 
@@ -217,7 +221,7 @@ def check_growth(chain: Chain, w: Sequence[Fraction], drifts: Sequence[RegionDri
     out.ok = True
     out.facts.update(
         delta=delta,
-        level=_vertex_bound(chain.J) * sum(w, Fraction(0)),
+        level=vertex_bound(chain.J) * sum(w, Fraction(0)),
         increment_bound=2 * max(w),
     )
     return out

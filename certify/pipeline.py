@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import prod
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from .drift import compile_drifts
 from .exact import check_foster, check_growth, check_static_split
 from .instability import growth_candidates, solve_growth, static_split
 from .model import ForkJoinNetwork, Network
+from .regions import enumerate_regions
 from .search import DENOMINATORS, rationalize, solve_template
 from .templates import TEMPLATES
 
@@ -137,18 +139,42 @@ def _static(res: Result, net: Network, chain: Chain, solver: str | None) -> bool
         return False
 
 
+# Refined (regions x cells) problems larger than this are not attempted.
+MAX_REGIONS = 250_000
+
+
 def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solver: str | None, deadline: float) -> bool:
-    with _timed(res, "regions") as t:
-        drifts = compile_drifts(chain)
-        unbounded = sum(1 for d in drifts if d.generators)
-        t.size = f"{len(drifts)} regions ({unbounded} unbounded)"
-        t.outcome = "enumerated"
+    cache: dict[tuple, list] = {}
+
+    def regions_for(levels: dict[int, int]) -> list | None:
+        key = tuple(sorted(levels.items()))
+        if key not in cache:
+            base = len(cache[()]) if () in cache else None
+            estimate = (base or 1) * prod(k + 2 for k in levels.values())
+            if base is not None and estimate > MAX_REGIONS:
+                return None
+            label = "regions" if not levels else f"regions x cells (K={max(levels.values())})"
+            with _timed(res, label) as t:
+                drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+                unbounded = sum(1 for d in drifts if d.generators)
+                t.size = f"{len(drifts)} regions ({unbounded} unbounded)"
+                t.outcome = "enumerated"
+            cache[key] = drifts
+        return cache[key]
+
+    regions_for({})
     for name in templates:
         if time.perf_counter() > deadline:
             res.reasons.append(f"time limit reached before template {name}")
             break
+        cls = TEMPLATES[name]
+        opts = cls.resolve_options(chain, {})
+        drifts = regions_for(cls.clip_levels(chain, opts))
+        if drifts is None:
+            res.attempts.append(Attempt(f"{name} Foster", "too many regions x cells", 0.0, "skipped"))
+            continue
         with _timed(res, f"{name} Foster") as t:
-            tmpl = TEMPLATES[name](chain, drifts)
+            tmpl = cls(chain, drifts, **opts)
             lp = solve_template(tmpl, solver=solver)
             t.size = f"{lp.rows} rows x {lp.variables} vars ({lp.solver})"
             if lp.status == "solver-error":
@@ -159,19 +185,20 @@ def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solve
                 t.outcome = f"no certificate (LP {lp.status}, margin {lp.delta if lp.delta is not None else 'n/a'})"
                 continue
             assert lp.theta is not None
-            last = []
+            last: list[str] = []
             for D in DENOMINATORS:
                 theta = tmpl.repair(rationalize(lp.theta, D))
-                chk = check_foster(chain, name, theta, drifts=drifts)
+                chk = check_foster(chain, name, theta, drifts=drifts, options=opts)
                 if chk.ok:
                     t.outcome = f"found, exact check passed (delta = {float(chk.facts['delta']):.3g})"
                     res.verdict, res.method = "stable", f"{name} Foster-Lyapunov certificate"
                     res.semantics = "markovian"
                     res.certificate = foster_certificate(net, chain, name, theta, chk)
                     res.reasons.append(
-                        f"{tmpl.formula(theta) if chain.J <= 3 else name + ' V'} decreases by at least "
-                        f"{float(chk.facts['delta']):.3g} per unit of |x|_1 on every unbounded region "
-                        f"(checked exactly); stability proved for exponential primitives with the given tie-breaking"
+                        f"{tmpl.formula(theta) if chain.J <= 3 and name == 'quadratic' else cls.summary}: "
+                        f"the drift decreases by at least {float(chk.facts['delta']):.3g} per unit of |x|_1 "
+                        "on every unbounded region (checked exactly); stability proved for exponential "
+                        "primitives with the given tie-breaking"
                     )
                     return True
                 last = chk.failures

@@ -15,20 +15,29 @@ Pure Python, exact: the checker relies on this module.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 
 from .chain import Chain
 
-__all__ = ["Region", "enumerate_regions", "signature", "cone_generators", "VERTEX_BOUND_PER_STATION"]
+__all__ = ["Region", "enumerate_regions", "signature", "cone_generators", "vertex_bound", "VERTEX_BOUND_PER_STATION"]
 
 INF = 1 << 60
 
 # Every raw constraint has |c| <= 2, so each vertex coordinate of a region is at
 # most 2 per station on a path from the origin: vertices lie in [0, 2J]^J.
 VERTEX_BOUND_PER_STATION = 2
+
+
+def vertex_bound(J: int, levels: Mapping[int, int] | None = None) -> int:
+    """A bound on every vertex coordinate of every region: J times the largest raw constant.
+
+    With clip levels (``x_a = k`` for k <= K, or ``x_a >= K+1``) the constants reach K+1.
+    """
+    top = max([VERTEX_BOUND_PER_STATION, *((k + 1) for k in (levels or {}).values())])
+    return J * top
 
 
 def _empty_dbm(J: int) -> list[list[int]]:
@@ -95,16 +104,19 @@ class Region:
     empty : the empty stations.
     shifted : for each (i, C) of ``chain.shifted_sets``, argmin_C (x - e_i), or ``()`` when i is empty.
     dbm : the closed difference-bound matrix; ``dbm[u][v]`` bounds ``x_u - x_v`` (node 0 is the origin).
+    levels : for each clipped station (in the order of the ``levels`` argument of
+        :func:`enumerate_regions`), its level: ``k <= K`` means ``x_a = k``, ``K+1`` means ``x_a >= K+1``.
     """
 
     argmin: tuple[tuple[int, ...], ...]
     empty: tuple[int, ...]
     shifted: tuple[tuple[int, ...], ...]
     dbm: tuple[tuple[int, ...], ...]
+    levels: tuple[int, ...] = ()
 
     @property
     def key(self) -> tuple:
-        return (self.argmin, self.empty, self.shifted)
+        return (self.argmin, self.empty, self.shifted, self.levels)
 
     def contains(self, x: Sequence[int]) -> bool:
         """True if the state ``x`` satisfies every constraint of the region."""
@@ -141,7 +153,7 @@ class Region:
         return ", ".join(parts) if parts else "all states"
 
 
-def signature(chain: Chain, x: Sequence[int]) -> tuple:
+def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None = None) -> tuple:
     """The routing signature (region key) of state ``x``, computed directly."""
     def argmin(C: Sequence[int], y: Sequence[int]) -> tuple[int, ...]:
         m = min(y[c] for c in C)
@@ -157,14 +169,17 @@ def signature(chain: Chain, x: Sequence[int]) -> tuple:
             y = list(x)
             y[i] -= 1
             sh.append(argmin(C, y))
-    return (am, empty, tuple(sh))
+    lv = tuple(min(x[a], K + 1) for a, K in (levels or {}).items())
+    return (am, empty, tuple(sh), lv)
 
 
-def enumerate_regions(chain: Chain) -> list[Region]:
+def enumerate_regions(chain: Chain, levels: Mapping[int, int] | None = None) -> list[Region]:
     """All non-empty regions of ``chain``, by backtracking over the signature.
 
     Each partial signature is kept as a closed DBM; a branch is cut as soon as its
     constraints have a negative cycle, so only non-empty regions are produced.
+    ``levels`` maps stations to clip levels K: the regions are then refined by
+    ``x_a = 0, 1, ..., K`` or ``x_a >= K+1`` (for bounded-table templates).
 
     >>> from fractions import Fraction as F
     >>> from certify.chain import Chain
@@ -175,6 +190,8 @@ def enumerate_regions(chain: Chain) -> list[Region]:
     J = chain.J
     sets = chain.routing_sets
     shifted = chain.shifted_sets
+    clip = dict(levels or {})
+    order = list(clip)
     out: list[Region] = []
 
     def subsets(C: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -183,7 +200,8 @@ def enumerate_regions(chain: Chain) -> list[Region]:
 
     def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: tuple, sh: tuple) -> None:
         if k == len(shifted):
-            out.append(Region(am, empty, sh, tuple(tuple(r) for r in d)))
+            lv = tuple(_level(d, a, clip[a]) for a in order)
+            out.append(Region(am, empty, sh, tuple(tuple(r) for r in d), lv))
             return
         i, C = shifted[k]
         if i in empty:
@@ -201,6 +219,15 @@ def enumerate_regions(chain: Chain) -> list[Region]:
     def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: tuple) -> None:
         if a == J:
             rec_shift(d, 0, empty, am, ())
+            return
+        if a in clip:
+            K = clip[a]
+            for k in range(K + 2):
+                dk = _add(d, 0, a + 1, -k)  # x_a >= k
+                if dk is not None and k <= K:
+                    dk = _add(dk, a + 1, 0, k)  # x_a <= k
+                if dk is not None:
+                    rec_empty(dk, a + 1, (*empty, a) if k == 0 else empty, am)
             return
         d0 = _add(d, a + 1, 0, 0)  # x_a = 0
         if d0 is not None:
@@ -225,6 +252,11 @@ def enumerate_regions(chain: Chain) -> list[Region]:
 
     rec_sets(_empty_dbm(J), 0, ())
     return out
+
+
+def _level(d: list[list[int]], a: int, K: int) -> int:
+    lo = -d[0][a + 1]
+    return lo if lo <= K else K + 1
 
 
 def cone_generators(region: Region) -> list[tuple[int, ...]]:

@@ -77,7 +77,7 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
     side = tmpl.side_rows()
     S = _matrix(side, n) if side else None
     rhs = np.array([float(r.rhs) - (margin if r.margin else 0.0) for r in side])
-    bound = float(tmpl.bound())
+    bounds = np.array([float(b) for b in tmpl.variable_bounds()])
     # Constraint generation: solve on a subset of the drift rows, add the most
     # violated rows, repeat until the float solution satisfies every row.
     m = A.shape[0]
@@ -90,7 +90,7 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
         idx = np.flatnonzero(active)
         x = cp.Variable(n)
         delta = cp.Variable()
-        cons = [A[idx] @ x + w[idx] * delta <= 0, x[:nv] <= bound, x[:nv] >= -bound, delta <= 1]
+        cons = [A[idx] @ x + w[idx] * delta <= 0, x[:nv] <= bounds, x[:nv] >= -bounds, delta <= 1]
         if S is not None:
             cons.append(S @ x <= rhs)
         prob = cp.Problem(cp.Maximize(delta), cons)

@@ -6,7 +6,9 @@ the exact checker look templates up here by name and need no other change.
 
 from .base import DriftRow, SideRow, Template
 from .quadratic import Quadratic
+from .table import LinearTable
 
-TEMPLATES: dict[str, type[Template]] = {t.name: t for t in (Quadratic,)}
+# Cheapest first: prove tries them in this order.
+TEMPLATES: dict[str, type[Template]] = {t.name: t for t in (Quadratic, LinearTable)}
 
-__all__ = ["TEMPLATES", "Template", "DriftRow", "SideRow", "Quadratic"]
+__all__ = ["TEMPLATES", "Template", "DriftRow", "SideRow", "Quadratic", "LinearTable"]

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..chain import Chain
 from ..drift import RegionDrift
@@ -59,9 +59,29 @@ class Template(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
 
-    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift]):
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
         self.chain = chain
         self.drifts = drifts
+        self.options = self.resolve_options(chain, options)
+
+    @classmethod
+    def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
+        """The template's options with defaults filled in (JSON-friendly; stored in certificates)."""
+        if options:
+            raise ValueError(f"template {cls.name} takes no options, got {sorted(options)}")
+        return {}
+
+    @classmethod
+    def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
+        """Stations whose small values the template distinguishes, with their clip level K.
+
+        The regions are refined by these levels before the template sees them.
+        """
+        return {}
+
+    def strict_side(self) -> bool:
+        """True when V needs P strictly diagonally dominant (so that x'Px dominates bounded terms)."""
+        return False
 
     @abstractmethod
     def variables(self) -> list[str]:
@@ -71,9 +91,9 @@ class Template(ABC):
         """Names of LP-only helper variables (indexed after the coefficients)."""
         return []
 
-    def bound(self) -> Fraction:
-        """Box bound |theta_k| <= bound used to normalise the homogeneous search."""
-        return Fraction(1)
+    def variable_bounds(self) -> list[Fraction]:
+        """Box bounds |theta_k| <= b_k that normalise the homogeneous search."""
+        return [Fraction(1)] * len(self.variables())
 
     def row_keys(self) -> list[DriftRow]:
         """The drift inequalities, one per (region, cone generator)."""

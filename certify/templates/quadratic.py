@@ -26,8 +26,8 @@ class Quadratic(Template):
     name = "quadratic"
     summary = "V = x'Px, P copositive (diagonally dominant + nonnegative)"
 
-    def __init__(self, chain, drifts):
-        super().__init__(chain, drifts)
+    def __init__(self, chain, drifts, **options):
+        super().__init__(chain, drifts, **options)
         J = chain.J
         self.pairs = [(i, j) for i in range(J) for j in range(i, J)]
         self.pos = {p: k for k, p in enumerate(self.pairs)}
@@ -104,17 +104,20 @@ class Quadratic(Template):
 
     def check_side(self, theta: Sequence[Fraction]) -> list[str]:
         ids = self.chain.ids
+        strict = self.strict_side()
         return [
-            f"copositivity: P[{ids[i]},{ids[i]}] = {d} < {need} (sum of negative off-diagonal magnitudes)"
+            f"copositivity: P[{ids[i]},{ids[i]}] = {d} {'<=' if strict else '<'} {need} "
+            f"(sum of negative off-diagonal magnitudes; must be {'>' if strict else '>='})"
             for i, (d, need) in enumerate(self._deficits(theta))
-            if d < need
+            if d < need or (strict and d == need)
         ]
 
     def repair(self, theta: list[Fraction]) -> list[Fraction]:
         out = list(theta)
+        bump = Fraction(1, 2**24) if self.strict_side() else Fraction(0)
         for i, (d, need) in enumerate(self._deficits(theta)):
-            if d < need:
-                out[self._k(i, i)] = need
+            if d < need + bump:
+                out[self._k(i, i)] = need + bump
         return out
 
     def _integer_matrix(self, theta: Sequence[Fraction]) -> tuple[list[list[int]], int]:

@@ -1,0 +1,212 @@
+"""Linear x bounded-table corrections: V = x'Px + sum_l x_l T_l(min(x_F, K)) (DESIGN §3).
+
+A bounded function of the small ("fast") coordinates times a linear function
+plays the part of a Poisson-equation solution for the nearly-tied stations, so
+the certificate sees tie-breaking probabilities, which no polynomial can.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from fractions import Fraction
+from itertools import product
+from math import lcm
+from typing import Any
+
+from ..chain import Chain
+from .quadratic import Quadratic
+
+__all__ = ["LinearTable"]
+
+
+def default_fast(chain: Chain) -> list[int]:
+    """Stations that share a choice set with another station (their differences are the fast ones)."""
+    return sorted({j for C in chain.routing_sets for j in C})
+
+
+class LinearTable(Quadratic):
+    """V(x) = x'Px + sum_{l in L} x_l T_l[min(x_a, K) for a in F].
+
+    Options: ``K`` (clip level, default 6), ``fast`` (station ids F, default the
+    stations sharing a choice set), ``multipliers`` (station ids L, default all).
+    The regions are refined by the levels x_a = 0..K or x_a >= K+1 of the fast
+    stations; on each refined region the cell c = min(x_F, K) is constant and so
+    is every jump's target cell, so along a cone generator g the drift slope is
+    2 (Pm)'g + sum_l g_l sum_d rate_d (T_l[c + d] - T_l[c]): linear in (P, T).
+    V is bounded below because P is required *strictly* diagonally dominant plus
+    nonnegative (x'Px >= eps |x|^2) and T is bounded.
+    """
+
+    name = "table"
+    summary = "V = x'Px + sum_l x_l T_l(min(x_fast, K)), an LP over regions x cells"
+
+    @classmethod
+    def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(options) - {"K", "fast", "multipliers"}
+        if unknown:
+            raise ValueError(f"template table: unknown options {sorted(unknown)}")
+        K = int(options.get("K", 6))
+        if K < 1:
+            raise ValueError("template table: K must be >= 1")
+        fast = options.get("fast") or [chain.ids[j] for j in default_fast(chain)]
+        mult = options.get("multipliers") or list(chain.ids)
+        for s in [*fast, *mult]:
+            if s not in chain.ids:
+                raise ValueError(f"template table: unknown station {s!r}")
+        return {"K": K, "fast": list(fast), "multipliers": list(mult)}
+
+    @classmethod
+    def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
+        opts = cls.resolve_options(chain, options)
+        return {chain.ids.index(s): opts["K"] for s in opts["fast"]}
+
+    def __init__(self, chain, drifts, **options):
+        super().__init__(chain, drifts, **options)
+        ids = chain.ids
+        self.K = self.options["K"]
+        self.fast = [ids.index(s) for s in self.options["fast"]]
+        self.mult = [ids.index(s) for s in self.options["multipliers"]]
+        self.cells = list(product(range(self.K + 1), repeat=len(self.fast)))
+        self.cell_pos = {c: k for k, c in enumerate(self.cells)}
+        base = len(self.pairs)
+        self.tpos = {(l, c): base + a * len(self.cells) + k for a, l in enumerate(self.mult) for k, c in enumerate(self.cells)}
+        self.nq = base
+        self._moves = [self._cell_moves(rd) for rd in drifts]
+
+    def strict_side(self) -> bool:
+        return True
+
+    def variables(self) -> list[str]:
+        ids = self.chain.ids
+        tnames = [f"T[{ids[l]}|{','.join(map(str, c))}]" for l in self.mult for c in self.cells]
+        return [*super().variables(), *tnames]
+
+    def aux_variables(self) -> list[str]:
+        return super().aux_variables()
+
+    def variable_bounds(self) -> list[Fraction]:
+        return [Fraction(1)] * self.nq + [Fraction(50)] * (len(self.mult) * len(self.cells))
+
+    def _cell(self, rd) -> tuple[int, ...]:
+        return tuple(min(v, self.K) for v in rd.region.levels)
+
+    def _cell_moves(self, rd) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
+        """(cell, {target cell: scaled rate}, total scaled rate of cell-changing jumps) on a region."""
+        c = self._cell(rd)
+        if not rd.generators:
+            return c, {}, 0
+        pos = {a: k for k, a in enumerate(self.fast)}
+        moves: dict[tuple[int, ...], int] = defaultdict(int)
+        for d, rate in rd.jumps():
+            lv = list(rd.region.levels)
+            touched = False
+            for a, s in d:
+                if a in pos:
+                    lv[pos[a]] += s
+                    touched = True
+            if not touched:
+                continue
+            c2 = tuple(min(v, self.K) for v in lv)
+            if c2 != c:
+                moves[c2] += rate
+        return c, dict(moves), sum(moves.values())
+
+    # The shared part with the quadratic: theta[:nq] is P.
+    def _integer_theta(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        den = lcm(*(Fraction(t).denominator for t in theta))
+        return [int(t * den) for t in theta], den
+
+    def _q_values(self, T: Sequence[int], k: int) -> dict[int, int]:
+        """sum_d rate_d (T_l[c+d] - T_l[c]) for each multiplier l, in scaled integers."""
+        c, moves, tot = self._moves[k]
+        out = {}
+        for l in self.mult:
+            v = sum(r * T[self.tpos[(l, c2)]] for c2, r in moves.items()) - tot * T[self.tpos[(l, c)]]
+            out[l] = v
+        return out
+
+    def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        J = self.chain.J
+        ints, den = self._integer_theta(theta)
+        P = [[ints[self._k(i, j)] for j in range(J)] for i in range(J)]
+        out = []
+        for k, rd in enumerate(self.drifts):
+            if not rd.generators:
+                continue
+            m = rd.mean
+            Pm = [2 * sum(P[j][i] * m[i] for i in range(J) if m[i]) for j in range(J)]
+            Q = self._q_values(ints, k)
+            for l, v in Q.items():
+                Pm[l] += v
+            for g in rd.generators:
+                out.append(sum(Pm[j] for j in range(J) if g[j]))
+        return out, den * self.chain.scale
+
+    def lp_matrix(self):
+        import numpy as np
+        import scipy.sparse as sp
+
+        quad = super().lp_matrix().tocsr()
+        D = self.chain.scale
+        nT = len(self.mult) * len(self.cells)
+        rows, cols, vals = [], [], []
+        r = 0
+        for k, rd in enumerate(self.drifts):
+            c, moves, tot = self._moves[k]
+            for g in rd.generators:
+                for l in self.mult:
+                    if not g[l]:
+                        continue
+                    for c2, rate in moves.items():
+                        rows.append(r)
+                        cols.append(self.tpos[(l, c2)] - self.nq)
+                        vals.append(rate / D)
+                    if tot:
+                        rows.append(r)
+                        cols.append(self.tpos[(l, c)] - self.nq)
+                        vals.append(-tot / D)
+                r += 1
+        table = sp.csr_matrix((np.array(vals, dtype=float), (rows, cols)), shape=(r, nT))
+        nq, naux = self.nq, len(self.off)
+        # column order: P (nq), T (nT), aux (naux); the quadratic matrix is [P | aux]
+        return sp.hstack([quad[:, :nq], table, quad[:, nq : nq + naux]]).tocsr()
+
+    def side_rows(self):
+        # The quadratic's auxiliaries sit after all coefficients (P and T): shift their indices.
+        shift = len(self.mult) * len(self.cells)
+        out = []
+        for row in super().side_rows():
+            coeffs = tuple((k + shift if k >= self.nq else k, v) for k, v in row.coeffs)
+            out.append(type(row)(coeffs, row.rhs, row.margin))
+        return out
+
+    def affine_drifts(self, theta: Sequence[Fraction]) -> tuple[list[tuple[list[int], int]], int]:
+        """AV <= (a'x + c)/s: a = 2Pm + (table drift on the multipliers); c bounds the rest.
+
+        The constant collects sum_d rate_d d'Pd <= 4 max|P| per unit rate and
+        sum_d rate_d sum_l d_l T_l[c + d] <= 2 max|T| per unit rate.
+        """
+        J = self.chain.J
+        ints, den = self._integer_theta(theta)
+        P = [[ints[self._k(i, j)] for j in range(J)] for i in range(J)]
+        bigP = max(abs(v) for v in ints[: self.nq])
+        bigT = max((abs(v) for v in ints[self.nq :]), default=0)
+        c = int((4 * bigP + 2 * bigT) * self.chain.total_rate * self.chain.scale) + 1
+        out = []
+        for k, rd in enumerate(self.drifts):
+            m = rd.mean
+            a = [2 * sum(m[i] * P[i][j] for i in range(J) if m[i]) for j in range(J)]
+            if rd.generators:
+                for l, v in self._q_values(ints, k).items():
+                    a[l] += v
+            out.append((a, c))
+        return out, den * self.chain.scale
+
+    def formula(self, theta: Sequence[Fraction]) -> str:
+        ids = self.chain.ids
+        F = ",".join(ids[a] for a in self.fast)
+        return (
+            super().formula(theta[: self.nq])
+            + f" + sum_l x_l T_l[min(x_{{{F}}}, {self.K})] ({len(self.mult)} tables of {len(self.cells)} cells)"
+        )
