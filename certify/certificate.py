@@ -134,15 +134,30 @@ def static_split_certificate(net: Network, chain: Chain, u: dict, w: list[Fracti
     )
 
 
-def growth_certificate(net: Network, chain: Chain, w: list[Fraction], check: Check) -> dict:
-    """An instability certificate from a linear function that grows in expectation."""
+def growth_certificate(
+    net: Network,
+    chain: Chain,
+    w: list[Fraction],
+    check: Check,
+    table: dict[tuple[int, ...], Fraction] | None = None,
+    fast: list[int] | tuple[int, ...] = (),
+    K: int = 0,
+) -> dict:
+    """An instability certificate from a function f = w'x (+ a bounded table) that grows in expectation."""
     f = check.facts
+    payload: dict[str, Any] = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}}
+    if table:
+        payload["table"] = {
+            "K": K,
+            "fast": [chain.ids[a] for a in fast],
+            "values": {",".join(map(str, c)): q(v) for c, v in sorted(table.items())},
+        }
     return _seal(
         net,
         "growth",
-        {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}},
+        payload,
         {"delta": q(f["delta"]), "level": q(f["level"]), "increment_bound": q(f["increment_bound"])},
-        "f = w'x has bounded increments and Af >= delta on {f > level}: transient "
+        "f = w'x (+ bounded table) has bounded increments and Af >= delta on {f > level}: transient "
         "(Fayolle-Malyshev-Menshikov Thm 2.2.7), hence not positive recurrent.",
     )
 
@@ -221,7 +236,17 @@ def verify(net: Network, cert: dict) -> Check:
         elif kind == "growth":
             ws = cert.get("weights", {})
             w = [unq(ws.get(s), f"weights.{s}") for s in chain.ids]
-            res = check_growth(chain, w)
+            tab = cert.get("table")
+            if tab is None:
+                res = check_growth(chain, w)
+            else:
+                idx = {s: i for i, s in enumerate(chain.ids)}
+                fast = [idx[s] for s in tab["fast"]]
+                values = {
+                    tuple(int(c) for c in key.split(",")): unq(v, f"table.values.{key}")
+                    for key, v in tab["values"].items()
+                }
+                res = check_growth(chain, w, table=values, fast=fast, K=int(tab["K"]))
             out.failures.extend(res.failures)
             if res.ok:
                 _compare(out, claims, "delta", q(res.facts["delta"]))

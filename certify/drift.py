@@ -15,7 +15,7 @@ from fractions import Fraction
 from .chain import Chain
 from .regions import Region, cone_generators, enumerate_regions
 
-__all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts"]
+__all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "cell_moves"]
 
 # A jump vector as sorted ((station, change), ...); change is +1 or -1.
 Jump = tuple[tuple[int, int], ...]
@@ -131,3 +131,26 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None) -> list[Re
         regions = enumerate_regions(chain)
     rates = _Rates(chain)
     return [RegionDrift(r, region_mean(chain, r, rates), tuple(cone_generators(r)), rates) for r in regions]
+
+
+def cell_moves(rd: RegionDrift, fast: list[int], K: int) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
+    """Cell c = min(x_fast, K) on a region refined by clip levels, the cells its jumps lead to.
+
+    Returns (c, {target cell: scaled rate}, total scaled rate of cell-changing jumps);
+    ``fast`` lists the clipped stations in the order of ``region.levels``.
+    """
+    c = tuple(min(v, K) for v in rd.region.levels)
+    pos = {a: k for k, a in enumerate(fast)}
+    moves: dict[tuple[int, ...], int] = defaultdict(int)
+    for d, rate in rd.jumps():
+        lv = list(rd.region.levels)
+        touched = False
+        for a, s in d:
+            if a in pos:
+                lv[pos[a]] += s
+                touched = True
+        if touched:
+            c2 = tuple(min(v, K) for v in lv)
+            if c2 != c:
+                moves[c2] += rate
+    return c, dict(moves), sum(moves.values())

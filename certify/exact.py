@@ -27,10 +27,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import product
 from math import ceil
 
 from .chain import Chain, drain_order
-from .drift import RegionDrift, compile_drifts
+from .drift import RegionDrift, cell_moves, compile_drifts
 from .regions import enumerate_regions, vertex_bound
 from .templates import TEMPLATES
 
@@ -179,15 +180,26 @@ def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: S
     return out
 
 
-def check_growth(chain: Chain, w: Sequence[Fraction], drifts: Sequence[RegionDrift] | None = None) -> Check:
-    """Check a linear growth certificate f = w'x exactly (transience).
+def check_growth(
+    chain: Chain,
+    w: Sequence[Fraction],
+    drifts: Sequence[RegionDrift] | None = None,
+    table: Mapping[tuple[int, ...], Fraction] | None = None,
+    fast: Sequence[int] = (),
+    K: int = 0,
+) -> Check:
+    """Check a growth certificate f = w'x (+ T[min(x_fast, K)]) exactly (transience).
 
     Conditions: w >= 0; some station with exogenous arrivals has w_j > 0 (so f is
     unbounded on the states reachable from empty); the empty state is reachable
-    from every state (one closed class); and on every region where f is
-    unbounded (some cone generator g with w'g > 0) the drift w'm_R >= delta > 0.
-    On the other regions f <= C := 2J * sum(w), so Af >= delta on {f > C}, and the
-    increments of f are at most 2 max w.
+    from every state (one closed class); and on every region where w'x is
+    unbounded (some cone generator g with w'g > 0) the drift
+    w'm_R + sum_d rate_d (T[c + d] - T[c]) >= delta > 0, the regions refined by
+    the clip levels of the table.  On the other regions f <= level :=
+    (vertex bound) * sum(w) + max|T|, so Af >= delta on {f > level}; the
+    increments of f are at most 2 max w + 2 max|T|.  A bounded table without
+    the x_l factor is enough here: it corrects the drift by the fast stations'
+    average behaviour, the way a Poisson-equation solution does.
     """
     out = Check(ok=False)
     if len(w) != chain.J or any(x < 0 for x in w):
@@ -198,30 +210,37 @@ def check_growth(chain: Chain, w: Sequence[Fraction], drifts: Sequence[RegionDri
         out.failures.append("no station with exogenous arrivals has positive weight")
     if drain_order(chain) is None:
         out.failures.append("the empty state is not shown reachable from every state")
+    levels = {a: K for a in fast} if table else {}
+    cells = list(product(range(K + 1), repeat=len(fast))) if table else []
+    if table is not None and set(table) != set(cells):
+        out.failures.append(f"the table must have one value per cell of {{0..{K}}}^{len(fast)}")
     if out.failures:
         return out
     if drifts is None:
-        drifts = compile_drifts(chain)
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
     delta: Fraction | None = None
     for rd in drifts:
         if not any(sum(w[a] * g[a] for a in range(chain.J)) > 0 for g in rd.generators):
             continue
-        val = sum((w[a] * rd.mean[a] for a in range(chain.J)), Fraction(0)) / chain.scale
+        val = sum((w[a] * rd.mean[a] for a in range(chain.J)), Fraction(0))
+        if table:
+            c, moves, tot = cell_moves(rd, list(fast), K)
+            val += sum((r * table[c2] for c2, r in moves.items()), Fraction(0)) - tot * table[c]
+        val /= chain.scale
         if val <= 0:
             if len(out.failures) < 5:
-                out.failures.append(
-                    f"region {rd.region.describe(chain.ids)}: drift of w'x is {val} (must be > 0)"
-                )
+                out.failures.append(f"region {rd.region.describe(chain.ids)}: drift of f is {val} (must be > 0)")
             continue
         delta = val if delta is None else min(delta, val)
     if delta is None and not out.failures:
         out.failures.append("f is bounded on every region")
     if out.failures:
         return out
+    big_t = max((abs(v) for v in (table or {}).values()), default=Fraction(0))
     out.ok = True
     out.facts.update(
         delta=delta,
-        level=vertex_bound(chain.J) * sum(w, Fraction(0)),
-        increment_bound=2 * max(w),
+        level=vertex_bound(chain.J, levels) * sum(w, Fraction(0)) + big_t,
+        increment_bound=2 * max(w) + 2 * big_t,
     )
     return out

@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import combinations
+from itertools import combinations, product
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from .chain import Chain
-from .drift import RegionDrift
+from .drift import RegionDrift, cell_moves
 from .exact import routed_sets
 from .search import installed_lp_solvers, rationalize
 
@@ -85,27 +86,50 @@ def growth_candidates(chain: Chain, hint: Sequence[float] | None = None, limit: 
 
 
 def solve_growth(
-    chain: Chain, drifts: Sequence[RegionDrift], support: tuple[int, ...], solver: str | None = None
-) -> list[Fraction] | None:
-    """Find w >= 0 supported on ``support`` with w'm_R >= delta > 0 where w'x is unbounded.
+    chain: Chain,
+    drifts: Sequence[RegionDrift],
+    support: tuple[int, ...],
+    solver: str | None = None,
+    fast: Sequence[int] = (),
+    K: int = 0,
+) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None] | None:
+    """Find w >= 0 supported on ``support`` (and a bounded table T over min(x_fast, K)
+    when ``fast`` is given) with drift >= delta > 0 wherever w'x is unbounded.
 
-    Returns rational weights (rounded, to be checked exactly) or None.
+    Returns rational (w, T) (rounded, to be checked exactly) or None.
     """
     J = chain.J
     S = set(support)
+    touched = [rd for rd in drifts if any(any(g[a] for a in S) for g in rd.generators)]
+    if not touched:
+        return None
+    cells = list(product(range(K + 1), repeat=len(fast))) if fast else []
+    pos = {c: k for k, c in enumerate(cells)}
     w = cp.Variable(J)
     delta = cp.Variable()
     cons = [delta <= 1]
     for j in range(J):
         cons += [w[j] >= 1, w[j] <= 100] if j in S else [w[j] == 0]
-    M = [
-        [v / chain.scale for v in rd.mean]
-        for rd in drifts
-        if any(any(g[a] for a in S) for g in rd.generators)
-    ]
-    if not M:
-        return None
-    cons.append(np.array(M) @ w >= delta)
+    M = np.array([[v / chain.scale for v in rd.mean] for rd in touched])
+    expr = M @ w
+    T = None
+    if cells:
+        T = cp.Variable(len(cells))
+        cons += [T <= 100, T >= -100]
+        rows, cols, vals = [], [], []
+        for r, rd in enumerate(touched):
+            c, moves, tot = cell_moves(rd, list(fast), K)
+            for c2, rate in moves.items():
+                rows.append(r)
+                cols.append(pos[c2])
+                vals.append(rate / chain.scale)
+            if tot:
+                rows.append(r)
+                cols.append(pos[c])
+                vals.append(-tot / chain.scale)
+        B = sp.csr_matrix((vals, (rows, cols)), shape=(len(touched), len(cells)))
+        expr = expr + B @ T
+    cons.append(expr >= delta)
     prob = cp.Problem(cp.Maximize(delta), cons)
     try:
         prob.solve(solver=solver or installed_lp_solvers()[0])
@@ -113,4 +137,8 @@ def solve_growth(
         return None
     if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or w.value is None or delta.value <= 1e-9:
         return None
-    return [max(Fraction(0), v) for v in rationalize(w.value, 2**20)]
+    wq = [max(Fraction(0), v) for v in rationalize(w.value, 2**20)]
+    if T is None or T.value is None:
+        return wq, None
+    tq = rationalize(T.value, 2**20)
+    return wq, {c: tq[k] for c, k in pos.items()}

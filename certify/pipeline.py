@@ -23,6 +23,7 @@ from .model import ForkJoinNetwork, Network
 from .regions import enumerate_regions
 from .search import DENOMINATORS, rationalize, solve_template
 from .templates import TEMPLATES
+from .templates.table import default_fast
 
 __all__ = ["Attempt", "Result", "prove", "VERDICTS"]
 
@@ -206,32 +207,47 @@ def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solve
     return False
 
 
+# Clip level of the bounded table in growth certificates.
+GROWTH_TABLE_K = 6
+
+
 def _growth(res: Result, net: Network, chain: Chain, solver: str | None, deadline: float) -> bool:
-    drifts = compile_drifts(chain)
     hint = static_split(chain, solver=solver).w or None
-    with _timed(res, "linear growth (transience)") as t:
-        tried = 0
-        for support in growth_candidates(chain, hint):
-            if time.perf_counter() > deadline:
-                t.outcome = "time limit"
-                break
-            tried += 1
-            w = solve_growth(chain, drifts, support, solver=solver)
-            if w is None:
-                continue
-            chk = check_growth(chain, w, drifts=drifts)
-            if chk.ok:
-                t.size = f"support {{{','.join(chain.ids[j] for j in support)}}}"
-                t.outcome = f"found, exact check passed (delta = {float(chk.facts['delta']):.3g})"
-                res.verdict, res.method, res.semantics = "unstable", "linear growth certificate", "markovian"
-                res.certificate = growth_certificate(net, chain, w, chk)
-                res.reasons.append(
-                    f"f = w'x grows by at least {float(chk.facts['delta']):.3g} per unit time wherever it is large "
-                    "(checked exactly): the chain is transient"
-                )
-                return True
-        t.size = t.size or f"{tried} supports"
-        t.outcome = t.outcome or "none found"
+    fast = default_fast(chain)
+    stages = [("linear growth (transience)", [], 0)]
+    if fast and len(fast) <= 3:
+        stages.append((f"growth + table (K={GROWTH_TABLE_K}, transience)", fast, GROWTH_TABLE_K))
+    for stage, fast_set, K in stages:
+        levels = {a: K for a in fast_set}
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+        if len(drifts) > MAX_REGIONS:
+            continue
+        with _timed(res, stage) as t:
+            tried = 0
+            for support in growth_candidates(chain, hint, limit=16):
+                if time.perf_counter() > deadline:
+                    t.outcome = "time limit"
+                    break
+                tried += 1
+                found = solve_growth(chain, drifts, support, solver=solver, fast=fast_set, K=K)
+                if found is None:
+                    continue
+                w, table = found
+                chk = check_growth(chain, w, drifts=drifts, table=table, fast=fast_set, K=K)
+                if chk.ok:
+                    t.size = f"support {{{','.join(chain.ids[j] for j in support)}}}, {len(drifts)} regions"
+                    t.outcome = f"found, exact check passed (delta = {float(chk.facts['delta']):.3g})"
+                    res.verdict, res.semantics = "unstable", "markovian"
+                    res.method = "growth certificate" + (" with bounded table" if table else " (linear)")
+                    res.certificate = growth_certificate(net, chain, w, chk, table=table, fast=fast_set, K=K)
+                    res.reasons.append(
+                        f"f = w'x{' + T(min(x_fast, K))' if table else ''} grows by at least "
+                        f"{float(chk.facts['delta']):.3g} per unit time wherever it is large (checked exactly): "
+                        "the chain is transient, for exponential primitives with the given tie-breaking"
+                    )
+                    return True
+            t.size = t.size or f"{tried} supports, {len(drifts)} regions"
+            t.outcome = t.outcome or "none found"
     return False
 
 

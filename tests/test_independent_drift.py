@@ -130,3 +130,32 @@ def test_unstable_growth_is_positive(corpus_dir):
             checked += 1
             assert drift(net, f, x) >= delta, x
     assert checked > 100
+
+
+def test_table_growth_is_positive(corpus_dir):
+    """A growth certificate with a bounded table (distribution counterexample, exponential): Af >= delta from the JSQ rules."""
+    net = load(corpus_dir / "ce-dist-A-exp.json")
+    res = certify.prove(net)
+    cert = res.certificate
+    assert res.verdict == "unstable" and cert["kind"] == "growth" and "table" in cert
+    ids = net.station_ids
+    w = [Fraction(cert["weights"][s]) for s in ids]
+    tab = cert["table"]
+    fast = [ids.index(s) for s in tab["fast"]]
+    T = {tuple(int(c) for c in k.split(",")): Fraction(v) for k, v in tab["values"].items()}
+    delta = Fraction(cert["claims"]["delta"])
+    level = Fraction(cert["claims"]["level"])
+
+    def f(x):
+        return sum(a * b for a, b in zip(w, x)) + T[tuple(min(x[a], tab["K"]) for a in fast)]
+
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(600):
+        x = [int(v) for v in rng.integers(0, 12, size=net.J)]
+        x[int(rng.integers(net.J))] += int(rng.integers(0, 200))  # one queue large, the others small
+        x = tuple(x)
+        if f(x) > level:
+            checked += 1
+            assert drift(net, f, x) >= delta, x
+    assert checked > 200

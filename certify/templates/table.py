@@ -7,7 +7,6 @@ the certificate sees tie-breaking probabilities, which no polynomial can.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
@@ -15,6 +14,7 @@ from math import lcm
 from typing import Any
 
 from ..chain import Chain
+from ..drift import cell_moves
 from .quadratic import Quadratic
 
 __all__ = ["LinearTable"]
@@ -88,29 +88,10 @@ class LinearTable(Quadratic):
     def variable_bounds(self) -> list[Fraction]:
         return [Fraction(1)] * self.nq + [Fraction(50)] * (len(self.mult) * len(self.cells))
 
-    def _cell(self, rd) -> tuple[int, ...]:
-        return tuple(min(v, self.K) for v in rd.region.levels)
-
     def _cell_moves(self, rd) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
-        """(cell, {target cell: scaled rate}, total scaled rate of cell-changing jumps) on a region."""
-        c = self._cell(rd)
         if not rd.generators:
-            return c, {}, 0
-        pos = {a: k for k, a in enumerate(self.fast)}
-        moves: dict[tuple[int, ...], int] = defaultdict(int)
-        for d, rate in rd.jumps():
-            lv = list(rd.region.levels)
-            touched = False
-            for a, s in d:
-                if a in pos:
-                    lv[pos[a]] += s
-                    touched = True
-            if not touched:
-                continue
-            c2 = tuple(min(v, self.K) for v in lv)
-            if c2 != c:
-                moves[c2] += rate
-        return c, dict(moves), sum(moves.values())
+            return tuple(min(v, self.K) for v in rd.region.levels), {}, 0
+        return cell_moves(rd, self.fast, self.K)
 
     # The shared part with the quadratic: theta[:nq] is P.
     def _integer_theta(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
