@@ -164,17 +164,19 @@ def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solve
         return cache[key]
 
     regions_for({})
-    for name in templates:
+    tries = [(name, opts) for name in templates for opts in TEMPLATES[name].escalation(chain)]
+    for name, raw in tries:
         if time.perf_counter() > deadline:
-            res.reasons.append(f"time limit reached before template {name}")
+            res.reasons.append(f"time limit reached before template {name} {raw or ''}")
             break
         cls = TEMPLATES[name]
-        opts = cls.resolve_options(chain, {})
+        opts = cls.resolve_options(chain, raw)
+        label = f"{name} Foster" + (f" (K={opts['K']})" if "K" in opts else "")
         drifts = regions_for(cls.clip_levels(chain, opts))
         if drifts is None:
-            res.attempts.append(Attempt(f"{name} Foster", "too many regions x cells", 0.0, "skipped"))
+            res.attempts.append(Attempt(label, "too many regions x cells", 0.0, "skipped"))
             continue
-        with _timed(res, f"{name} Foster") as t:
+        with _timed(res, label) as t:
             tmpl = cls(chain, drifts, **opts)
             lp = solve_template(tmpl, solver=solver)
             t.size = f"{lp.rows} rows x {lp.variables} vars ({lp.solver})"
@@ -207,8 +209,8 @@ def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solve
     return False
 
 
-# Clip level of the bounded table in growth certificates.
-GROWTH_TABLE_K = 6
+# Clip levels of the bounded table in growth certificates, tried in order.
+GROWTH_TABLE_K = (6, 12)
 
 
 def _growth(res: Result, net: Network, chain: Chain, solver: str | None, deadline: float) -> bool:
@@ -216,8 +218,12 @@ def _growth(res: Result, net: Network, chain: Chain, solver: str | None, deadlin
     fast = default_fast(chain)
     stages = [("linear growth (transience)", [], 0)]
     if fast and len(fast) <= 3:
-        stages.append((f"growth + table (K={GROWTH_TABLE_K}, transience)", fast, GROWTH_TABLE_K))
+        for K in GROWTH_TABLE_K:
+            stages.append((f"growth + table (K={K}, transience)", fast, K))
     for stage, fast_set, K in stages:
+        if time.perf_counter() > deadline:
+            res.reasons.append(f"time limit reached before {stage}")
+            break
         levels = {a: K for a in fast_set}
         drifts = compile_drifts(chain, enumerate_regions(chain, levels))
         if len(drifts) > MAX_REGIONS:

@@ -72,6 +72,11 @@ class Template(ABC):
         return {}
 
     @classmethod
+    def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+        """Option sets to try in order, cheapest first (prove moves on while time remains)."""
+        return [{}]
+
+    @classmethod
     def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
         """Stations whose small values the template distinguishes, with their clip level K.
 

@@ -57,6 +57,10 @@ class LinearTable(Quadratic):
         return {"K": K, "fast": list(fast), "multipliers": list(mult)}
 
     @classmethod
+    def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+        return [{"K": 6}, {"K": 12}] if len(default_fast(chain)) <= 2 else [{"K": 4}, {"K": 6}]
+
+    @classmethod
     def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
         opts = cls.resolve_options(chain, options)
         return {chain.ids.index(s): opts["K"] for s in opts["fast"]}
