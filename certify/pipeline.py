@@ -185,7 +185,8 @@ def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solve
                 res.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
                 continue
             if not lp.found:
-                t.outcome = f"no certificate (LP {lp.status}, margin {lp.delta if lp.delta is not None else 'n/a'})"
+                margin = f"{lp.delta:.3g}" if lp.delta is not None else "n/a"
+                t.outcome = f"no certificate (LP {lp.status}, best margin {margin})"
                 continue
             assert lp.theta is not None
             last: list[str] = []
@@ -220,14 +221,18 @@ def _growth(res: Result, net: Network, chain: Chain, solver: str | None, deadlin
     if fast and len(fast) <= 3:
         for K in GROWTH_TABLE_K:
             stages.append((f"growth + table (K={K}, transience)", fast, K))
+    base = None
     for stage, fast_set, K in stages:
         if time.perf_counter() > deadline:
             res.reasons.append(f"time limit reached before {stage}")
             break
         levels = {a: K for a in fast_set}
-        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
-        if len(drifts) > MAX_REGIONS:
+        if levels and base is not None and base * (K + 2) ** len(levels) > MAX_REGIONS:
+            res.attempts.append(Attempt(stage, "too many regions x cells", 0.0, "skipped"))
             continue
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+        if not levels:
+            base = len(drifts)
         with _timed(res, stage) as t:
             tried = 0
             for support in growth_candidates(chain, hint, limit=16):
