@@ -36,7 +36,6 @@ class LPResult:
     variables: int
     solve_s: float
     solver: str
-    duals: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
 
     @property

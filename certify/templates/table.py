@@ -72,7 +72,6 @@ class LinearTable(Quadratic):
         self.fast = [ids.index(s) for s in self.options["fast"]]
         self.mult = [ids.index(s) for s in self.options["multipliers"]]
         self.cells = list(product(range(self.K + 1), repeat=len(self.fast)))
-        self.cell_pos = {c: k for k, c in enumerate(self.cells)}
         base = len(self.pairs)
         self.tpos = {(l, c): base + a * len(self.cells) + k for a, l in enumerate(self.mult) for k, c in enumerate(self.cells)}
         self.nq = base
@@ -85,9 +84,6 @@ class LinearTable(Quadratic):
         ids = self.chain.ids
         tnames = [f"T[{ids[l]}|{','.join(map(str, c))}]" for l in self.mult for c in self.cells]
         return [*super().variables(), *tnames]
-
-    def aux_variables(self) -> list[str]:
-        return super().aux_variables()
 
     def variable_bounds(self) -> list[Fraction]:
         return [Fraction(1)] * self.nq + [Fraction(50)] * (len(self.mult) * len(self.cells))
