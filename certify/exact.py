@@ -28,14 +28,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
-from math import ceil
+from math import ceil, prod
 
 from .chain import Chain, drain_order
 from .drift import RegionDrift, cell_moves, compile_drifts
 from .regions import enumerate_regions, vertex_bound
 from .templates import TEMPLATES
 
-__all__ = ["Check", "check_foster", "check_static_split", "check_growth", "routed_sets"]
+__all__ = ["Check", "check_finite", "check_foster", "check_static_split", "check_growth", "routed_sets"]
 
 
 @dataclass
@@ -243,4 +243,22 @@ def check_growth(
         level=vertex_bound(chain.J, levels) * sum(w, Fraction(0)) + big_t,
         increment_bound=2 * max(w) + 2 * big_t,
     )
+    return out
+
+
+def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check:
+    """Stability of a network in which every station has a finite capacity.
+
+    The chain then lives on the finite set prod_j {0..K_j}; with the empty state
+    reachable from every state, the states reachable from empty form the single
+    closed class, and a finite irreducible CTMC is positive recurrent.
+    """
+    out = Check(ok=False)
+    if len(capacities) != chain.J or any(k is None or k < 1 for k in capacities):
+        out.failures.append("some station has no finite capacity")
+    if drain_order(chain) is None:
+        out.failures.append("the empty state is not shown reachable from every state")
+    if not out.failures:
+        out.ok = True
+        out.facts.update(states=prod(k + 1 for k in capacities if k is not None))
     return out

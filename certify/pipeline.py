@@ -17,7 +17,7 @@ from typing import Any
 from .certificate import dumps, foster_certificate, growth_certificate, static_split_certificate
 from .chain import Chain, compile_chain, drain_order
 from .drift import compile_drifts
-from .exact import check_foster, check_growth, check_static_split
+from .exact import check_finite, check_foster, check_growth, check_static_split
 from .instability import growth_candidates, solve_growth, static_split
 from .model import ForkJoinNetwork, Network
 from .regions import enumerate_regions
@@ -315,11 +315,16 @@ def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], so
     chain = compile_chain(net)
     drains = drain_order(chain) is not None
     if net.has_capacities:
-        if markov and all(s.capacity is not None for s in net.stations) and drains:
-            res.verdict, res.method = "stable", "finite state space"
+        fin = check_finite(chain, [s.capacity for s in net.stations])
+        if markov and fin.ok:
+            res.verdict, res.method = "stable", "finite state space (checked exactly)"
             res.reasons.append(
-                "every station has a finite capacity, so the chain is finite, and the empty state is "
-                "reachable from every state: positive recurrent"
+                f"every station has a finite capacity, so the chain lives on {fin.facts['states']} states, and "
+                "the empty state is reachable from every state: positive recurrent"
+            )
+        elif all(s.capacity is not None for s in net.stations):
+            res.reasons.append(
+                "finite capacities, but " + ("; ".join(fin.failures) if fin.failures else "non-exponential primitives")
             )
         else:
             res.reasons.append("networks where only some stations have a capacity are not analysed yet")

@@ -94,3 +94,12 @@ def test_rates_are_exact():
     net = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 0.1}}, "streams": [{"choice": ["1"], "rate": 0.07}]})
     ch = compile_chain(net)
     assert ch.mu == (F(1, 10),) and ch.arrivals == (((0,), F(7, 100)),)
+
+
+def test_finite_capacities_checked():
+    """A network with every station capped is stable by finiteness; one uncapped station is not enough."""
+    from certify.exact import check_finite
+
+    ch = parallel(5, [1, 2])
+    assert check_finite(ch, [3, 4]).ok and check_finite(ch, [3, 4]).facts["states"] == 20
+    assert not check_finite(ch, [3, None]).ok
