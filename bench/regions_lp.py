@@ -28,12 +28,12 @@ import argparse
 import datetime
 import itertools
 import platform
-import re
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from docs_section import write_section  # noqa: E402  (sibling module; scripts run as files)
 
 import certify
 from certify.chain import compile_chain
@@ -130,18 +130,6 @@ def table(rows: list[dict], base: float) -> str:
     return "\n".join(lines)
 
 
-def write_section(path: Path, section: str) -> None:
-    """Write ``section`` into ``path``, replacing an existing section of the same heading."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else "# Benchmarks\n"
-    pat = re.compile(re.escape(SECTION) + r".*?(?=^## |\Z)", re.S | re.M)
-    if pat.search(old):
-        new = pat.sub(lambda _: section.rstrip() + "\n\n", old).rstrip() + "\n"
-    else:
-        new = old.rstrip() + "\n\n" + section.rstrip() + "\n"
-    path.write_text(new)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Region counts, LP sizes and prove times.")
     ap.add_argument("--quick", action="store_true", help="small run: J up to 4")
@@ -189,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"variables, prove {j8['t_prove']:.2f} s wall ({ok} the < {TARGET_J8_S:g} s target), "
                       f"verdict {j8['verdict']}.**"]
     section = "\n".join([SECTION, "", *notes, "", table(rows, base), ""])
-    write_section(args.out, section)
+    write_section(args.out, SECTION, section)
     print(section)
     print(f"written to {args.out}", file=sys.stderr)
     return 0

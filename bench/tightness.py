@@ -48,7 +48,6 @@ import datetime
 import importlib.util
 import json
 import platform
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -56,6 +55,8 @@ from fractions import Fraction
 from pathlib import Path
 from statistics import mean
 from typing import Any
+
+from docs_section import write_section  # noqa: E402  (sibling module; scripts run as files)
 
 import certify
 from certify.loader import from_dict, load, to_dict
@@ -336,18 +337,6 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def write_section(path: Path, section: str) -> None:
-    """Write ``section`` into ``path``, replacing an existing section of the same heading."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = path.read_text() if path.exists() else "# Benchmarks\n"
-    pat = re.compile(re.escape(SECTION) + r".*?(?=^## |\Z)", re.S | re.M)
-    if pat.search(old):
-        new = pat.sub(lambda _: section.rstrip() + "\n\n", old).rstrip() + "\n"
-    else:
-        new = old.rstrip() + "\n\n" + section.rstrip() + "\n"
-    path.write_text(new)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Certified / true stability boundary, per family and template.")
     ap.add_argument("--quick", action="store_true", help=f"families {', '.join(QUICK_FAMILIES)} only, 5 steps, no models")
@@ -419,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     if excluded:
         notes += ["", "Corpus families without a usable file: " + "; ".join(excluded) + "."]
     section = "\n".join([SECTION, "", *notes, "", table(rows), ""])
-    write_section(args.out, section)
+    write_section(args.out, SECTION, section)
     print(section)
     print(f"written to {args.out}", file=sys.stderr)
     if unsound:
