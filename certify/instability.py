@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import chain as chain_iter
 from itertools import combinations, product
 
 import cvxpy as cp
@@ -67,22 +68,20 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None) -
 
 
 def growth_candidates(chain: Chain, hint: Sequence[float] | None = None, limit: int = 64) -> list[tuple[int, ...]]:
-    """Supports to try for a growth function: the overloaded set, all stations, singletons, small sets."""
+    """Supports to try for a growth function: the overloaded set, all stations, then sets by size.
+
+    Generated lazily, so only ``limit`` supports are ever built.
+    """
     J = chain.J
+    first = [tuple(j for j in range(J) if hint[j] > 1e-7)] if hint is not None else []
+    stream = chain_iter(first, [tuple(range(J))], (s for k in range(1, J) for s in combinations(range(J), k)))
     out: list[tuple[int, ...]] = []
-    if hint is not None:
-        s = tuple(j for j in range(J) if hint[j] > 1e-7)
-        if s:
+    for s in stream:
+        if s and s not in out:
             out.append(s)
-    out.append(tuple(range(J)))
-    for k in range(1, J):
-        for s in combinations(range(J), k):
-            out.append(s)
-    seen: list[tuple[int, ...]] = []
-    for s in out:
-        if s not in seen:
-            seen.append(s)
-    return seen[:limit]
+            if len(out) == limit:
+                break
+    return out
 
 
 def solve_growth(

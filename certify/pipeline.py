@@ -81,11 +81,9 @@ class Result:
         return "\n".join(lines)
 
 
-def _timed(res: Result, stage: str) -> _Timer:
-    return _Timer(res, stage)
-
-
 class _Timer:
+    """Context manager that records one :class:`Attempt` (fill in ``size`` and ``outcome``)."""
+
     def __init__(self, res: Result, stage: str):
         self.res, self.stage, self.size, self.outcome = res, stage, "", ""
 
@@ -97,22 +95,22 @@ class _Timer:
         self.res.attempts.append(Attempt(self.stage, self.size, time.perf_counter() - self.t0, self.outcome))
 
 
-def _static(res: Result, net: Network, chain: Chain, solver: str | None) -> bool:
-    """Necessary condition; returns True when instability was proved."""
-    with _timed(res, "necessary condition (static split LP)") as t:
+def _static(res: Result, net: Network, chain: Chain, solver: str | None) -> tuple[bool, list[float] | None]:
+    """Necessary condition; returns (instability proved, the dual's station weights as a hint)."""
+    with _Timer(res, "necessary condition (static split LP)") as t:
         t.size = f"{len(chain.arrivals)} streams, {chain.J} stations"
         ss = static_split(chain, solver=solver)
         if ss.slack is None:
             t.outcome = f"solver failure ({ss.status})"
             res.reasons.append(f"static split LP: solver failure ({ss.status}); not a verdict")
-            return False
+            return False, None
         if ss.slack > 1e-9:
             t.outcome = f"holds (best worst-station slack {ss.slack:.4g})"
-            return False
+            return False, ss.w or None
         if ss.slack > -1e-9:
             t.outcome = "borderline (best worst-station slack is 0): some station is critically loaded"
             res.reasons.append("the necessary condition holds only with equality: the network is critical")
-            return False
+            return False, ss.w or None
         for margin in (1e-9, 1e-7, 0.0):
             cand = static_split(chain, margin=margin, solver=solver)
             if cand.slack is None:
@@ -134,36 +132,46 @@ def _static(res: Result, net: Network, chain: Chain, solver: str | None) -> bool
                     f"(dual value {float(chk.facts['dual_value']):.4g} < 0, checked exactly); "
                     "this holds for every routing policy and every distribution with these means"
                 )
-                return True
+                return True, None
         t.outcome = f"slack {ss.slack:.3g} <= 0 numerically, but the exact check failed"
         res.reasons.append("static split LP looks infeasible but no exact dual certificate was found")
-        return False
+        return False, ss.w or None
 
 
 # Refined (regions x cells) problems larger than this are not attempted.
 MAX_REGIONS = 250_000
 
 
-def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solver: str | None, deadline: float) -> bool:
-    cache: dict[tuple, list] = {}
+class _Regions:
+    """Regions (refined by clip levels) with their drifts, compiled once per level set and shared by all stages."""
 
-    def regions_for(levels: dict[int, int]) -> list | None:
+    def __init__(self, res: Result, chain: Chain):
+        self.res, self.chain = res, chain
+        self.cache: dict[tuple, list] = {}
+
+    def get(self, levels: dict[int, int]) -> list | None:
+        """The drifts for these clip levels, or None when the refined problem would exceed MAX_REGIONS."""
         key = tuple(sorted(levels.items()))
-        if key not in cache:
-            base = len(cache[()]) if () in cache else None
-            estimate = (base or 1) * prod(k + 2 for k in levels.values())
-            if base is not None and estimate > MAX_REGIONS:
-                return None
+        if key not in self.cache:
+            if levels:
+                base = self.get({})
+                assert base is not None
+                if len(base) * prod(k + 2 for k in levels.values()) > MAX_REGIONS:
+                    return None
             label = "regions" if not levels else f"regions x cells (K={max(levels.values())})"
-            with _timed(res, label) as t:
-                drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+            with _Timer(self.res, label) as t:
+                drifts = compile_drifts(self.chain, enumerate_regions(self.chain, levels))
                 unbounded = sum(1 for d in drifts if d.generators)
                 t.size = f"{len(drifts)} regions ({unbounded} unbounded)"
                 t.outcome = "enumerated"
-            cache[key] = drifts
-        return cache[key]
+            self.cache[key] = drifts
+        return self.cache[key]
 
-    regions_for({})
+
+def _foster(
+    res: Result, net: Network, chain: Chain, regions: _Regions, templates: list[str], solver: str | None, deadline: float
+) -> bool:
+    regions.get({})
     tries = [(name, opts) for name in templates for opts in TEMPLATES[name].escalation(chain)]
     for name, raw in tries:
         if time.perf_counter() > deadline:
@@ -172,11 +180,11 @@ def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solve
         cls = TEMPLATES[name]
         opts = cls.resolve_options(chain, raw)
         label = f"{name} Foster" + (f" (K={opts['K']})" if "K" in opts else "")
-        drifts = regions_for(cls.clip_levels(chain, opts))
+        drifts = regions.get(cls.clip_levels(chain, opts))
         if drifts is None:
             res.attempts.append(Attempt(label, "too many regions x cells", 0.0, "skipped"))
             continue
-        with _timed(res, label) as t:
+        with _Timer(res, label) as t:
             tmpl = cls(chain, drifts, **opts)
             lp = solve_template(tmpl, solver=solver)
             t.size = f"{lp.rows} rows x {lp.variables} vars ({lp.solver})"
@@ -214,26 +222,23 @@ def _foster(res: Result, net: Network, chain: Chain, templates: list[str], solve
 GROWTH_TABLE_K = (6, 12)
 
 
-def _growth(res: Result, net: Network, chain: Chain, solver: str | None, deadline: float) -> bool:
-    hint = static_split(chain, solver=solver).w or None
+def _growth(
+    res: Result, net: Network, chain: Chain, regions: _Regions, hint: list[float] | None, solver: str | None, deadline: float
+) -> bool:
     fast = default_fast(chain)
     stages = [("linear growth (transience)", [], 0)]
     if fast and len(fast) <= 3:
         for K in GROWTH_TABLE_K:
             stages.append((f"growth + table (K={K}, transience)", fast, K))
-    base = None
     for stage, fast_set, K in stages:
         if time.perf_counter() > deadline:
             res.reasons.append(f"time limit reached before {stage}")
             break
-        levels = {a: K for a in fast_set}
-        if levels and base is not None and base * (K + 2) ** len(levels) > MAX_REGIONS:
+        drifts = regions.get({a: K for a in fast_set})
+        if drifts is None:
             res.attempts.append(Attempt(stage, "too many regions x cells", 0.0, "skipped"))
             continue
-        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
-        if not levels:
-            base = len(drifts)
-        with _timed(res, stage) as t:
+        with _Timer(res, stage) as t:
             tried = 0
             for support in growth_candidates(chain, hint, limit=16):
                 if time.perf_counter() > deadline:
@@ -329,7 +334,8 @@ def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], so
         else:
             res.reasons.append("networks where only some stations have a capacity are not analysed yet")
         return
-    if _static(res, net, chain, solver):
+    proved, hint = _static(res, net, chain, solver)
+    if proved:
         return
     if not drains:
         res.reasons.append(
@@ -342,8 +348,9 @@ def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], so
             "(it holds); no certificate for general distributions yet"
         )
         return
-    if _foster(res, net, chain, templates, solver, deadline):
+    regions = _Regions(res, chain)
+    if _foster(res, net, chain, regions, templates, solver, deadline):
         return
-    if _growth(res, net, chain, solver, deadline):
+    if _growth(res, net, chain, regions, hint, solver, deadline):
         return
     res.reasons.append("no certificate found by any template; the necessary condition holds")

@@ -62,8 +62,8 @@ def _matrix(rows, n: int) -> sp.csr_matrix:
 def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e-6) -> LPResult:
     """Maximise delta subject to the template's drift and side rows.
 
-    Rows identical after compilation are merged.  ``solver`` defaults to the first
-    of :func:`installed_lp_solvers`.
+    The drift rows enter by constraint generation (see below).  ``solver``
+    defaults to the first of :func:`installed_lp_solvers`.
     """
     nv = len(tmpl.variables())
     n = nv + len(tmpl.aux_variables())
