@@ -238,6 +238,19 @@ def _sizes(res: Any, template: str) -> tuple[str, str]:
     return last
 
 
+def _bisect(row, attempt, steps: int, slow) -> None:
+    """Halve [row.t_cert, row.t_fail] ``steps`` times (fewer if ``slow()``), keeping t_cert proved."""
+    for _ in range(steps):
+        if slow():
+            break
+        mid = (row.t_cert + row.t_fail) / 2
+        row.steps += 1
+        if attempt(mid):
+            row.t_cert = mid
+        else:
+            row.t_fail = mid
+
+
 def bisect(case: Case, template: str, steps: int, s_grid: Fraction) -> Row:
     row = Row(case, template)
 
@@ -275,30 +288,14 @@ def bisect(case: Case, template: str, steps: int, s_grid: Fraction) -> Row:
     if slow():
         return row
     if row.t_fail is not None:  # proved only below 0.5: bisect in [t, 2t]
-        for _ in range(steps):
-            if slow():
-                break
-            mid = (row.t_cert + row.t_fail) / 2
-            row.steps += 1
-            if attempt(mid):
-                row.t_cert = mid
-            else:
-                row.t_fail = mid
+        _bisect(row, attempt, steps, slow)
         return row
     if attempt(HI_T):
         row.t_cert, row.unsound = HI_T, True
         row.note = f"UNSOUND: proved stable at {float(HI_T):g} x the true boundary"
         return row
     row.t_fail = HI_T
-    for _ in range(steps):
-        if slow():
-            break
-        mid = (row.t_cert + row.t_fail) / 2
-        row.steps += 1
-        if attempt(mid):
-            row.t_cert = mid
-        else:
-            row.t_fail = mid
+    _bisect(row, attempt, steps, slow)
     if row.t_cert > 1:
         row.unsound = True
         row.note = f"UNSOUND: proved stable at {float(row.t_cert):.6f} x the true boundary"
