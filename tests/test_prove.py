@@ -28,6 +28,11 @@ def _q(x):
     return F(x).limit_denominator(1000)
 
 
+def _random_sets(rng, J, count):
+    """Up to ``count`` distinct random non-empty choice sets over J stations, sorted."""
+    return sorted({tuple(sorted(rng.choice(J, size=int(rng.integers(1, J + 1)), replace=False).tolist())) for _ in range(count)})
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("margin", [F(9, 10), F(11, 10)])
 def test_mm_jsq_closed_form(seed, margin):
@@ -56,8 +61,7 @@ def test_no_feedback_subset_condition(seed, margin):
     rng = np.random.default_rng(100 + seed)
     J = int(rng.integers(3, 5))
     mus = [_q(rng.uniform(0.3, 2)) for _ in range(J)]
-    sets = {tuple(sorted(rng.choice(J, size=int(rng.integers(1, J + 1)), replace=False).tolist())) for _ in range(J)}
-    streams = [(c, _q(rng.uniform(0.2, 1))) for c in sorted(sets)]
+    streams = [(c, _q(rng.uniform(0.2, 1))) for c in _random_sets(rng, J, J)]
     rho = _subset_load(J, streams, mus)
     streams = [(c, r * margin / rho) for c, r in streams]
     assert certify.prove(network(mus, streams)).verdict == ("stable" if margin < 1 else "unstable")
@@ -70,9 +74,8 @@ def test_homogeneous_feedback_dhk_criterion(seed, margin):
     rng = np.random.default_rng(200 + seed)
     J = int(rng.integers(2, 4))
     mus = [_q(rng.uniform(0.5, 2)) for _ in range(J)]
-    sets = sorted({tuple(sorted(rng.choice(J, size=int(rng.integers(1, J + 1)), replace=False).tolist())) for _ in range(3)})
-    streams = [(c, _q(rng.uniform(0.2, 1))) for c in sets]
-    fsets = sorted({tuple(sorted(rng.choice(J, size=int(rng.integers(1, J + 1)), replace=False).tolist())) for _ in range(2)})
+    streams = [(c, _q(rng.uniform(0.2, 1))) for c in _random_sets(rng, J, 3)]
+    fsets = _random_sets(rng, J, 2)
     p = {c: _q(rng.uniform(0.05, 0.3)) for c in fsets}
     pstar = sum(p.values())
     lam_star = sum(r for _, r in streams)

@@ -89,3 +89,16 @@ def test_cone_generators_generate(chain):
                 if all(rest[a] >= g[a] for a in range(chain.J)) and any(g):
                     rest = [x - y for x, y in zip(rest, g)]
             assert not any(rest), (r.describe(chain.ids), v, gens)
+
+
+@pytest.mark.parametrize("chain", [FEEDBACK, FEEDBACK4], ids=["feedback3", "feedback4"])
+def test_mean_drift_is_sum_of_jumps(chain):
+    """The fast mean-drift computation equals the sum of the region's individual jumps."""
+    from certify.drift import compile_drifts
+
+    for rd in compile_drifts(chain, enumerate_regions(chain, {0: 2})):
+        total = [0] * chain.J
+        for d, rate in rd.jumps():
+            for a, s in d:
+                total[a] += s * rate
+        assert tuple(total) == rd.mean
