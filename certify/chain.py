@@ -44,6 +44,16 @@ class Chain:
         return len(self.mu)
 
     @property
+    def has_phases(self) -> bool:
+        """True for a phase-type expansion (:class:`certify.phases.PhaseChain`), whose states carry phases."""
+        return False
+
+    @property
+    def base_levels(self) -> dict[int, int]:
+        """Clip levels every region refinement must include (phase-type stations need x_i = 1 vs >= 2)."""
+        return {}
+
+    @property
     def routing_sets(self) -> tuple[tuple[int, ...], ...]:
         """Choice sets with two or more stations, whose argmin splits the state space."""
         sets = {c for c, _ in self.arrivals} | {c for _, c, _ in self.feedback}

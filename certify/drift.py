@@ -36,6 +36,10 @@ class RegionDrift:
     def jumps(self) -> list[tuple[Jump, int]]:
         return region_jumps(self.rates.chain, self.region, self.rates)
 
+    def describe(self, ids) -> str:
+        """The region's constraints in words (phase-type drifts add the phases)."""
+        return self.region.describe(ids)
+
 
 class _Rates:
     """Memoised scaled-integer rates of the elementary moves of a chain."""

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
-from math import ceil, prod
+from math import prod
 
 from .chain import Chain, drain_order
 from .drift import RegionDrift, cell_moves, compile_drifts
@@ -54,12 +54,15 @@ def _gen_str(chain: Chain, g: Sequence[int]) -> str:
 def check_foster(
     chain: Chain,
     template: str,
-    theta: Sequence[Fraction],
+    theta: Sequence[Fraction] | Mapping[str, Fraction],
     drifts: Sequence[RegionDrift] | None = None,
     max_failures: int = 5,
     options: dict | None = None,
 ) -> Check:
     """Check a Foster–Lyapunov certificate exactly.
+
+    ``theta`` is the coefficient vector in the template's ``variables()`` order,
+    or a mapping from those names to values (as stored in a certificate file).
 
     Verifies that the empty state is reachable from every state, that V is
     bounded below (the template's side condition), and that on every region,
@@ -85,46 +88,24 @@ def check_foster(
         drifts = compile_drifts(chain, enumerate_regions(chain, levels))
     tmpl = cls(chain, drifts, **opts)
     names = tmpl.variables()
+    if isinstance(theta, Mapping):
+        if set(theta) != set(names):
+            missing = sorted(set(names) - set(theta))[:3]
+            extra = sorted(set(theta) - set(names))[:3]
+            out.failures.append(f"template {template} coefficients differ: missing {missing}, unexpected {extra}")
+            return out
+        theta = [theta[n] for n in names]
     if len(theta) != len(names):
         out.failures.append(f"template {template} needs {len(names)} coefficients, got {len(theta)}")
         return out
     out.failures.extend(tmpl.check_side(theta))
-    keys = tmpl.row_keys()
-    values, scale = tmpl.row_values(theta)
-    nrows = len(keys)
-    bad = 0
-    best_v, best_w = 0, 1  # the least ratio -v/w so far, as a pair of integers
-    for row, value in zip(keys, values):
-        if value >= 0:
-            bad += 1
-            if bad <= max_failures:
-                reg = drifts[row.region].region
-                out.failures.append(
-                    f"region {reg.describe(chain.ids)}: drift slope along {_gen_str(chain, row.generator)} "
-                    f"is {Fraction(value, scale)} (must be < 0)"
-                )
-            continue
-        if best_v == 0 or -value * best_w < best_v * row.weight:
-            best_v, best_w = -value, row.weight
-    delta = Fraction(best_v, best_w * scale) if best_v else None
-    if bad > max_failures:
-        out.failures.append(f"... and {bad - max_failures} more violated drift inequalities")
-    out.facts.update(regions=len(drifts), rows=nrows)
-    if out.failures or delta is None:
-        if delta is None and not out.failures:
-            out.failures.append("no unbounded region: nothing to check")
+    failures, facts = tmpl.exact_drift(theta, levels, max_failures)
+    out.failures.extend(failures)
+    out.facts.update(facts)
+    if out.failures:
         return out
-    # On region R: AV(x) <= M_R - delta |x|_1 with M_R = c + L sum(a+) + delta J L,
-    # since every point is a vertex (coordinates in [0, L]) plus a cone element.
-    L = vertex_bound(chain.J, levels)
-    affine, s = tmpl.affine_drifts(theta)
-    nums = [c + L * sum(ai for ai in a if ai > 0) for (a, c), rd in zip(affine, drifts) if rd.generators]
-    worst = Fraction(max(nums), s) if nums else None
-    N = Fraction(chain.J * L + 1)
-    if worst is not None:
-        N = max(N, (worst + delta * chain.J * L + delta) / delta)
     out.ok = True
-    out.facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)), template=template, options=opts)
+    out.facts.update(template=template, options=opts, variables=names)
     return out
 
 

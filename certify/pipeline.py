@@ -21,7 +21,6 @@ from .exact import check_finite, check_foster, check_growth, check_static_split
 from .instability import growth_candidates, solve_growth, static_split
 from .model import ForkJoinNetwork, Network
 from .regions import enumerate_regions
-from .search import DENOMINATORS, rationalize, solve_template
 from .templates import TEMPLATES
 from .templates.table import default_fast
 
@@ -186,7 +185,7 @@ def _foster(
             continue
         with _Timer(res, label) as t:
             tmpl = cls(chain, drifts, **opts)
-            lp = solve_template(tmpl, solver=solver)
+            lp = tmpl.search(solver)
             t.size = f"{lp.rows} rows x {lp.variables} vars ({lp.solver})"
             if lp.status == "solver-error":
                 t.outcome = "solver failure"
@@ -198,8 +197,7 @@ def _foster(
                 continue
             assert lp.theta is not None
             last: list[str] = []
-            for D in DENOMINATORS:
-                theta = tmpl.repair(rationalize(lp.theta, D))
+            for theta in tmpl.candidates(lp.theta):
                 chk = check_foster(chain, name, theta, drifts=drifts, options=opts)
                 if chk.ok:
                     t.outcome = f"found, exact check passed (delta = {float(chk.facts['delta']):.3g})"

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from .templates.base import Template
+from .templates.base import DENOMINATORS, Template
+from .templates.base import round_to_grid as rationalize
 
-__all__ = ["LPResult", "solve_template", "rationalize", "installed_lp_solvers"]
+__all__ = ["LPResult", "solve_template", "rationalize", "installed_lp_solvers", "DENOMINATORS"]
 
-# Grids tried, finest last, when rounding a float solution to rationals.
-DENOMINATORS = (2**12, 2**20, 2**30)
 # Rows added per round of constraint generation.
 CHUNK = 2000
 
@@ -111,8 +109,3 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
     return LPResult(
         prob.status, d, np.asarray(x.value[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes
     )
-
-
-def rationalize(values: np.ndarray, denominator: int) -> list[Fraction]:
-    """Round floats to the grid 1/denominator, exactly."""
-    return [Fraction(int(round(float(v) * denominator)), denominator) for v in values]

@@ -15,20 +15,41 @@ to the search or to the checker:
 * ``check_side(theta)``: the exact condition on the certificate's coefficients;
 * ``repair(theta)``: mend what rounding to rationals broke (e.g. a diagonal);
 * ``affine_drifts(theta)``: AV <= a'x + c on each region, for the exceptional-set bound.
+
+Templates whose conditions are not linear rows (SOS/SDP templates, say)
+override the three hooks that the search loop and the checker call:
+``search(solver)`` (numeric search; the default is the LP of
+:func:`certify.search.solve_template`), ``candidates(theta)`` (rational
+roundings to try, e.g. Peyrl–Parrilo projections) and ``exact_drift(theta, levels)``
+(the exact drift condition; the default checks the rows).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import ceil
 from typing import Any, ClassVar
 
 from ..chain import Chain
 from ..drift import RegionDrift
+from ..regions import vertex_bound
 
-__all__ = ["DriftRow", "SideRow", "Template"]
+__all__ = ["DriftRow", "SideRow", "Template", "DENOMINATORS", "round_to_grid"]
+
+# Grids tried, finest last, when rounding a float solution to rationals.
+DENOMINATORS = (2**12, 2**20, 2**30)
+
+
+def round_to_grid(values: Sequence[float], denominator: int) -> list[Fraction]:
+    """Round floats to the grid 1/denominator, exactly."""
+    return [Fraction(int(round(float(v) * denominator)), denominator) for v in values]
+
+
+def _gen_str(ids: Sequence[str], g: Sequence[int]) -> str:
+    return "{" + ",".join(ids[a] for a in range(len(g)) if g[a]) + "}"
 
 
 @dataclass(frozen=True)
@@ -129,3 +150,62 @@ class Template(ABC):
     @abstractmethod
     def formula(self, theta: Sequence[Fraction]) -> str:
         """V written out, for humans."""
+
+    # ---- hooks of the search loop and the checker (override for non-LP templates) ----
+
+    def search(self, solver: str | None = None):  # -> certify.search.LPResult
+        """Numeric search for coefficients (the default: the LP over the drift and side rows)."""
+        from ..search import solve_template
+
+        return solve_template(self, solver=solver)
+
+    def candidates(self, theta: Sequence[float]) -> Iterator[list[Fraction]]:
+        """Rational coefficient vectors to check, from the float solution (coarse grid first)."""
+        for D in DENOMINATORS:
+            yield self.repair(round_to_grid(theta, D))
+
+    def exact_drift(
+        self, theta: Sequence[Fraction], levels: dict[int, int], max_failures: int = 5
+    ) -> tuple[list[str], dict[str, Any]]:
+        """Exact drift condition: every row slope <= -delta * weight with delta > 0.
+
+        Then AV(x) <= M_R - delta |x|_1 on region R, and the facts report delta
+        and N with AV(x) <= -delta whenever |x|_1 >= N.
+        """
+        chain, drifts = self.chain, self.drifts
+        failures: list[str] = []
+        keys = self.row_keys()
+        values, scale = self.row_values(theta)
+        bad = 0
+        best_v, best_w = 0, 1  # the least ratio -v/w so far, as a pair of integers
+        for row, value in zip(keys, values):
+            if value >= 0:
+                bad += 1
+                if bad <= max_failures:
+                    reg = drifts[row.region]
+                    failures.append(
+                        f"region {reg.describe(chain.ids)}: drift slope along {_gen_str(chain.ids, row.generator)} "
+                        f"is {Fraction(value, scale)} (must be < 0)"
+                    )
+                continue
+            if best_v == 0 or -value * best_w < best_v * row.weight:
+                best_v, best_w = -value, row.weight
+        delta = Fraction(best_v, best_w * scale) if best_v else None
+        if bad > max_failures:
+            failures.append(f"... and {bad - max_failures} more violated drift inequalities")
+        facts: dict[str, Any] = {"regions": len(drifts), "rows": len(keys)}
+        if failures or delta is None:
+            if delta is None and not failures:
+                failures.append("no unbounded region: nothing to check")
+            return failures, facts
+        # On region R: AV(x) <= M_R - delta |x|_1 with M_R = c + L sum(a+) + delta J L,
+        # since every point is a vertex (coordinates in [0, L]) plus a cone element.
+        L = vertex_bound(chain.J, levels)
+        affine, s = self.affine_drifts(theta)
+        nums = [c + L * sum(ai for ai in a if ai > 0) for (a, c), rd in zip(affine, drifts) if rd.generators]
+        worst = Fraction(max(nums), s) if nums else None
+        N = Fraction(chain.J * L + 1)
+        if worst is not None:
+            N = max(N, (worst + delta * chain.J * L + delta) / delta)
+        facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)))
+        return failures, facts
