@@ -21,6 +21,7 @@ from . import __version__
 from .chain import Chain, compile_chain
 from .exact import Check, check_foster, check_growth, check_static_split, routed_sets
 from .model import Distribution, Network
+from .phases import NotPhaseType, markov_chain
 from .templates import TEMPLATES
 
 __all__ = [
@@ -95,6 +96,11 @@ def _seal(
     return cert
 
 
+def _expansion(chain: Chain) -> dict[str, Any]:
+    """The phase-type expansion the certificate is about (empty for exponential networks)."""
+    return {"phase_expansion": list(chain.expansion)} if chain.has_phases else {}  # type: ignore[attr-defined]
+
+
 def foster_certificate(net: Network, chain: Chain, template: str, theta: list[Fraction], check: Check) -> dict:
     """A stability certificate from an exactly checked Foster–Lyapunov function."""
     f = check.facts
@@ -102,7 +108,12 @@ def foster_certificate(net: Network, chain: Chain, template: str, theta: list[Fr
     return _seal(
         net,
         "foster",
-        {"template": template, "options": f["options"], "coefficients": {n: q(v) for n, v in zip(names, theta)}},
+        {
+            "template": template,
+            "options": f["options"],
+            "coefficients": {n: q(v) for n, v in zip(names, theta)},
+            **_expansion(chain),
+        },
         {
             "delta": q(f["delta"]),
             "exceptional_set": {"norm": "l1", "bound": q(f["exceptional_l1_bound"])},
@@ -144,7 +155,7 @@ def growth_certificate(
 ) -> dict:
     """An instability certificate from a function f = w'x (+ a bounded table) that grows in expectation."""
     f = check.facts
-    payload: dict[str, Any] = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}}
+    payload: dict[str, Any] = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}, **_expansion(chain)}
     if table:
         payload["table"] = {
             "K": K,
@@ -196,8 +207,17 @@ def verify(net: Network, cert: dict) -> Check:
             out.failures.append("certificate content does not match its digest (the file was edited or corrupted)")
         if cert.get("network", {}).get("digest") != network_digest(net):
             out.failures.append("certificate was made for a different network (network digest differs)")
-        chain = compile_chain(net)
         kind = cert.get("kind")
+        if kind == "static-split":  # a statement about the means: the network's stated rates
+            chain = compile_chain(net)
+        else:
+            try:
+                chain = markov_chain(net)
+            except NotPhaseType as exc:
+                out.failures.append(f"the network has no Markovian (phase-type) form: {exc}")
+                return out
+            if chain.has_phases:
+                _compare(out, cert, "phase_expansion", list(chain.expansion))  # type: ignore[attr-defined]
         claims = cert.get("claims", {})
         if kind == "foster":
             template = str(cert.get("template"))

@@ -147,7 +147,15 @@ def drain_order(chain: Chain) -> list[int] | None:
     state (serve the customers one at a time along such routes), so the states
     reachable from empty form the single closed class.  Returns ``None`` when some
     station is not shown to drain.
+
+    For a phase-type chain every phase of every service and interarrival law
+    must also be able to finish (``PhaseChain.proper``): then each service in
+    progress ends with positive probability before any other event, stream phases
+    cycle through arrivals, and the states (0, stream phases) reachable from
+    empty are reached again from every state.
     """
+    if chain.has_phases and chain.proper():  # type: ignore[attr-defined]
+        return None
     order: list[int] = []
     done: set[int] = set()
     changed = True

@@ -9,13 +9,14 @@ scale): exact, and far faster than Fractions on large networks.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .chain import Chain
 from .regions import Region, cone_generators, enumerate_regions
 
-__all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "cell_moves"]
+__all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "cell_of", "cell_moves"]
 
 # A jump vector as sorted ((station, change), ...); change is +1 or -1.
 Jump = tuple[tuple[int, int], ...]
@@ -132,29 +133,39 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None) -> list[Re
     ([(1,), (-1,)], 1)
     """
     if regions is None:
-        regions = enumerate_regions(chain)
+        regions = enumerate_regions(chain, chain.base_levels)
+    if chain.has_phases:
+        from .phase_drift import compile_phase_drifts
+
+        return compile_phase_drifts(chain, regions)  # type: ignore[arg-type]
     rates = _Rates(chain)
     return [RegionDrift(r, region_mean(chain, r, rates), tuple(cone_generators(r)), rates) for r in regions]
 
 
-def cell_moves(rd: RegionDrift, fast: list[int], K: int) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
-    """Cell c = min(x_fast, K) on a region refined by clip levels, the cells its jumps lead to.
+def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:
+    """The table cell of a region (refined by clip levels K at ``fast``): min(x_fast, K), then the phases."""
+    return tuple(min(-rd.region.dbm[0][a + 1], K) for a in fast) + getattr(rd, "phase", ())
 
-    Returns (c, {target cell: scaled rate}, total scaled rate of cell-changing jumps);
-    ``fast`` lists the clipped stations in the order of ``region.levels``.
+
+def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
+    """Cell c = (min(x_fast, K), phases) on a region refined by clip levels, the cells its jumps lead to.
+
+    Returns (c, {target cell: scaled rate}, total scaled rate of cell-changing jumps).
+    On a refined region x_a is either a known k <= K or >= K+1, so the least
+    value of x_a on the region (``-dbm[0][a]``) plus the jump, clipped at K, is
+    the target level.
     """
-    c = tuple(min(v, K) for v in rd.region.levels)
+    lows = [-rd.region.dbm[0][a + 1] for a in fast]
+    c = cell_of(rd, fast, K)
     pos = {a: k for k, a in enumerate(fast)}
     moves: dict[tuple[int, ...], int] = defaultdict(int)
-    for d, rate in rd.jumps():
-        lv = list(rd.region.levels)
-        touched = False
+    trans = rd.phase_moves() if hasattr(rd, "phase_moves") else [(d, (), r) for d, r in rd.jumps()]
+    for d, phase, rate in trans:
+        lv = list(lows)
         for a, s in d:
             if a in pos:
                 lv[pos[a]] += s
-                touched = True
-        if touched:
-            c2 = tuple(min(v, K) for v in lv)
-            if c2 != c:
-                moves[c2] += rate
+        c2 = tuple(min(v, K) for v in lv) + tuple(phase)
+        if c2 != c:
+            moves[c2] += rate
     return c, dict(moves), sum(moves.values())

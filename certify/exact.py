@@ -27,13 +27,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import product
 from math import prod
 
 from .chain import Chain, drain_order
 from .drift import RegionDrift, cell_moves, compile_drifts
 from .regions import enumerate_regions, vertex_bound
 from .templates import TEMPLATES
+from .templates.table import table_cells
 
 __all__ = ["Check", "check_finite", "check_foster", "check_static_split", "check_growth", "routed_sets"]
 
@@ -191,10 +191,16 @@ def check_growth(
         out.failures.append("no station with exogenous arrivals has positive weight")
     if drain_order(chain) is None:
         out.failures.append("the empty state is not shown reachable from every state")
-    levels = {a: K for a in fast} if table else {}
-    cells = list(product(range(K + 1), repeat=len(fast))) if table else []
+    levels = dict(chain.base_levels)
+    if table:
+        levels.update({a: max(K, levels.get(a, 0)) for a in fast})
+        levels = dict(sorted(levels.items()))
+    cells = table_cells(chain, fast, K) if table else []
     if table is not None and set(table) != set(cells):
-        out.failures.append(f"the table must have one value per cell of {{0..{K}}}^{len(fast)}")
+        out.failures.append(
+            f"the table must have one value per cell of {{0..{K}}}^{len(fast)}"
+            + (" x phases (a phase-type station's phase is -1 exactly when its queue is empty)" if chain.has_phases else "")
+        )
     if out.failures:
         return out
     if drifts is None:
@@ -210,7 +216,7 @@ def check_growth(
         val /= chain.scale
         if val <= 0:
             if len(out.failures) < 5:
-                out.failures.append(f"region {rd.region.describe(chain.ids)}: drift of f is {val} (must be > 0)")
+                out.failures.append(f"region {rd.describe(chain.ids)}: drift of f is {val} (must be > 0)")
             continue
         delta = val if delta is None else min(delta, val)
     if delta is None and not out.failures:
@@ -241,5 +247,6 @@ def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check:
         out.failures.append("the empty state is not shown reachable from every state")
     if not out.failures:
         out.ok = True
-        out.facts.update(states=prod(k + 1 for k in capacities if k is not None))
+        phases = len(chain.phase_space()) if chain.has_phases else 1  # type: ignore[attr-defined]
+        out.facts.update(states=phases * prod(k + 1 for k in capacities if k is not None))
     return out

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import chain as chain_iter
-from itertools import combinations, product
+from itertools import combinations
 
 import cvxpy as cp
 import numpy as np
@@ -19,6 +19,7 @@ from .chain import Chain
 from .drift import RegionDrift, cell_moves
 from .exact import routed_sets
 from .search import installed_lp_solvers, rationalize
+from .templates.table import table_cells
 
 __all__ = ["StaticSplit", "static_split", "growth_candidates", "solve_growth"]
 
@@ -91,9 +92,11 @@ def solve_growth(
     solver: str | None = None,
     fast: Sequence[int] = (),
     K: int = 0,
+    table: bool | None = None,
 ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None] | None:
-    """Find w >= 0 supported on ``support`` (and a bounded table T over min(x_fast, K)
-    when ``fast`` is given) with drift >= delta > 0 wherever w'x is unbounded.
+    """Find w >= 0 supported on ``support`` (and, with ``table``, a bounded table T over
+    (min(x_fast, K), phases); by default a table when ``fast`` is given) with drift
+    >= delta > 0 wherever w'x is unbounded.
 
     Returns rational (w, T) (rounded, to be checked exactly) or None.
     """
@@ -102,7 +105,9 @@ def solve_growth(
     touched = [rd for rd in drifts if any(any(g[a] for a in S) for g in rd.generators)]
     if not touched:
         return None
-    cells = list(product(range(K + 1), repeat=len(fast))) if fast else []
+    if table is None:
+        table = bool(fast)
+    cells = table_cells(chain, fast, K) if table else []
     pos = {c: k for k, c in enumerate(cells)}
     w = cp.Variable(J)
     delta = cp.Variable()

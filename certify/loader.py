@@ -54,6 +54,7 @@ _DIST_PARAMS = {
     "deterministic": (),
     "erlang": ("k",),
     "hyperexponential": ("scv", "probs", "rates"),
+    "coxian": ("probs", "rates"),
     "gamma": ("scv",),
     "lognormal": ("scv",),
 }
@@ -300,6 +301,22 @@ def _dist(ctx: _Ctx, v: Any, path: str, mean: Fraction) -> Distribution:
                 ctx.fail(path, f"mean sum(probs/rates) = {float(m):.10g} must equal the mean "
                          f"{float(mean):.10g} (1/rate) within relative 1e-6")
             params["probs"], params["rates"] = tuple(probs), tuple(rates)
+    elif name == "coxian":
+        _fields(ctx, v, path, ("dist", "probs", "rates"), ("rates",))
+        pp, rp = _key(path, "probs"), _key(path, "rates")
+        rates = [_pos(ctx, x, f"{rp}[{i}]") for i, x in enumerate(_list(ctx, v["rates"], rp, True))]
+        probs = [_prob(ctx, x, f"{pp}[{i}]") for i, x in enumerate(_list(ctx, v.get("probs", []), pp, False))]
+        if len(probs) != len(rates) - 1:
+            ctx.fail(pp, f"has {len(probs)} entries; a Coxian with {len(rates)} phases needs {len(rates) - 1} "
+                     "(the probability of moving on from each phase but the last)")
+        m, reach = Fraction(0), Fraction(1)
+        for i, r in enumerate(rates):
+            m += reach / r
+            reach *= probs[i] if i < len(probs) else 0
+        if abs(m - mean) > mean * Fraction(1, 10**6):
+            ctx.fail(path, f"mean of the Coxian phases = {float(m):.10g} must equal the mean "
+                     f"{float(mean):.10g} (1/rate) within relative 1e-6")
+        params["probs"], params["rates"] = tuple(probs), tuple(rates)
     return Distribution(name, tuple(sorted(params.items())))
 
 

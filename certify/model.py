@@ -24,7 +24,7 @@ __all__ = [
     "EXPONENTIAL",
 ]
 
-DIST_NAMES = ("exponential", "deterministic", "erlang", "hyperexponential", "gamma", "lognormal")
+DIST_NAMES = ("exponential", "deterministic", "erlang", "hyperexponential", "coxian", "gamma", "lognormal")
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,9 @@ class Distribution:
 
     ``params`` holds the shape parameters as a sorted tuple of ``(name, value)``
     pairs: ``k`` (int) for Erlang, ``scv`` (Fraction), or ``probs``/``rates``
-    (tuples of Fractions) for an explicit hyperexponential.
+    (tuples of Fractions) for an explicit hyperexponential; for a Coxian
+    (an extension of the file format), ``rates`` of its phases and ``probs``, the
+    probability of moving on from phase i to phase i+1 (one fewer than rates).
     """
 
     dist: str = "exponential"
@@ -53,6 +55,8 @@ class Distribution:
             return len(set(p["rates"])) == 1
         if self.dist == "gamma":
             return p.get("scv") == 1
+        if self.dist == "coxian":
+            return len(p["rates"]) == 1
         return False
 
     def get(self, name: str, default: Any = None) -> Any:

@@ -20,6 +20,7 @@ from .drift import compile_drifts
 from .exact import check_finite, check_foster, check_growth, check_static_split
 from .instability import growth_candidates, solve_growth, static_split
 from .model import ForkJoinNetwork, Network
+from .phases import NotPhaseType, markov_chain
 from .regions import enumerate_regions
 from .templates import TEMPLATES
 from .templates.table import default_fast
@@ -52,12 +53,14 @@ class Result:
     reasons: list[str] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
     time_s: float = 0.0
+    expansion: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "network": self.network,
             "verdict": self.verdict,
             "semantics": self.semantics,
+            "phase_expansion": self.expansion,
             "method": self.method,
             "certificate": self.certificate_path,
             "reasons": self.reasons,
@@ -71,7 +74,11 @@ class Result:
         w = max([len(a.stage) for a in self.attempts] + [5])
         for a in self.attempts:
             lines.append(f"  {a.stage:<{w}}  {a.size:<34}  {a.time_s:7.2f}s  {a.outcome}")
-        lines.append(f"verdict: {self.verdict} ({self.semantics}; {self.method})")
+        if self.expansion:
+            lines.append("phase-type expansion (the chain is on queue lengths x phases):")
+            lines.extend(f"  {e}" for e in self.expansion)
+        sem = self.semantics + (", phase-type" if self.expansion and self.semantics == "markovian" else "")
+        lines.append(f"verdict: {self.verdict} ({sem}; {self.method})")
         for r in self.reasons:
             lines.append(f"  - {r}")
         if self.certificate_path:
@@ -150,18 +157,26 @@ class _Regions:
 
     def get(self, levels: dict[int, int]) -> list | None:
         """The drifts for these clip levels, or None when the refined problem would exceed MAX_REGIONS."""
-        key = tuple(sorted(levels.items()))
+        merged = dict(self.chain.base_levels)
+        for a, k in levels.items():
+            merged[a] = max(k, merged.get(a, 0))
+        levels = dict(sorted(merged.items()))
+        key = tuple(levels.items())
         if key not in self.cache:
-            if levels:
+            if key != tuple(sorted(self.chain.base_levels.items())):
                 base = self.get({})
                 assert base is not None
                 if len(base) * prod(k + 2 for k in levels.values()) > MAX_REGIONS:
                     return None
-            label = "regions" if not levels else f"regions x cells (K={max(levels.values())})"
+            extra = {a: k for a, k in levels.items() if self.chain.base_levels.get(a) != k}
+            label = "regions" if not extra else f"regions x cells (K={max(extra.values())})"
+            if self.chain.has_phases:
+                label += " x phases"
             with _Timer(self.res, label) as t:
                 drifts = compile_drifts(self.chain, enumerate_regions(self.chain, levels))
                 unbounded = sum(1 for d in drifts if d.generators)
-                t.size = f"{len(drifts)} regions ({unbounded} unbounded)"
+                what = "(region, phase) pairs" if self.chain.has_phases else "regions"
+                t.size = f"{len(drifts)} {what} ({unbounded} unbounded)"
                 t.outcome = "enumerated"
             self.cache[key] = drifts
         return self.cache[key]
@@ -178,7 +193,7 @@ def _foster(
             break
         cls = TEMPLATES[name]
         opts = cls.resolve_options(chain, raw)
-        label = f"{name} Foster" + (f" (K={opts['K']})" if "K" in opts else "")
+        label = f"{cls.label(opts)} Foster"
         drifts = regions.get(cls.clip_levels(chain, opts))
         if drifts is None:
             res.attempts.append(Attempt(label, "too many regions x cells", 0.0, "skipped"))
@@ -207,8 +222,9 @@ def _foster(
                     res.reasons.append(
                         f"{tmpl.formula(theta) if chain.J <= 3 and name == 'quadratic' else cls.summary}: "
                         f"the drift decreases by at least {float(chk.facts['delta']):.3g} per unit of |x|_1 "
-                        "on every unbounded region (checked exactly); stability proved for exponential "
-                        "primitives with the given tie-breaking"
+                        "on every unbounded region (checked exactly); stability proved for "
+                        + ("the phase-type primitives above" if chain.has_phases else "exponential primitives")
+                        + " with the given tie-breaking"
                     )
                     return True
                 last = chk.failures
@@ -217,7 +233,7 @@ def _foster(
 
 
 # Clip levels of the bounded table in growth certificates, tried in order.
-GROWTH_TABLE_K = (6, 12)
+GROWTH_TABLE_K = (6, 12, 24)
 
 
 def _growth(
@@ -225,8 +241,10 @@ def _growth(
 ) -> bool:
     fast = default_fast(chain)
     stages = [("linear growth (transience)", [], 0)]
+    if chain.has_phases:
+        stages.append(("growth + table (phases only, transience)", [], 0))
     if fast and len(fast) <= 3:
-        for K in GROWTH_TABLE_K:
+        for K in GROWTH_TABLE_K if len(fast) <= 2 else GROWTH_TABLE_K[:2]:
             stages.append((f"growth + table (K={K}, transience)", fast, K))
     for stage, fast_set, K in stages:
         if time.perf_counter() > deadline:
@@ -243,7 +261,8 @@ def _growth(
                     t.outcome = "time limit"
                     break
                 tried += 1
-                found = solve_growth(chain, drifts, support, solver=solver, fast=fast_set, K=K)
+                use_table = bool(fast_set) or (chain.has_phases and "table" in stage)
+                found = solve_growth(chain, drifts, support, solver=solver, fast=fast_set, K=K, table=use_table)
                 if found is None:
                     continue
                 w, table = found
@@ -255,9 +274,11 @@ def _growth(
                     res.method = "growth certificate" + (" with bounded table" if table else " (linear)")
                     res.certificate = growth_certificate(net, chain, w, chk, table=table, fast=fast_set, K=K)
                     res.reasons.append(
-                        f"f = w'x{' + T(min(x_fast, K))' if table else ''} grows by at least "
+                        f"f = w'x{' + T(min(x_fast, K), phases)' if table else ''} grows by at least "
                         f"{float(chk.facts['delta']):.3g} per unit time wherever it is large (checked exactly): "
-                        "the chain is transient, for exponential primitives with the given tie-breaking"
+                        "the chain is transient, for "
+                        + ("the phase-type primitives above" if chain.has_phases else "exponential primitives")
+                        + " with the given tie-breaking"
                     )
                     return True
             t.size = t.size or f"{tried} supports, {len(drifts)} regions"
@@ -313,38 +334,47 @@ def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], so
     if isinstance(net, ForkJoinNetwork):
         res.reasons.append("fork-join-redundancy/1 networks are not analysed by prove yet")
         return
-    markov = net.is_markovian
-    res.semantics = "markovian" if markov else "general"
-    chain = compile_chain(net)
-    drains = drain_order(chain) is not None
+    base = compile_chain(net)  # the stated means: necessary conditions
+    chain: Chain | None
+    try:
+        chain = markov_chain(net)
+        why = ""
+    except NotPhaseType as exc:
+        chain, why = None, str(exc)
+    if chain is not None and chain.has_phases:
+        res.expansion = list(chain.expansion)  # type: ignore[attr-defined]
+    res.semantics = "markovian" if chain is not None else "general"
     if net.has_capacities:
-        fin = check_finite(chain, [s.capacity for s in net.stations])
-        if markov and fin.ok:
+        fin = check_finite(chain or base, [s.capacity for s in net.stations])
+        if chain is not None and fin.ok:
             res.verdict, res.method = "stable", "finite state space (checked exactly)"
             res.reasons.append(
-                f"every station has a finite capacity, so the chain lives on {fin.facts['states']} states, and "
-                "the empty state is reachable from every state: positive recurrent"
+                f"every station has a finite capacity, so the chain lives on at most {fin.facts['states']} states, "
+                "and the empty state is reachable from every state: positive recurrent"
             )
         elif all(s.capacity is not None for s in net.stations):
             res.reasons.append(
-                "finite capacities, but " + ("; ".join(fin.failures) if fin.failures else "non-exponential primitives")
+                "finite capacities, but " + ("; ".join(fin.failures) if fin.failures else f"no Markovian form: {why}")
             )
         else:
             res.reasons.append("networks where only some stations have a capacity are not analysed yet")
         return
-    proved, hint = _static(res, net, chain, solver)
+    proved, hint = _static(res, net, base, solver)
     if proved:
         return
-    if not drains:
+    if drain_order(base) is None:
         res.reasons.append(
             "some station never passes customers out of the network: the empty state is not shown reachable"
         )
         return
-    if not markov:
+    if chain is None:
         res.reasons.append(
-            "non-exponential service or interarrival times: only the necessary condition applies here "
-            "(it holds); no certificate for general distributions yet"
+            f"{why}: only the necessary condition applies here (it holds); "
+            "no certificate for general distributions yet"
         )
+        return
+    if drain_order(chain) is None:
+        res.reasons.append("some phase of a service or interarrival law can never finish: not analysed")
         return
     regions = _Regions(res, chain)
     if _foster(res, net, chain, regions, templates, solver, deadline):

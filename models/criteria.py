@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -198,6 +199,97 @@ def subsystem_throughput(lam12: float, gamma: float, mu1: float = 1.0, mu2: floa
     d1 = mu1 * float(pi[1:, :].sum())
     lost = lam12 * float(pi[N, :].sum() + pi[:, N].sum())
     return d1, lost
+
+
+def phases_of(dist: dict | None, mu: float) -> tuple[list[float], list[float], list[tuple[int, int, float]]]:
+    """(alpha, exit rates, moves) of a service law given as a FORMAT.md dist with mean 1/mu.
+
+    Exponential, Erlang-k and explicit hyperexponential only (what the tests need).
+    """
+    if dist is None or dist["dist"] == "exponential":
+        return [1.0], [mu], []
+    if dist["dist"] == "erlang":
+        k = int(dist["k"])
+        return [1.0] + [0.0] * (k - 1), [0.0] * (k - 1) + [k * mu], [(i, i + 1, k * mu) for i in range(k - 1)]
+    if dist["dist"] == "hyperexponential" and "rates" in dist:
+        return [float(p) for p in dist["probs"]], [float(Fraction(str(r))) for r in dist["rates"]], []
+    raise ValueError(f"no phase form for {dist}")
+
+
+def subsystem_throughput_ph(lam12: float, gamma: float, ph1, ph2, N: int = 60) -> tuple[float, float]:
+    """:func:`subsystem_throughput` with phase-type service: states (x1, x2, phase1, phase2).
+
+    ``ph1``/``ph2`` are (alpha, exit, moves) from :func:`phases_of`.  A customer
+    joining an empty queue starts in a phase drawn from alpha; after a service
+    the next customer (if any) does too.  Returns (d_1, rate of lost arrivals).
+    """
+    phs = (ph1, ph2)
+    states = [(a, b, i, j) for a in range(N + 1) for b in range(N + 1)
+              for i in (range(len(ph1[0])) if a else [-1]) for j in (range(len(ph2[0])) if b else [-1])]
+    index = {st: k for k, st in enumerate(states)}
+    rows, cols, vals = [], [], []
+
+    def add(s, t, r):
+        if r > 0 and t != s:
+            rows.append(index[s])
+            cols.append(index[t])
+            vals.append(r)
+
+    for st in states:
+        a, b, i, j = st
+        p1 = 1.0 if a < b else 0.0 if a > b else gamma
+        for k, share in ((0, p1), (1, 1 - p1)):
+            x, ph = [a, b], [i, j]
+            if x[k] == N or share == 0:
+                continue
+            alpha = phs[k][0]
+            if x[k] == 0:
+                for q, al in enumerate(alpha):
+                    y, f = list(x), list(ph)
+                    y[k] += 1
+                    f[k] = q
+                    add(st, (*y, *f), lam12 * share * al)
+            else:
+                y = list(x)
+                y[k] += 1
+                add(st, (*y, *ph), lam12 * share)
+        for k in (0, 1):
+            x, ph = [a, b], [i, j]
+            if x[k] == 0:
+                continue
+            alpha, exits, moves = phs[k]
+            for u, v, r in moves:
+                if u == ph[k]:
+                    f = list(ph)
+                    f[k] = v
+                    add(st, (*x, *f), r)
+            e = exits[ph[k]]
+            y = list(x)
+            y[k] -= 1
+            if y[k] == 0:
+                f = list(ph)
+                f[k] = -1
+                add(st, (*y, *f), e)
+            else:
+                for q, al in enumerate(alpha):
+                    f = list(ph)
+                    f[k] = q
+                    add(st, (*y, *f), e * al)
+    n = len(states)
+    Q = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    Q = Q - sp.diags(np.asarray(Q.sum(axis=1)).ravel())
+    A = Q.T.tolil()
+    A[0, :] = 1.0
+    rhs = np.zeros(n)
+    rhs[0] = 1.0
+    pi = spl.spsolve(A.tocsc(), rhs)
+    d1 = sum(pi[index[st]] * phs[0][1][st[2]] for st in states if st[0] > 0)
+    lost = lam12 * sum(pi[index[st]] for st in states if st[0] == N and st[1] == N)
+    lost += lam12 * sum(pi[index[st]] * (1.0 if st[0] < st[1] else 0.0 if st[0] > st[1] else gamma)
+                        for st in states if st[0] == N and st[1] < N)
+    lost += lam12 * sum(pi[index[st]] * (1.0 if st[1] < st[0] else 0.0 if st[1] > st[0] else 1 - gamma)
+                        for st in states if st[1] == N and st[0] < N)
+    return float(d1), float(lost)
 
 
 def tie_breaking(doc: dict) -> dict:

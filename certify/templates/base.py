@@ -98,12 +98,18 @@ class Template(ABC):
         return [{}]
 
     @classmethod
+    def label(cls, options: dict[str, Any]) -> str:
+        """A short name of the template with these options, for reports."""
+        return cls.name
+
+    @classmethod
     def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
         """Stations whose small values the template distinguishes, with their clip level K.
 
-        The regions are refined by these levels before the template sees them.
+        The regions are refined by these levels before the template sees them
+        (always including ``chain.base_levels``, which phase-type chains need).
         """
-        return {}
+        return dict(chain.base_levels)
 
     def strict_side(self) -> bool:
         """True when V needs P strictly diagonally dominant (so that x'Px dominates bounded terms)."""

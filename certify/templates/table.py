@@ -14,10 +14,28 @@ from math import lcm
 from typing import Any
 
 from ..chain import Chain
-from ..drift import cell_moves
+from ..drift import cell_moves, cell_of
 from .quadratic import Quadratic
 
 __all__ = ["LinearTable"]
+
+
+def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ...]]:
+    """Cells (min(x_fast, K), phases) of a table; a phase-type station's phase is empty (-1) iff its x is 0."""
+    cells = []
+    phases = chain.phase_space() if chain.has_phases else [()]  # type: ignore[attr-defined]
+    ph_pos = {i: k for k, i in enumerate(getattr(chain, "ph_stations", ()))}
+    for c in product(range(K + 1), repeat=len(fast)):
+        for phi in phases:
+            if all((c[k] == 0) == (phi[ph_pos[a]] < 0) for k, a in enumerate(fast) if a in ph_pos):
+                cells.append(tuple(c) + tuple(phi))
+    return cells
+
+
+def cell_name(c: Sequence[int], nfast: int) -> str:
+    """``1,0`` for clip levels; phases after a ``;`` (``-1`` = empty station)."""
+    head = ",".join(map(str, c[:nfast]))
+    return head + (";" + ",".join(map(str, c[nfast:])) if len(c) > nfast else "")
 
 
 def default_fast(chain: Chain) -> list[int]:
@@ -49,7 +67,9 @@ class LinearTable(Quadratic):
         K = int(options.get("K", 6))
         if K < 1:
             raise ValueError("template table: K must be >= 1")
-        fast = options.get("fast") or [chain.ids[j] for j in default_fast(chain)]
+        fast = options["fast"] if options.get("fast") is not None else [chain.ids[j] for j in default_fast(chain)]
+        if not fast and not chain.has_phases:
+            raise ValueError("template table: needs fast stations (or phases)")
         mult = options.get("multipliers") or list(chain.ids)
         for s in [*fast, *mult]:
             if s not in chain.ids:
@@ -58,12 +78,21 @@ class LinearTable(Quadratic):
 
     @classmethod
     def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
-        return [{"K": 6}, {"K": 12}] if len(default_fast(chain)) <= 2 else [{"K": 4}, {"K": 6}]
+        steps: list[dict[str, Any]] = [{"fast": []}] if chain.has_phases else []
+        return steps + ([{"K": 6}, {"K": 12}, {"K": 24}] if len(default_fast(chain)) <= 2 else [{"K": 4}, {"K": 6}])
+
+    @classmethod
+    def label(cls, options: dict[str, Any]) -> str:
+        return f"{cls.name} (K={options['K']})" if options["fast"] else f"{cls.name} (phases only)"
 
     @classmethod
     def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
         opts = cls.resolve_options(chain, options)
-        return {chain.ids.index(s): opts["K"] for s in opts["fast"]}
+        levels = dict(chain.base_levels)
+        for s in opts["fast"]:
+            a = chain.ids.index(s)
+            levels[a] = max(levels.get(a, 0), opts["K"])
+        return dict(sorted(levels.items()))
 
     def __init__(self, chain, drifts, **options):
         super().__init__(chain, drifts, **options)
@@ -71,7 +100,7 @@ class LinearTable(Quadratic):
         self.K = self.options["K"]
         self.fast = [ids.index(s) for s in self.options["fast"]]
         self.mult = [ids.index(s) for s in self.options["multipliers"]]
-        self.cells = list(product(range(self.K + 1), repeat=len(self.fast)))
+        self.cells = table_cells(chain, self.fast, self.K)
         base = len(self.pairs)
         self.tpos = {(l, c): base + a * len(self.cells) + k for a, l in enumerate(self.mult) for k, c in enumerate(self.cells)}
         self.nq = base
@@ -82,7 +111,8 @@ class LinearTable(Quadratic):
 
     def variables(self) -> list[str]:
         ids = self.chain.ids
-        tnames = [f"T[{ids[l]}|{','.join(map(str, c))}]" for l in self.mult for c in self.cells]
+        nf = len(self.fast)
+        tnames = [f"T[{ids[l]}|{cell_name(c, nf)}]" for l in self.mult for c in self.cells]
         return [*super().variables(), *tnames]
 
     def variable_bounds(self) -> list[Fraction]:
@@ -90,7 +120,7 @@ class LinearTable(Quadratic):
 
     def _cell_moves(self, rd) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
         if not rd.generators:
-            return tuple(min(v, self.K) for v in rd.region.levels), {}, 0
+            return cell_of(rd, self.fast, self.K), {}, 0
         return cell_moves(rd, self.fast, self.K)
 
     # The shared part with the quadratic: theta[:nq] is P.
@@ -187,7 +217,5 @@ class LinearTable(Quadratic):
     def formula(self, theta: Sequence[Fraction]) -> str:
         ids = self.chain.ids
         F = ",".join(ids[a] for a in self.fast)
-        return (
-            super().formula(theta[: self.nq])
-            + f" + sum_l x_l T_l[min(x_{{{F}}}, {self.K})] ({len(self.mult)} tables of {len(self.cells)} cells)"
-        )
+        arg = ", ".join(([f"min(x_{{{F}}}, {self.K})"] if self.fast else []) + (["phases"] if self.chain.has_phases else []))
+        return super().formula(theta[: self.nq]) + f" + sum_l x_l T_l[{arg}] ({len(self.mult)} tables of {len(self.cells)} cells)"
