@@ -1,0 +1,517 @@
+"""Quartic Lyapunov functions with SOS multipliers per region (DESIGN §3, the SDP path).
+
+V(x) = V4(x) = sum_{|a|=4} c_a x^a, a homogeneous quartic form (lower-degree terms
+would not change the growth of the drift, so there are none).
+
+Theorem (what :meth:`QuarticSOS.check_side` and :meth:`QuarticSOS.exact_drift`
+establish, in exact rational arithmetic).  Suppose
+
+(i)  V4(x) = m(x)' T m(x) + sum_a w_a x^a, with m(x) the vector of degree-2
+     monomials, T positive semidefinite and every w_a >= 0.  Then V >= 0 on the
+     orthant.
+(ii) delta > 0, and on every unbounded region R, with recession-cone
+     generators g_1..g_K (0/1 vectors) and C_R the cubic part of AV on R
+     (C_R(y) = m_R . grad V4(y), m_R the mean drift), the polynomial identity in
+     lam = (lam_1..lam_K)
+
+         -C_R(sum_k lam_k g_k) - delta (sum_k lam_k)^3
+             = sum_k lam_k lam' Q_{R,k} lam + sum_{|b|=3} n_{R,b} lam^b
+
+     holds coefficient by coefficient, with every Q_{R,k} PSD and every
+     n_{R,b} >= 0 (regions with one generator have no Gram matrix: the n alone).
+
+Then AV(x) <= -delta whenever |x|_1 >= N, for the N reported as
+``exceptional_l1_bound``; with V >= 0, non-explosion and the empty state reachable
+(checked by :func:`certify.exact.check_foster`), Foster's criterion gives positive
+recurrence.
+
+Proof of the bound.  The right side of the identity is >= 0 for lam >= 0, so
+-C_R(y) >= delta (sum lam)^3 for every y = G lam in the cone; since
+|y|_1 = sum_k lam_k |g_k|_1 <= h_R sum lam (h_R = max_k |g_k|_1 <= J),
+C_R(y) <= -delta s^3 / h_R^3 with s = |y|_1.  Every state x of R is p + y with p
+in [0, L]^J (a point of the region's polytope, L = :func:`vertex_bound`) and y in
+the cone, so s >= |x|_1 - J L.  Write AV = C_R + P_R with deg P_R <= 2, exactly.
+Since 0 <= p_i <= L and 0 <= y_i <= s, each cubic monomial satisfies
+|(p + y)^a - y^a| <= (L + s)^3 - s^3 and each lower monomial |(p + y)^a| <= (L + s)^|a|,
+so AV(x) <= -delta s^3 / h^3 + e2 s^2 + e1 s + e0 with e_i >= 0 computed from the
+absolute values of the coefficients.  For s >= max(1, h^3 (e2 + e1 + e0 + delta) / delta)
+this is <= -delta s^2 <= -delta; N = J L + that bound, maximised over the regions.
+
+The numeric search (:meth:`QuarticSOS.search`) is one SDP (cvxpy; Clarabel, else
+SCS) maximising delta with |c_a| <= 1 and the Gram matrices kept a little inside
+the PSD cone.  Rounding (:meth:`QuarticSOS.candidates`, Peyrl–Parrilo): c and
+delta are rounded first (delta a little down), which fixes every left side
+exactly; then the Gram matrices are rounded and, per monomial, the nonnegative
+slack (n, or w on the V side) takes the residual when it can, else the Gram
+entries of that monomial are projected exactly onto the identity
+(:func:`certify.gram.fit_with_slack`).  PSD is then checked by exact LDL^T
+(:func:`certify.gram.ldl_psd`).  The certificate stores c, T, delta, every Q and
+every n by name, so ``certify verify`` re-checks everything from the file.
+
+Like every homogeneous polynomial, V cannot see tie-breaking probabilities
+(DESIGN §10).  Pure Python at module level: numpy and cvxpy are imported inside
+:meth:`QuarticSOS.search` only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import combinations_with_replacement
+from math import ceil, comb, factorial, floor, lcm, prod
+from typing import Any
+
+from ..chain import Chain
+from ..drift import Jump, RegionDrift
+from ..gram import fit_with_slack, ldl_psd
+from ..regions import cone_generators, enumerate_regions, vertex_bound
+from .base import DENOMINATORS, Template, round_to_grid
+
+__all__ = ["QuarticSOS", "monomials", "MAX_STATIONS", "MAX_GENERATORS"]
+
+# The template declines larger networks (escalation returns no option set).
+MAX_STATIONS = 4
+MAX_GENERATORS = 8
+# The search keeps every Gram matrix at least this far inside the PSD cone
+# (smallest eigenvalue), so that rounding to rationals keeps it PSD.
+GRAM_MARGIN = 1e-5
+# Rounding lowers delta by this fraction: room for the nonnegative slacks n.
+DELTA_SHAVE = 2.0**-10
+
+Mono = tuple[int, ...]
+
+
+def monomials(nvars: int, degree: int) -> list[Mono]:
+    """Exponent vectors of all monomials of ``degree`` in ``nvars`` variables, x_1^degree first.
+
+    >>> monomials(2, 2)
+    [(2, 0), (1, 1), (0, 2)]
+    """
+    out = []
+    for idx in combinations_with_replacement(range(nvars), degree):
+        e = [0] * nvars
+        for i in idx:
+            e[i] += 1
+        out.append(tuple(e))
+    return out
+
+
+def _mono_str(a: Sequence[int], names: Sequence[str]) -> str:
+    parts = [names[i] + (f"^{e}" if e > 1 else "") for i, e in enumerate(a) if e]
+    return "*".join(parts) if parts else "1"
+
+
+def _exp(a: Sequence[int]) -> str:
+    return ",".join(map(str, a))
+
+
+def _multinomial(b: Sequence[int]) -> int:
+    return factorial(sum(b)) // prod(factorial(e) for e in b)
+
+
+def _jump_poly(cint: dict[Mono, int], d: Jump) -> dict[Mono, int]:
+    """V(x + d) - V(x) as a polynomial in x (integer coefficients, V given by ``cint``)."""
+    out: dict[Mono, int] = defaultdict(int)
+    for a, ca in cint.items():
+        if not ca:
+            continue
+        terms: dict[Mono, int] = {a: 1}
+        for i, s in d:
+            new: dict[Mono, int] = defaultdict(int)
+            for e, co in terms.items():
+                ei = e[i]
+                for t in range(ei + 1):
+                    new[e[:i] + (ei - t,) + e[i + 1 :]] += co * comb(ei, t) * s**t
+            terms = new
+        for e, co in terms.items():
+            if e != a and co:
+                out[e] += ca * co
+    return out
+
+
+def _linear_power(G: Sequence[Sequence[int]], alpha: Mono) -> dict[Mono, int]:
+    """(G lam)^alpha = prod_i (sum_{k: g_k[i] = 1} lam_k)^alpha_i as a polynomial in lam."""
+    K = len(G)
+    poly: dict[Mono, int] = {(0,) * K: 1}
+    for i, ai in enumerate(alpha):
+        lin = [k for k in range(K) if G[k][i]]
+        for _ in range(ai):
+            new: dict[Mono, int] = defaultdict(int)
+            for e, co in poly.items():
+                for k in lin:
+                    new[e[:k] + (e[k] + 1,) + e[k + 1 :]] += co
+            poly = new
+    return poly
+
+
+@dataclass
+class _Block:
+    """One unbounded region's multipliers: K Gram matrices (when K >= 2) and the n's."""
+
+    region: int
+    G: tuple[tuple[int, ...], ...]
+    K: int
+    gram: bool
+    bmonos: list[Mono]
+    qoff: int  # index in theta of the first Gram entry
+    noff: int  # index in theta of the first n
+    # per monomial index: [(theta index, coefficient, weight)] of its Gram entries
+    eqs: list[list[tuple[int, int, int]]]
+    # per generator: the theta indices of Q_k's upper triangle, row-major
+    qidx: list[list[tuple[int, int, int]]]
+
+
+class QuarticSOS(Template):
+    """V = quartic form >= 0 on the orthant; per region an SOS certificate of the cubic drift.
+
+    Coefficients (``variables()``), exponents listed station by station in model order:
+    ``V[a]`` (c_a, |a| = 4), ``T[a|b]`` (the Gram matrix T over degree-2 monomials,
+    upper triangle), ``delta``, ``Q[r<region>.g<k>][i,j]`` (Gram matrix of the
+    multiplier lam_k on region ``region``, upper triangle) and ``n[r<region>][b]``
+    (the nonnegative cubic coefficients, b an exponent over the generators).
+    Regions are numbered as :func:`certify.regions.enumerate_regions` lists them,
+    generators as :func:`certify.regions.cone_generators` does.
+    """
+
+    name = "quartic"
+    summary = "V = quartic form, SOS multipliers per region (SDP)"
+
+    @classmethod
+    def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+        """One attempt, or none for J > 4, phase-type chains, or a region with > 8 cone generators."""
+        if chain.has_phases or chain.J > MAX_STATIONS:
+            return []
+        if any(len(cone_generators(r)) > MAX_GENERATORS for r in enumerate_regions(chain)):
+            return []
+        return [{}]
+
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
+        super().__init__(chain, drifts, **options)
+        J = chain.J
+        ids = chain.ids
+        self.vmonos = monomials(J, 4)
+        self.vpos = {a: k for k, a in enumerate(self.vmonos)}
+        self.qmonos = monomials(J, 2)
+        m2 = len(self.qmonos)
+        self.tpairs = [(i, j) for i in range(m2) for j in range(i, m2)]
+        names = [f"V[{_exp(a)}]" for a in self.vmonos]
+        self.toff = len(names)
+        names += [f"T[{_exp(self.qmonos[i])}|{_exp(self.qmonos[j])}]" for i, j in self.tpairs]
+        # per quartic monomial: the T entries that produce it in m(x)'T m(x)
+        self.teqs: list[list[tuple[int, int, int]]] = [[] for _ in self.vmonos]
+        for t, (i, j) in enumerate(self.tpairs):
+            a = tuple(p + q for p, q in zip(self.qmonos[i], self.qmonos[j]))
+            self.teqs[self.vpos[a]].append((self.toff + t, 1 if i == j else 2, 1 if i == j else 2))
+        self.idelta = len(names)
+        names.append("delta")
+        self.blocks: list[_Block] = []
+        for r, rd in enumerate(drifts):
+            if not rd.generators:
+                continue
+            G = tuple(rd.generators)
+            K = len(G)
+            bmonos = monomials(K, 3)
+            bpos = {b: k for k, b in enumerate(bmonos)}
+            gram = K >= 2
+            qoff = len(names)
+            eqs: list[list[tuple[int, int, int]]] = [[] for _ in bmonos]
+            qidx: list[list[tuple[int, int, int]]] = []
+            if gram:
+                for k in range(K):
+                    ent = []
+                    for i in range(K):
+                        for j in range(i, K):
+                            b = [0] * K
+                            b[k] += 1
+                            b[i] += 1
+                            b[j] += 1
+                            idx = len(names)
+                            names.append(f"Q[r{r}.g{k}][{i},{j}]")
+                            eqs[bpos[tuple(b)]].append((idx, 1 if i == j else 2, 1 if i == j else 2))
+                            ent.append((i, j, idx))
+                    qidx.append(ent)
+            noff = len(names)
+            names += [f"n[r{r}][{_exp(b)}]" for b in bmonos]
+            self.blocks.append(_Block(r, G, K, gram, bmonos, qoff, noff, eqs, qidx))
+        self._names = names
+        self.n_equations = sum(len(b.bmonos) for b in self.blocks)
+        self._powers: dict[tuple, dict[Mono, int]] = {}
+        self._ids = ids
+
+    # ---- the Template interface ----
+
+    def variables(self) -> list[str]:
+        return list(self._names)
+
+    def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        raise NotImplementedError("the quartic template is an SDP: its drift condition is exact_drift, not LP rows")
+
+    def lp_matrix(self):
+        raise NotImplementedError("the quartic template is an SDP: see QuarticSOS.search")
+
+    def affine_drifts(self, theta: Sequence[Fraction]) -> tuple[list[tuple[list[int], int]], int]:
+        raise NotImplementedError("the drift of a quartic is cubic, not affine: see QuarticSOS.exact_drift")
+
+    def formula(self, theta: Sequence[Fraction]) -> str:
+        xs = [f"x{s}" for s in self._ids]
+        terms = [f"{v}*{_mono_str(a, xs)}" for a, v in zip(self.vmonos, theta) if v]
+        return "V = " + (" + ".join(terms) if terms else "0")
+
+    # ---- exact pieces shared by the checker and the rounding ----
+
+    def _t_matrix(self, theta: Sequence[Fraction]) -> list[list[Fraction]]:
+        m2 = len(self.qmonos)
+        T = [[Fraction(0)] * m2 for _ in range(m2)]
+        for t, (i, j) in enumerate(self.tpairs):
+            T[i][j] = T[j][i] = Fraction(theta[self.toff + t])
+        return T
+
+    def _v_slacks(self, theta: Sequence[Fraction]) -> list[Fraction]:
+        """w_a = c_a - (coefficient of x^a in m(x)'T m(x)), per quartic monomial."""
+        return [
+            Fraction(theta[k]) - sum((co * Fraction(theta[idx]) for idx, co, _ in self.teqs[k]), Fraction(0))
+            for k in range(len(self.vmonos))
+        ]
+
+    def _power(self, G: tuple, alpha: Mono) -> dict[Mono, int]:
+        key = (G, alpha)
+        p = self._powers.get(key)
+        if p is None:
+            p = self._powers[key] = _linear_power(G, alpha)
+        return p
+
+    def _drift_polys(self, theta: Sequence[Fraction]) -> tuple[list[dict[Mono, int]], int]:
+        """AV on every block's region as {monomial: integer}, and the common denominator.
+
+        AV(x) = sum_d rate_d (V(x + d) - V(x)) exactly, with rates from the chain's
+        scaled integers (true rate = value / chain.scale).
+        """
+        c = [Fraction(theta[k]) for k in range(len(self.vmonos))]
+        cden = lcm(*(v.denominator for v in c))
+        cint = {a: int(v * cden) for a, v in zip(self.vmonos, c)}
+        cache: dict[Jump, dict[Mono, int]] = {}
+        out = []
+        for blk in self.blocks:
+            av: dict[Mono, int] = defaultdict(int)
+            for d, rate in self.drifts[blk.region].jumps():
+                jp = cache.get(d)
+                if jp is None:
+                    jp = cache[d] = _jump_poly(cint, d)
+                for e, co in jp.items():
+                    av[e] += rate * co
+            out.append(av)
+        return out, cden * self.chain.scale
+
+    def _lhs(self, blk: _Block, av: dict[Mono, int], den: int, delta: Fraction) -> list[Fraction]:
+        """Coefficients of -C_R(G lam) - delta (sum lam)^3, in ``blk.bmonos`` order."""
+        acc: dict[Mono, int] = defaultdict(int)
+        for a, co in av.items():
+            if co and sum(a) == 3:
+                for b, e in self._power(blk.G, a).items():
+                    acc[b] += co * e
+        return [Fraction(-acc.get(b, 0), den) - delta * _multinomial(b) for b in blk.bmonos]
+
+    def _gen_mono(self, blk: _Block, b: Mono) -> str:
+        names = ["lam{" + ",".join(self._ids[i] for i, v in enumerate(g) if v) + "}" for g in blk.G]
+        return _mono_str(b, names)
+
+    def check_side(self, theta: Sequence[Fraction]) -> list[str]:
+        """V >= 0 on the orthant: T PSD (exact LDL^T) and every w_a = c_a - (m'Tm)_a >= 0."""
+        out = []
+        res = ldl_psd(self._t_matrix(theta))
+        if not res.psd:
+            assert res.pivot is not None
+            out.append(f"V >= 0: Gram matrix T is not PSD ({res.reason}, at monomial {_exp(self.qmonos[res.pivot])})")
+        xs = [f"x{s}" for s in self._ids]
+        for a, w in zip(self.vmonos, self._v_slacks(theta)):
+            if w < 0:
+                out.append(f"V >= 0: coefficient of {_mono_str(a, xs)} minus its part in m(x)'T m(x) is {w} (must be >= 0)")
+        return out
+
+    def exact_drift(
+        self, theta: Sequence[Fraction], levels: dict[int, int], max_failures: int = 5
+    ) -> tuple[list[str], dict[str, Any]]:
+        """The identities of the theorem, region by region, and the exceptional-set bound N."""
+        J, ids = self.chain.J, self._ids
+        theta = [Fraction(t) for t in theta]
+        facts: dict[str, Any] = {"regions": len(self.drifts), "rows": self.n_equations}
+        if self.chain.has_phases:  # V would ignore the phases: not covered by the theorem
+            return ["the quartic template does not handle phase-type chains"], facts
+        if not self.blocks:
+            return ["no unbounded region: nothing to check"], facts
+        failures: list[str] = []
+        bad = 0
+
+        def fail(msg: str) -> None:
+            nonlocal bad
+            bad += 1
+            if bad <= max_failures:
+                failures.append(msg)
+
+        delta = theta[self.idelta]
+        if delta <= 0:
+            fail(f"delta = {delta} (must be > 0)")
+        L = vertex_bound(J, levels)
+        N = Fraction(J * L + 1)
+        polys, den = self._drift_polys(theta)
+        for blk, av in zip(self.blocks, polys):
+            where = f"region {self.drifts[blk.region].describe(ids)} (r{blk.region})"
+            for k, ent in enumerate(blk.qidx):
+                Q = [[Fraction(0)] * blk.K for _ in range(blk.K)]
+                for i, j, idx in ent:
+                    Q[i][j] = Q[j][i] = theta[idx]
+                res = ldl_psd(Q)
+                if not res.psd:
+                    fail(f"{where}: Gram matrix of generator {k} is not PSD ({res.reason})")
+            lhs = self._lhs(blk, av, den, delta)
+            for m, b in enumerate(blk.bmonos):
+                n = theta[blk.noff + m]
+                if n < 0:
+                    fail(f"{where}: n of {self._gen_mono(blk, b)} is {n} (must be >= 0)")
+                rhs = n + sum((co * theta[idx] for idx, co, _ in blk.eqs[m]), Fraction(0))
+                if rhs != lhs[m]:
+                    fail(
+                        f"{where}: identity fails at {self._gen_mono(blk, b)}: -C - delta (sum lam)^3 has {lhs[m]}, "
+                        f"the SOS side {rhs}"
+                    )
+            if delta > 0:
+                A = [Fraction(0)] * 4
+                for a, co in av.items():
+                    A[sum(a)] += Fraction(abs(co), den)
+                e2 = 3 * L * A[3] + A[2]
+                e1 = 3 * L * L * A[3] + 2 * L * A[2] + A[1]
+                e0 = L**3 * A[3] + L * L * A[2] + L * A[1] + A[0]
+                h = max(sum(g) for g in blk.G)
+                s0 = max(Fraction(1), h**3 * (e2 + e1 + e0 + delta) / delta)
+                N = max(N, J * L + s0)
+        if bad > max_failures:
+            failures.append(f"... and {bad - max_failures} more violated conditions")
+        if not failures:
+            facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)))
+        return failures, facts
+
+    # ---- numeric search and rounding ----
+
+    def search(self, solver: str | None = None):  # -> certify.search.LPResult
+        """One SDP: maximise delta subject to the identities, the Gram matrices PSD (with a margin)."""
+        import time
+
+        import cvxpy as cp
+        import numpy as np
+        import scipy.sparse as sp
+
+        from ..search import LPResult
+
+        nvar = len(self._names)
+        have = set(cp.installed_solvers())
+        sdp = [s for s in ("CLARABEL", "SCS") if s in have]
+        if solver not in ("CLARABEL", "SCS", "MOSEK", "CVXOPT") or solver not in have:
+            solver = sdp[0] if sdp else "none"  # an LP-only solver (HiGHS) was asked for: use an SDP one
+        if not self.blocks:
+            return LPResult("no-rows", None, None, 0, nvar, 0.0, solver, notes=["no unbounded region"])
+        if max(b.K for b in self.blocks) > MAX_GENERATORS:
+            return LPResult("too-large", None, None, self.n_equations, nvar, 0.0, solver,
+                            notes=[f"a region has more than {MAX_GENERATORS} cone generators"])
+        if solver == "none":
+            return LPResult("solver-error", None, None, self.n_equations, nvar, 0.0, solver, notes=["no SDP solver installed"])
+        t0 = time.perf_counter()
+        nv, m2 = len(self.vmonos), len(self.qmonos)
+        D = self.chain.scale
+        c = cp.Variable(nv)
+        delta = cp.Variable()
+        T = cp.Variable((m2, m2), symmetric=True)
+        # coefficient map of m(x)'T m(x) on vec(T): symmetric in (i, j), so the vec order is irrelevant
+        rows, cols = [], []
+        for i in range(m2):
+            for j in range(m2):
+                rows.append(self.vpos[tuple(p + q for p, q in zip(self.qmonos[i], self.qmonos[j]))])
+                cols.append(i * m2 + j)
+        MT = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(nv, m2 * m2))
+        cons = [c <= 1, c >= -1, T >> GRAM_MARGIN * np.eye(m2), c - MT @ cp.vec(T, order="F") >= 0]
+        grams: list[list[Any]] = []
+        ns = []
+        for blk in self.blocks:
+            rd = self.drifts[blk.region]
+            K, nb = blk.K, len(blk.bmonos)
+            bpos = {b: k for k, b in enumerate(blk.bmonos)}
+            # F[b, a]: coefficient of lam^b in -(m . grad x^a)(G lam)
+            F = np.zeros((nb, nv))
+            for ia, a in enumerate(self.vmonos):
+                for i in range(self.chain.J):
+                    if a[i] and rd.mean[i]:
+                        alpha = a[:i] + (a[i] - 1,) + a[i + 1 :]
+                        for b, e in self._power(blk.G, alpha).items():
+                            F[bpos[b], ia] -= rd.mean[i] * a[i] * e / D
+            mult = np.array([_multinomial(b) for b in blk.bmonos], dtype=float)
+            n = cp.Variable(nb, nonneg=True)
+            ns.append(n)
+            rhs = n
+            Qs = []
+            if blk.gram:
+                for k in range(K):
+                    Q = cp.Variable((K, K), symmetric=True)
+                    Qs.append(Q)
+                    cons.append(Q >> GRAM_MARGIN * np.eye(K))
+                    r_, c_ = [], []
+                    for i in range(K):
+                        for j in range(K):
+                            bk = [0] * K
+                            bk[k] += 1
+                            bk[i] += 1
+                            bk[j] += 1
+                            r_.append(bpos[tuple(bk)])
+                            c_.append(i * K + j)
+                    AQ = sp.csr_matrix((np.ones(len(r_)), (r_, c_)), shape=(nb, K * K))
+                    rhs = rhs + AQ @ cp.vec(Q, order="F")
+            grams.append(Qs)
+            cons.append(F @ c - mult * delta == rhs)
+        prob = cp.Problem(cp.Maximize(delta), cons)
+        try:
+            prob.solve(solver=solver)
+        except cp.error.SolverError as exc:  # reported, never a verdict
+            return LPResult("solver-error", None, None, self.n_equations, nvar, time.perf_counter() - t0, solver, notes=[str(exc)])
+        elapsed = time.perf_counter() - t0
+        if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or c.value is None:
+            return LPResult(prob.status, None, None, self.n_equations, nvar, elapsed, solver)
+        theta = np.zeros(nvar)
+        theta[:nv] = c.value
+        Tv = np.asarray(T.value)
+        for t, (i, j) in enumerate(self.tpairs):
+            theta[self.toff + t] = Tv[i, j]
+        theta[self.idelta] = float(delta.value)
+        for blk, Qs, n in zip(self.blocks, grams, ns):
+            for Q, ent in zip(Qs, blk.qidx):
+                Qv = np.asarray(Q.value)
+                for i, j, idx in ent:
+                    theta[idx] = Qv[i, j]
+            theta[blk.noff : blk.noff + len(blk.bmonos)] = n.value
+        blocks = sum(len(q) for q in grams) + 1
+        notes = [f"{blocks} Gram matrices, {self.n_equations} identity equations"]
+        return LPResult(prob.status, float(delta.value), theta, self.n_equations, nvar, elapsed, solver, notes=notes)
+
+    def candidates(self, theta: Sequence[float]) -> Iterator[list[Fraction]]:
+        """Peyrl–Parrilo roundings, coarse grid first (see the module docstring)."""
+        x = [float(v) for v in theta]
+        for D in DENOMINATORS:
+            yield self.round(x, D)
+
+    def round(self, x: Sequence[float], D: int) -> list[Fraction]:
+        """Round a float solution to the grid 1/D and make every identity hold exactly."""
+        th = round_to_grid(x, D)
+        th[self.idelta] = Fraction(floor(x[self.idelta] * (1 - DELTA_SHAVE) * D), D)
+        vals = dict(enumerate(th))
+        for k in range(len(self.vmonos)):
+            changed, _ = fit_with_slack(vals, self.teqs[k], th[k])
+            vals.update(changed)
+        th = [vals[k] for k in range(len(th))]
+        polys, den = self._drift_polys(th)
+        delta = th[self.idelta]
+        for blk, av in zip(self.blocks, polys):
+            lhs = self._lhs(blk, av, den, delta)
+            for m in range(len(blk.bmonos)):
+                changed, slack = fit_with_slack(vals, blk.eqs[m], lhs[m])
+                vals.update(changed)
+                vals[blk.noff + m] = slack
+        return [vals[k] for k in range(len(th))]
