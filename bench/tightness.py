@@ -2,7 +2,8 @@
 
 For one representative Markovian ``jsq-network/1`` file of each corpus family
 (``../shared/corpus/public``; the file with the largest J <= ``--max-j``, ties by
-name) and for every Markovian model in ``models/`` with an ``x-model`` block, the
+name), every phase-type file (exact expansion of Erlang/hyperexponential laws),
+and every Markovian model in ``models/`` with an ``x-model`` block, the
 load scale s is bisected for the largest s at which
 ``certify.prove(net_s, templates=[name])`` returns ``stable``, for each registered
 template (``certify.templates.TEMPLATES``).
@@ -61,6 +62,7 @@ from docs_section import write_section  # noqa: E402  (sibling module; scripts r
 import certify
 from certify.loader import from_dict, load, to_dict
 from certify.model import Network
+from certify.phases import NotPhaseType, markov_chain
 from certify.templates import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,8 +145,17 @@ def _ce_case(source: str, family: str, name: str, net: Network, d1: float, how: 
     return Case(source, family, name, net, idx, s_true, f"(mu_{target} - d_1)/lam_{target}, {how}")
 
 
+def _markovian(net: Network) -> bool:
+    """Exponential, or with an exact phase-type expansion (a CTMC either way)."""
+    try:
+        markov_chain(net)
+    except NotPhaseType:
+        return False
+    return True
+
+
 def _usable(net: Any) -> bool:
-    return isinstance(net, Network) and net.is_markovian and not net.has_capacities
+    return isinstance(net, Network) and not net.has_capacities and _markovian(net)
 
 
 def corpus_cases(corpus: Path, max_j: int, families: tuple[str, ...] | None) -> tuple[list[Case], list[str]]:
@@ -162,7 +173,7 @@ def corpus_cases(corpus: Path, max_j: int, families: tuple[str, ...] | None) -> 
         if not isinstance(net, Network) or net.has_capacities:
             excluded.setdefault(fam, "finite capacities (no load boundary)")
             continue
-        if not net.is_markovian or case.get("margin") is None:
+        if not _markovian(net) or case.get("margin") is None:
             continue
         by_family.setdefault(fam, []).append((len(net.stations), path.stem, path, doc))
     notes = [f"`{f}` ({why})" for f, why in sorted(excluded.items()) if f not in by_family]
@@ -171,17 +182,19 @@ def corpus_cases(corpus: Path, max_j: int, families: tuple[str, ...] | None) -> 
         if families is not None and fam not in families:
             continue
         cands = sorted(by_family[fam], key=lambda c: (-c[0] if c[0] <= max_j else c[0], c[1]))
-        J, stem, path, doc = cands[0]
-        net = load(path)
-        assert isinstance(net, Network)
-        xc = doc["x-case"]
-        if fam.startswith(CE_PREFIX):
-            d1 = float(xc["boundary"]["d1_exact"])
-            cases.append(_ce_case("corpus", fam, stem, net, d1, f"d_1 = {d1:g} (x-case.boundary.d1_exact)"))
-        else:
-            all_idx = list(range(len(net.streams)))
-            cases.append(Case("corpus", fam, stem, net, all_idx, 1.0 / float(xc["margin"]),
-                              f"1/margin (margin {xc['margin']})"))
+        # the representative, and every phase-type file of the family (distributions matter there)
+        picks = [cands[0]] + [c for c in cands[1:] if not load(c[2]).is_markovian]
+        for _, stem, path, doc in picks:
+            net = load(path)
+            assert isinstance(net, Network)
+            xc = doc["x-case"]
+            if fam.startswith(CE_PREFIX):
+                d1 = float(xc["boundary"]["d1_exact"])
+                cases.append(_ce_case("corpus", fam, stem, net, d1, f"d_1 = {d1:g} (x-case.boundary.d1_exact)"))
+            else:
+                all_idx = list(range(len(net.streams)))
+                cases.append(Case("corpus", fam, stem, net, all_idx, 1.0 / float(xc["margin"]),
+                                  f"1/margin (margin {xc['margin']})"))
     return cases, notes
 
 
@@ -224,13 +237,18 @@ def scaled(case: Case, s: Fraction) -> Network:
     return net
 
 
+def _foster_stage(stage: str, template: str) -> bool:
+    """Stages are labelled ``<template> Foster`` or ``<template> (options) Foster``."""
+    return stage.startswith(template + " ") and stage.endswith("Foster")
+
+
 def _sizes(res: Any, template: str) -> tuple[str, str]:
     """(regions, LP size) of the proved Foster stage, else of the last Foster stage tried."""
     regions, lp, last = "", "", ("", "")
     for a in res.attempts:
         if a.stage.startswith("regions"):
             regions = a.size + ("" if a.stage == "regions" else " " + a.stage[len("regions"):].strip())
-        elif a.stage.startswith(f"{template} Foster"):
+        elif _foster_stage(a.stage, template):
             lp = a.size
             last = (regions, lp)
             if a.outcome.startswith("found"):
@@ -258,17 +276,18 @@ def bisect(case: Case, template: str, steps: int, s_grid: Fraction) -> Row:
         t0 = time.perf_counter()
         res = certify.prove(scaled(case, s_grid * t), templates=[template], time_limit=PER_CALL_S)
         row.times.append(time.perf_counter() - t0)
-        row.lp_times += [a.time_s for a in res.attempts if a.stage.startswith(f"{template} Foster") and a.outcome != "skipped"]
+        row.lp_times += [a.time_s for a in res.attempts if _foster_stage(a.stage, template) and a.outcome != "skipped"]
         ok = res.verdict == "stable"
         if ok and res.method.startswith(template):
             row.regions, row.lp = _sizes(res, template)
         elif not ok and row.t_cert is None:
             row.regions, row.lp = _sizes(res, template)
-            fost = [a for a in res.attempts if a.stage.startswith(f"{template} Foster")]
-            row.not_applicable = bool(fost) and all(a.outcome == "skipped" for a in fost)
+            fost = [a for a in res.attempts if _foster_stage(a.stage, template)]
+            row.not_applicable = all(a.outcome == "skipped" for a in fost)
             row.note = f"at t = {float(t):g}: {res.verdict}: " + (fost[-1].outcome if fost else "; ".join(res.reasons[-1:]))
             if row.not_applicable:
-                row.note += f" ({fost[-1].size}: the template does not apply at its default options)"
+                row.note += (f" ({fost[-1].size}: the template does not apply at its default options)" if fost
+                             else " (the template declines this network)")
         return ok
 
     def slow() -> bool:

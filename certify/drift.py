@@ -137,7 +137,7 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None) -> list[Re
     if chain.has_phases:
         from .phase_drift import compile_phase_drifts
 
-        return compile_phase_drifts(chain, regions)  # type: ignore[arg-type]
+        return list(compile_phase_drifts(chain, regions))  # type: ignore[arg-type]
     rates = _Rates(chain)
     return [RegionDrift(r, region_mean(chain, r, rates), tuple(cone_generators(r)), rates) for r in regions]
 

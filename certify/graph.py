@@ -109,13 +109,12 @@ def _kinds(ctx: _Ctx, G: nx.DiGraph) -> dict[Any, str]:
             kind = "station" if "mu" in attrs else "stream" if "rate" in attrs else None
         if kind is not None and (not isinstance(kind, str) or kind not in _ATTRS):
             ctx.fail(f"{_where(node)}.kind", f'{kind!r} must be "station", "stream" or "feedback"')
-        kinds[node] = kind
-    for node, kind in kinds.items():
         if kind is None:
             if not any("prob" in G.edges[u, node] for u in G.predecessors(node)):
                 ctx.fail(_where(node), "cannot tell what this node is: give it kind=..., mu (a station), "
                          "rate (a stream) or an incoming edge with prob (feedback)")
-            kinds[node] = "feedback"
+            kind = "feedback"
+        kinds[node] = kind
     return kinds
 
 

@@ -294,8 +294,9 @@ def _dist(ctx: _Ctx, v: Any, path: str, mean: Fraction) -> Distribution:
             rates = [_pos(ctx, x, f"{rp}[{i}]") for i, x in enumerate(_list(ctx, v["rates"], rp, True))]
             if len(probs) != len(rates):
                 ctx.fail(path, f"probs has {len(probs)} entries but rates has {len(rates)} (must be equal)")
-            if abs(sum(probs) - 1) > Fraction(1, 10**9):
-                ctx.fail(pp, f"probabilities sum to {_show(sum(probs))} (must be 1 within 1e-9)")
+            total = sum(probs, Fraction(0))
+            if abs(total - 1) > Fraction(1, 10**9):
+                ctx.fail(pp, f"probabilities sum to {_show(total)} (must be 1 within 1e-9)")
             m = sum(p / r for p, r in zip(probs, rates))
             if abs(m - mean) > mean * Fraction(1, 10**6):
                 ctx.fail(path, f"mean sum(probs/rates) = {float(m):.10g} must equal the mean "
@@ -326,7 +327,7 @@ def _choices(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> tuple:
         p = f"{path}[{i}]"
         _fields(ctx, _map(ctx, c, p), p, ("set", "prob"), ("set", "prob"))
         out.append((_ids(ctx, c["set"], _key(p, "set"), ids), _prob(ctx, c["prob"], _key(p, "prob"))))
-    _sum_one(ctx, sum(q for _, q in out), path)
+    _sum_one(ctx, sum((q for _, q in out), Fraction(0)), path)
     return tuple(out)
 
 
@@ -402,7 +403,7 @@ def _tie_breaking(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> tuple[T
             if s not in probs:
                 ctx.fail(pp, f"missing a probability for station {json.dumps(s)} of the tied set")
         vals = tuple((s, _prob(ctx, probs[s], _key(pp, s))) for s in tied)
-        _sum_one(ctx, sum(q for _, q in vals), pp)
+        _sum_one(ctx, sum((q for _, q in vals), Fraction(0)), pp)
         out.append(TieBreak(tied, vals))
     return tuple(out)
 

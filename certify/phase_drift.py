@@ -51,7 +51,7 @@ class PhaseDrift(RegionDrift):
         return sorted(acc.items())
 
     def describe(self, ids) -> str:
-        chain = self.rates.chain
+        chain: PhaseChain = self.rates.chain  # type: ignore[assignment]
         ph = ", ".join(f"{name} {'empty' if v < 0 else v + 1}" for name, v in zip(chain.phase_names(), self.phase))
         return f"{self.region.describe(ids)}; {ph}"
 
@@ -125,39 +125,36 @@ def phase_transitions(chain: PhaseChain, region: Region, phi: tuple[int, ...]) -
     for i in range(chain.J):
         if i in empty:
             continue
-        routes = [(None, chain.leave[i]), *fb[i]]
+        routes: list[tuple[tuple[int, ...] | None, Fraction]] = [(None, chain.leave[i]), *fb[i]]
         if i not in ph_pos:
-            for C, p in routes:
-                if C is None:
+            for dest, p in routes:
+                if dest is None:
                     add(_jump((i, -1)), list(phi), chain.mu[i] * p)
                 else:
-                    B = shift_argmin.get((i, C)) or argmin.get(C, C)
-                    join(C, chain.mu[i] * p, ((i, -1),), list(phi), B)
+                    join(dest, chain.mu[i] * p, ((i, -1),), list(phi), shift_argmin.get((i, dest)) or argmin.get(dest, dest))
             continue
-        ph = chain.service[i]
-        assert ph is not None
+        law = chain.service[i]
+        assert law is not None
         pos = ph_pos[i]
         cur = phi[pos]
-        for a, b, r in ph.moves:
+        for a, b, r in law.moves:
             if a == cur:
                 new = list(phi)
                 new[pos] = b
                 add((), new, r)
-        ex = ph.exit[cur]
+        ex = law.exit[cur]
         if not ex:
             continue
         last = _exactly_one(region, i)
-        for C, p in routes:
+        for dest, p in routes:
             if not p:
                 continue
-            if C is None:
-                targets = [(None, Fraction(1))]
-            else:
-                B = shift_argmin.get((i, C)) or argmin.get(C, C)
-                targets = list(chain.tie_split(B))
+            targets: list[tuple[int | None, Fraction]] = [(None, Fraction(1))]
+            if dest is not None:
+                targets = list(chain.tie_split(shift_argmin.get((i, dest)) or argmin.get(dest, dest)))
             for j, share in targets:
                 stays = j == i or not last  # someone is served next at i
-                nexts = [(q, al) for q, al in enumerate(ph.alpha) if al] if stays else [(-1, Fraction(1))]
+                nexts = [(q, al) for q, al in enumerate(law.alpha) if al] if stays else [(-1, Fraction(1))]
                 for q, al in nexts:
                     new = list(phi)
                     new[pos] = q

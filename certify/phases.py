@@ -68,14 +68,14 @@ class PhaseType:
             A[i][i] += r
             A[i][j] -= r
         for c in range(n):
-            p = next((r for r in range(c, n) if A[r][c] != 0), None)
-            if p is None:
+            piv = next((k for k in range(c, n) if A[k][c] != 0), None)
+            if piv is None:
                 raise NotPhaseType(f"{self.label or 'phase-type'}: some phase never finishes")
-            A[c], A[p] = A[p], A[c]
-            for r in range(n):
-                if r != c and A[r][c] != 0:
-                    f = A[r][c] / A[c][c]
-                    A[r] = [a - f * b for a, b in zip(A[r], A[c])]
+            A[c], A[piv] = A[piv], A[c]
+            for k in range(n):
+                if k != c and A[k][c] != 0:
+                    f = A[k][c] / A[c][c]
+                    A[k] = [a - f * b for a, b in zip(A[k], A[c])]
         return sum((self.alpha[i] * A[i][n] / A[i][i] for i in range(n)), Fraction(0))
 
     def proper(self) -> bool:
@@ -252,7 +252,7 @@ def expand(net: Network) -> PhaseChain:
         service.append(ph)
         lines.append(_describe(ph, f"service at {st.id}", st.mu))
     exp_arr: dict[tuple[int, ...], Fraction] = defaultdict(Fraction)
-    ph_streams = []
+    ph_streams: list[tuple[PhaseType, tuple[tuple[tuple[int, ...], Fraction], ...]]] = []
     for k, stream in enumerate(net.streams):
         sets = [(tuple(sorted(idx[s] for s in ids)), r) for ids, r in stream.routing_sets()]
         if stream.interarrival.is_exponential:
@@ -270,9 +270,9 @@ def expand(net: Network) -> PhaseChain:
         lines.append(_describe(ph, f"interarrival times of stream {k + 1}", stream.rate))
     mu = tuple(m if s is None else 1 / s.mean for m, s in zip(base.mu, service))
     arrivals: dict[tuple[int, ...], Fraction] = defaultdict(Fraction, exp_arr)
-    for ph, sets in ph_streams:
-        for c, q in sets:
-            arrivals[c] += q / ph.mean
+    for law, parts in ph_streams:
+        for c, q in parts:
+            arrivals[c] += q / law.mean
     return PhaseChain(
         ids=base.ids,
         mu=mu,

@@ -221,8 +221,8 @@ def _foster(
                     res.certificate = foster_certificate(net, chain, name, theta, chk)
                     res.reasons.append(
                         f"{tmpl.formula(theta) if chain.J <= 3 and name == 'quadratic' else cls.summary}: "
-                        f"the drift decreases by at least {float(chk.facts['delta']):.3g} per unit of |x|_1 "
-                        "on every unbounded region (checked exactly); stability proved for "
+                        f"AV <= -{float(chk.facts['delta']):.3g} at every state with |x|_1 >= "
+                        f"{chk.facts['exceptional_l1_bound']} (checked exactly); stability proved for "
                         + ("the phase-type primitives above" if chain.has_phases else "exponential primitives")
                         + " with the given tie-breaking"
                     )
@@ -240,7 +240,7 @@ def _growth(
     res: Result, net: Network, chain: Chain, regions: _Regions, hint: list[float] | None, solver: str | None, deadline: float
 ) -> bool:
     fast = default_fast(chain)
-    stages = [("linear growth (transience)", [], 0)]
+    stages: list[tuple[str, list[int], int]] = [("linear growth (transience)", [], 0)]
     if chain.has_phases:
         stages.append(("growth + table (phases only, transience)", [], 0))
     if fast and len(fast) <= 3:

@@ -27,7 +27,7 @@ roundings to try, e.g. Peyrl–Parrilo projections) and ``exact_drift(theta, lev
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil
@@ -43,7 +43,7 @@ __all__ = ["DriftRow", "SideRow", "Template", "DENOMINATORS", "round_to_grid"]
 DENOMINATORS = (2**12, 2**20, 2**30)
 
 
-def round_to_grid(values: Sequence[float], denominator: int) -> list[Fraction]:
+def round_to_grid(values: Iterable[Any], denominator: int) -> list[Fraction]:
     """Round floats to the grid 1/denominator, exactly."""
     return [Fraction(int(round(float(v) * denominator)), denominator) for v in values]
 
