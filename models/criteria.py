@@ -13,7 +13,9 @@ block (see ``README.md`` and ``../../shared/DESIGN.md`` section 8):
 - ``two-station``  the two-station conditions C0/C1/C2 of the corpus README.
 - ``tie-breaking`` DHK-style 3-station network: station 3 is stable iff
                    lam_3 + d_1 < mu_3, with d_1 the throughput of station 1 in the
-                   autonomous 1-2 JSQ subsystem, from its truncated CTMC.
+                   autonomous 1-2 JSQ subsystem, from its truncated CTMC (on
+                   queue lengths x service phases when the service is Erlang or
+                   hyperexponential).
 
 For the linear criteria it reports ``s_star``, the factor by which all exogenous
 rates may be scaled before the boundary is reached, and ``margin = 1/s_star``
@@ -305,14 +307,27 @@ def tie_breaking(doc: dict) -> dict:
     for tb in doc.get("tie_breaking", []):
         if frozenset(tb["set"]) == pair:
             gamma = float(tb["probs"][a])
-    d1, lost = subsystem_throughput(lam[pair], gamma, mu[a], mu[b])
-    d0, _ = subsystem_throughput(lam[pair], 0.0, mu[a], mu[b])
-    dg1, _ = subsystem_throughput(lam[pair], 1.0, mu[a], mu[b])
+    laws = {s: doc["stations"][s].get("service") for s in (a, b)}
+    if any(v is not None and v["dist"] != "exponential" for v in laws.values()):
+        # phase-type service in the 1-2 subsystem: the CTMC on (x_a, x_b, phases)
+        pa, pb = phases_of(laws[a], mu[a]), phases_of(laws[b], mu[b])
+        N = 120
+
+        def thr(g: float) -> tuple[float, float]:
+            return subsystem_throughput_ph(lam[pair], g, pa, pb, N=N)
+    else:
+        N = 60
+
+        def thr(g: float) -> tuple[float, float]:
+            return subsystem_throughput(lam[pair], g, mu[a], mu[b])
+    d1, lost = thr(gamma)
+    d0, _ = thr(0.0)
+    dg1, _ = thr(1.0)
     lam3 = lam.get(frozenset([c]), 0.0)
     util = (lam3 + d1) / mu[c]
     g_star = (mu[c] - lam3 - d0) / (dg1 - d0) if dg1 != d0 else float("nan")
     return {"margin": util, "s_star": None, "binding": f"station {c}",
-            "numbers": f"d_1 = {d1:.6f} (gamma = {gamma:g}, truncation N = 60, lost rate {lost:.1e}); "
+            "numbers": f"d_1 = {d1:.6f} (gamma = {gamma:g}, truncation N = {N}, lost rate {lost:.1e}); "
                        f"(lam_3 + d_1)/mu_3 = ({lam3:g} + {d1:.6f})/{mu[c]:g} = {util:.4f}; "
                        f"d_1(gamma=0) = {d0:.6f}, d_1(gamma=1) = {dg1:.6f}, "
                        f"boundary gamma* = {g_star:.4f}; lam_3 boundary = {mu[c] - d1:.6f}"}
