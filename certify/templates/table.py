@@ -39,8 +39,40 @@ def cell_name(c: Sequence[int], nfast: int) -> str:
 
 
 def default_fast(chain: Chain) -> list[int]:
-    """Stations that share a choice set with another station (their differences are the fast ones)."""
-    return sorted({j for C in chain.routing_sets for j in C})
+    """The stations whose small queue lengths the table follows, chosen from the routing graph.
+
+    Candidates are the stations that share a choice set.  With more than two,
+    the table keeps only the choice sets whose members are *distinguishable*
+    to the rest of the network: they route their output differently (feedback
+    rows differ) or one of them has phase-type service.  When the members of a
+    set are interchangeable downstream, which of them serves does not change any
+    other station's input, and the quadratic part already accounts for their
+    queue lengths (Bramson's and the homogeneous-feedback criteria are exact for
+    quadratics).  If no set is distinguishable, all candidates are kept.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.chain import Chain
+    >>> # stations 0,1 share a stream and 0 feeds 2; stations 2,3 share another and both leave
+    >>> ch = Chain(("1", "2", "3", "4"), (F(1),) * 4, (((0, 1), F(1)), ((2, 3), F(1))), ((0, (2,), F(1)),),
+    ...            (F(0), F(1), F(1), F(1)))
+    >>> default_fast(ch)
+    [0, 1]
+    """
+    shared = sorted({j for C in chain.routing_sets for j in C})
+    if len(shared) <= 2:
+        return shared
+    service = getattr(chain, "service", None)
+
+    def row(i: int) -> tuple:
+        return chain.leave[i], tuple(sorted((C, p) for j, C, p in chain.feedback if j == i))
+
+    keep = {
+        j
+        for C in chain.routing_sets
+        if len({row(i) for i in C}) > 1 or (service and any(service[i] is not None for i in C))
+        for j in C
+    }
+    return sorted(keep) if keep else shared
 
 
 class LinearTable(Quadratic):
