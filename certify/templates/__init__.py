@@ -11,6 +11,6 @@ from .quadratic import Quadratic
 from .table import LinearTable
 
 # Cheapest first: prove tries them in this order.
-TEMPLATES: dict[str, type[Template]] = {t.name: t for t in (Quadratic, LinearTable, QuarticSOS, PiecewiseQuadratic)}
+TEMPLATES: dict[str, type[Template]] = {t.name: t for t in (Quadratic, LinearTable, PiecewiseQuadratic, QuarticSOS)}
 
 __all__ = ["TEMPLATES", "Template", "DriftRow", "SideRow", "Quadratic", "LinearTable", "QuarticSOS", "PiecewiseQuadratic"]

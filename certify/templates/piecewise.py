@@ -93,6 +93,8 @@ class PiecewiseQuadratic(Template):
         super().__init__(chain, drifts, **options)
         J = chain.J
         self.parent_drifts = drifts
+        self._rref: dict[int, dict[int, Fraction]] | None = None
+        self._sub: list[dict[int, Fraction]] | None = None
         self.arr = arr = Arrangement(J, walls_of(chain))
         self.pairs = [(i, j) for i in range(J) for j in range(i, J)]
         self.pos = {p: k for k, p in enumerate(self.pairs)}
@@ -322,7 +324,7 @@ class PiecewiseQuadratic(Template):
 
     def check_side(self, theta: Sequence[Fraction]) -> list[str]:
         ids, arr = self.chain.ids, self.arr
-        fails = []
+        fails: list[str] = []
         for e, w, i, j, row in self._continuity():
             val = sum((k * Fraction(theta[v]) for v, k in row.items()), Fraction(0))
             if val != 0 and len(fails) < 5:
@@ -359,7 +361,7 @@ class PiecewiseQuadratic(Template):
         P_+ - P_- = h t' + t h' for some t iff D = P_+ - P_- vanishes on h-perp, spanned
         by e_k (k not in {a, b}) and e_a + e_b: D_kl = 0, D_ka + D_kb = 0, D_aa + 2 D_ab + D_bb = 0.
         """
-        if getattr(self, "_rref", None) is not None:
+        if self._rref is not None:
             return self._rref
         J = self.chain.J
         rows: dict[int, dict[int, Fraction]] = {}
@@ -405,7 +407,7 @@ class PiecewiseQuadratic(Template):
         Pivot P entries come from :meth:`_reduced`; t follows from D = P_+ - P_- = h t' + t h':
         t_a = D_aa / 2, t_b = -D_bb / 2, t_k = D_ka for the other stations k.
         """
-        if getattr(self, "_sub", None) is not None:
+        if self._sub is not None:
             return self._sub
         rows = self._reduced()
         J = self.chain.J
