@@ -183,11 +183,18 @@ class _Regions:
 
 
 def _foster(
-    res: Result, net: Network, chain: Chain, regions: _Regions, templates: list[str], solver: str | None, deadline: float
+    res: Result,
+    net: Network,
+    chain: Chain,
+    regions: _Regions,
+    templates: list[str],
+    solver: str | None,
+    deadline: float,
+    part: slice = slice(None),
 ) -> bool:
     regions.get({})
     tries = [(name, opts) for name in templates for opts in TEMPLATES[name].escalation(chain)]
-    for name, raw in tries:
+    for name, raw in tries[part]:
         if time.perf_counter() > deadline:
             res.reasons.append(f"time limit reached before template {name} {raw or ''}")
             break
@@ -237,7 +244,14 @@ GROWTH_TABLE_K = (6, 12, 24)
 
 
 def _growth(
-    res: Result, net: Network, chain: Chain, regions: _Regions, hint: list[float] | None, solver: str | None, deadline: float
+    res: Result,
+    net: Network,
+    chain: Chain,
+    regions: _Regions,
+    hint: list[float] | None,
+    solver: str | None,
+    deadline: float,
+    part: slice = slice(None),
 ) -> bool:
     fast = default_fast(chain)
     stages: list[tuple[str, list[int], int]] = [("linear growth (transience)", [], 0)]
@@ -246,7 +260,7 @@ def _growth(
     if fast and len(fast) <= 3:
         for K in GROWTH_TABLE_K if len(fast) <= 2 else GROWTH_TABLE_K[:2]:
             stages.append((f"growth + table (K={K}, transience)", fast, K))
-    for stage, fast_set, K in stages:
+    for stage, fast_set, K in stages[part]:
         if time.perf_counter() > deadline:
             res.reasons.append(f"time limit reached before {stage}")
             break
@@ -377,8 +391,15 @@ def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], so
         res.reasons.append("some phase of a service or interarrival law can never finish: not analysed")
         return
     regions = _Regions(res, chain)
-    if _foster(res, net, chain, regions, templates, solver, deadline):
+    # Cheapest first, interleaved: the first Foster template, linear growth, then the
+    # richer Foster templates, then growth with bounded tables.
+    first, rest = slice(0, 1), slice(1, None)
+    if _foster(res, net, chain, regions, templates, solver, deadline, first):
         return
-    if _growth(res, net, chain, regions, hint, solver, deadline):
+    if _growth(res, net, chain, regions, hint, solver, deadline, first):
+        return
+    if _foster(res, net, chain, regions, templates, solver, deadline, rest):
+        return
+    if _growth(res, net, chain, regions, hint, solver, deadline, rest):
         return
     res.reasons.append("no certificate found by any template; the necessary condition holds")

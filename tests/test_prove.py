@@ -161,3 +161,18 @@ def test_from_graph_network_proves():
     G.add_edge("in", "1")
     G.add_edge("in", "2")
     assert certify.prove(certify.from_graph(G)).verdict == "stable"
+
+
+def test_table_declines_networks_without_shared_choice_sets():
+    """With singleton choice sets only (a Jackson network), forcing the table template is a clean 'undecided', not an error."""
+    net = from_dict(
+        {
+            "format": "jsq-network/1",
+            "name": "jackson",
+            "stations": {"1": {"mu": 1}, "2": {"mu": 1}},
+            "streams": [{"choice": ["1"], "rate": 0.5}, {"choice": ["2"], "rate": 0.5}],
+        }
+    )
+    res = certify.prove(net, templates=["table"])
+    assert res.verdict == "undecided"
+    assert not any(a.stage.startswith("table") for a in res.attempts)

@@ -111,7 +111,9 @@ class LinearTable(Quadratic):
     @classmethod
     def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
         steps: list[dict[str, Any]] = [{"fast": []}] if chain.has_phases else []
-        return steps + ([{"K": 6}, {"K": 12}, {"K": 24}] if len(default_fast(chain)) <= 2 else [{"K": 4}, {"K": 6}])
+        if not default_fast(chain):
+            return steps  # no station shares a choice set: nothing for a table of queue levels
+        return steps + ([{"K": 6}, {"K": 12}, {"K": 24}, {"K": 36}] if len(default_fast(chain)) <= 2 else [{"K": 4}, {"K": 6}])
 
     @classmethod
     def label(cls, options: dict[str, Any]) -> str:
