@@ -107,7 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--out", metavar="CERT", help="write the certificate here")
     pr.add_argument("--expect", choices=["stable", "unstable"], help="exit 1 when the verdict differs")
     pr.add_argument("--time-limit", type=float, default=120.0, metavar="S", help="seconds (default 120)")
-    pr.add_argument("--template", action="append", metavar="NAME", help="Foster template(s) to try")
+    pr.add_argument(
+        "--template",
+        action="append",
+        metavar="NAME",
+        help="Foster template to try (repeat for several; default: all, cheapest first: " + ", ".join(_template_names()) + ")",
+    )
     pr.add_argument("--solver", help="cvxpy solver name (default CLARABEL)")
     pr.set_defaults(func=cmd_prove)
 
@@ -123,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     re_.add_argument("--json", action="store_true")
     re_.set_defaults(func=cmd_regions)
     return p
+
+
+def _template_names() -> list[str]:
+    from .templates import TEMPLATES
+
+    return list(TEMPLATES)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
