@@ -274,7 +274,7 @@ def bisect(case: Case, template: str, steps: int, s_grid: Fraction) -> Row:
 
     def attempt(t: Fraction) -> bool:
         t0 = time.perf_counter()
-        res = certify.prove(scaled(case, s_grid * t), templates=[template], time_limit=PER_CALL_S)
+        res = certify.prove(scaled(case, s_grid * t), templates=[template], time_limit=PER_CALL_S, fluid=False)
         row.times.append(time.perf_counter() - t0)
         row.lp_times += [a.time_s for a in res.attempts if _foster_stage(a.stage, template) and a.outcome != "skipped"]
         ok = res.verdict == "stable"

@@ -19,7 +19,7 @@ from typing import Any
 
 from . import __version__
 from .chain import Chain, compile_chain
-from .exact import Check, check_foster, check_growth, check_static_split, routed_sets
+from .exact import Check, check_fluid, check_foster, check_growth, check_static_split, routed_sets
 from .model import Distribution, Network
 from .phases import NotPhaseType, markov_chain
 from .templates import TEMPLATES
@@ -30,6 +30,7 @@ __all__ = [
     "foster_certificate",
     "static_split_certificate",
     "growth_certificate",
+    "fluid_certificate",
     "dumps",
     "load_certificate",
     "verify",
@@ -144,6 +145,42 @@ def static_split_certificate(net: Network, chain: Chain, u: dict, w: list[Fracti
     )
 
 
+def fluid_certificate(net: Network, chain: Chain, kind: str, coeffs, check: Check) -> dict:
+    """A stability certificate for general distributions from an exactly checked fluid Lyapunov function."""
+    ids, J = chain.ids, chain.J
+    if kind == "linear":
+        named = {f"w[{ids[i]}]": q(coeffs[i]) for i in range(J)}
+    else:
+        named = {f"P[{ids[i]},{ids[j]}]": q(coeffs[i][j]) for i in range(J) for j in range(i, J)}
+    f = check.facts
+    return _seal(
+        net,
+        "fluid",
+        {"template": kind, "coefficients": named},
+        {"delta": q(f["delta"]), "eta": q(f["eta"]), "faces": f["faces"], "rows": f["rows"]},
+        "Along every fluid path, under every tie-breaking rule, dV/dt <= -delta |z|_1 (quadratic) or <= -delta "
+        "(linear) away from 0, and V >= eta |z|^2 (or eta |z|_1): the fluid model is stable, so the network is "
+        "positive Harris recurrent for every i.i.d. service and interarrival law with these means whose "
+        "interarrival times are unbounded and spread out (Dai 1995; Dai-Hasenbein-Kim 2007).",
+        semantics="general",
+    )
+
+
+def _fluid_coeffs(chain: Chain, kind: str, named: dict):
+    ids, J = chain.ids, chain.J
+    want = {f"w[{i}]" for i in ids} if kind == "linear" else {f"P[{ids[i]},{ids[j]}]" for i in range(J) for j in range(i, J)}
+    if set(named) != want:
+        raise ValueError(f"coefficients must be exactly {sorted(want)}")
+    if kind == "linear":
+        return [unq(named[f"w[{ids[i]}]"], f"coefficients.w[{ids[i]}]") for i in range(J)]
+    P = [[Fraction(0)] * J for _ in range(J)]
+    for i in range(J):
+        for j in range(i, J):
+            key = f"P[{ids[i]},{ids[j]}]"
+            P[i][j] = P[j][i] = unq(named[key], f"coefficients.{key}")
+    return P
+
+
 def growth_certificate(
     net: Network,
     chain: Chain,
@@ -208,7 +245,7 @@ def verify(net: Network, cert: dict) -> Check:
         if cert.get("network", {}).get("digest") != network_digest(net):
             out.failures.append("certificate was made for a different network (network digest differs)")
         kind = cert.get("kind")
-        if kind == "static-split":  # a statement about the means: the network's stated rates
+        if kind in ("static-split", "fluid"):  # statements about the means: the network's stated rates
             chain = compile_chain(net)
         else:
             try:
@@ -247,6 +284,18 @@ def verify(net: Network, cert: dict) -> Check:
             if res.ok:
                 _compare(out, claims, "dual_value", q(res.facts["dual_value"]))
                 _compare(out, claims, "overloaded", res.facts["overloaded"])
+        elif kind == "fluid":
+            tkind = str(cert.get("template"))
+            if tkind not in ("linear", "quadratic"):
+                out.failures.append(f"unknown fluid template {tkind!r}")
+                return out
+            res = check_fluid(chain, tkind, _fluid_coeffs(chain, tkind, cert.get("coefficients", {})))
+            out.failures.extend(res.failures)
+            if res.ok:
+                _compare(out, claims, "delta", q(res.facts["delta"]))
+                _compare(out, claims, "eta", q(res.facts["eta"]))
+                _compare(out, claims, "faces", res.facts["faces"])
+                _compare(out, claims, "rows", res.facts["rows"])
         elif kind == "growth":
             ws = cert.get("weights", {})
             w = [unq(ws.get(s), f"weights.{s}") for s in chain.ids]

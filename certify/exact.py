@@ -15,6 +15,14 @@ d_j = mu_j P(station j busy) <= mu_j, and the routed flows f_{C,j} satisfy
 sum_j f_{C,j} = lam_C + sum_i d_i p[i][C].  A dual solution of the static
 split LP with value < 0 shows no such flows exist: not stable.
 
+Fluid stability (Dai 1995; for JSQ networks Foss–Chernova 1998 and
+Dai–Hasenbein–Kim 2007).  If every fluid path of the network reaches 0 in a time
+proportional to its starting size and stays there, the network is positive
+Harris recurrent for every i.i.d. service and interarrival law with the given
+means whose interarrival times are unbounded and spread out, under every
+tie-breaking rule.  A function V with V(z) >= eta |z|^2 (eta > 0) and
+dV/dt <= -delta |z|_1 along every fluid path away from 0 shows that.
+
 Transience (Fayolle–Malyshev–Menshikov 1995, Thm 2.2.7).  For an irreducible
 Markov chain and f with bounded increments, E[f(X_1) - f(X_0) | X_0 = x] >= eps
 on {f > C} and both {f > C} and {f <= C} non-empty, the chain is transient.
@@ -35,7 +43,7 @@ from .regions import enumerate_regions, vertex_bound
 from .templates import TEMPLATES
 from .templates.table import table_cells
 
-__all__ = ["Check", "check_finite", "check_foster", "check_static_split", "check_growth", "routed_sets"]
+__all__ = ["Check", "check_finite", "check_foster", "check_static_split", "check_growth", "check_fluid", "routed_sets"]
 
 
 @dataclass
@@ -249,4 +257,67 @@ def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check:
         out.ok = True
         phases = len(chain.phase_space()) if chain.has_phases else 1  # type: ignore[attr-defined]
         out.facts.update(states=phases * prod(k + 1 for k in capacities if k is not None))
+    return out
+
+
+def check_fluid(chain: Chain, kind: str, coeffs, faces=None, max_failures: int = 5) -> Check:
+    """Check a fluid Lyapunov certificate exactly (general distributions, any tie-breaking).
+
+    ``kind`` ``quadratic``: V(z) = z'Pz with P strictly diagonally dominant plus
+    nonnegative (so V >= eta |z|^2 with eta = min_i P_ii - sum of the negative
+    off-diagonal magnitudes > 0), and on every fluid face, for every generator g
+    of its closure and every admissible velocity v, 2 g'Pv <= -delta |g|_1: then
+    dV/dt = 2 z'Pv <= -delta |z|_1 on the face.  ``linear``: V(z) = w'z with
+    every w_i > 0 and w'v <= -delta for every admissible velocity on every face
+    other than {0}.  The maximum over the velocity set is computed exactly
+    (:func:`certify.fluid.max_rate`; the set is the exact one or a superset).
+    """
+    from .fluid import fluid_faces, fluid_rows, max_rate, rate_vector
+
+    out = Check(ok=False)
+    J = chain.J
+    if kind == "quadratic":
+        P = [[Fraction(v) for v in row] for row in coeffs]
+        if len(P) != J or any(len(r) != J for r in P) or any(P[i][j] != P[j][i] for i in range(J) for j in range(J)):
+            out.failures.append("P must be a symmetric J x J matrix")
+            return out
+        eta = min(P[i][i] - sum((-P[i][j] for j in range(J) if j != i and P[i][j] < 0), Fraction(0)) for i in range(J))
+        if eta <= 0:
+            out.failures.append(f"V is not shown positive definite on the orthant (diagonal dominance margin {eta} <= 0)")
+        vec = P
+    elif kind == "linear":
+        vec = [Fraction(v) for v in coeffs]
+        if len(vec) != J or any(v <= 0 for v in vec):
+            out.failures.append("linear fluid weights must be one positive number per station")
+        eta = min(vec) if vec else Fraction(0)
+    else:
+        out.failures.append(f"unknown fluid template {kind!r}")
+        return out
+    if out.failures:
+        return out
+    faces = fluid_faces(chain) if faces is None else faces
+    delta: Fraction | None = None
+    bad = 0
+    rows = fluid_rows(chain, faces, kind)
+    for k, g in rows:
+        rate = max_rate(faces[k], rate_vector(kind, vec, g))
+        w = sum(g) if g else 1
+        if rate >= 0:
+            bad += 1
+            if bad <= max_failures:
+                where = faces[k].region.describe(chain.ids)
+                along = f" along {_gen_str(chain, g)}" if g else ""
+                out.failures.append(f"fluid face {where}{along}: dV/dt can be {rate} (must be < 0)")
+            continue
+        val = -rate / w
+        delta = val if delta is None else min(delta, val)
+    if bad > max_failures:
+        out.failures.append(f"... and {bad - max_failures} more fluid conditions violated")
+    out.facts.update(faces=len(faces), rows=len(rows))
+    if out.failures or delta is None:
+        if delta is None and not out.failures:
+            out.failures.append("no fluid face away from 0: nothing to check")
+        return out
+    out.ok = True
+    out.facts.update(delta=delta, eta=eta, kind=kind)
     return out

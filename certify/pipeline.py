@@ -14,10 +14,10 @@ from math import prod
 from pathlib import Path
 from typing import Any
 
-from .certificate import dumps, foster_certificate, growth_certificate, static_split_certificate
+from .certificate import dumps, fluid_certificate, foster_certificate, growth_certificate, static_split_certificate
 from .chain import Chain, compile_chain, drain_order
 from .drift import compile_drifts
-from .exact import check_finite, check_foster, check_growth, check_static_split
+from .exact import check_finite, check_fluid, check_foster, check_growth, check_static_split
 from .instability import growth_candidates, solve_growth, static_split
 from .model import ForkJoinNetwork, Network
 from .phases import NotPhaseType, markov_chain
@@ -142,6 +142,55 @@ def _static(res: Result, net: Network, chain: Chain, solver: str | None) -> tupl
         t.outcome = f"slack {ss.slack:.3g} <= 0 numerically, but the exact check failed"
         res.reasons.append("static split LP looks infeasible but no exact dual certificate was found")
         return False, ss.w or None
+
+
+FLUID_KINDS = ("linear", "quadratic")
+
+
+def _fluid(res: Result, net: Network, base: Chain, solver: str | None, deadline: float) -> bool:
+    """Fluid certificates (general distributions, any tie-breaking): linear, then quadratic V."""
+    from .fluid import fluid_faces
+    from .fluid_search import fluid_candidates, solve_fluid
+
+    with _Timer(res, "fluid faces") as t:
+        faces = fluid_faces(base)
+        t.size = f"{len(faces)} faces ({sum(1 for f in faces if not f.fixed)} with a range of velocities)"
+        t.outcome = "enumerated"
+    for kind in FLUID_KINDS:
+        if time.perf_counter() > deadline:
+            res.reasons.append(f"time limit reached before the {kind} fluid certificate")
+            return False
+        with _Timer(res, f"fluid {kind} Lyapunov") as t:
+            lp = solve_fluid(base, faces, kind, solver=solver)
+            t.size = f"{lp.rows} rows x {lp.variables} vars ({lp.solver})"
+            if lp.status.startswith("solver-error"):
+                t.outcome = "solver failure"
+                res.reasons.append(f"fluid {kind}: {lp.status} (not a verdict)")
+                continue
+            if not lp.found or lp.coeffs is None:
+                margin = f"{lp.delta:.3g}" if lp.delta is not None else "n/a"
+                t.outcome = f"no certificate (LP {lp.status}, best margin {margin})"
+                continue
+            last: list[str] = []
+            for coeffs in fluid_candidates(base, kind, lp.coeffs):
+                chk = check_fluid(base, kind, coeffs, faces)
+                if chk.ok:
+                    t.outcome = f"found, exact check passed (delta = {float(chk.facts['delta']):.3g})"
+                    res.verdict, res.semantics = "stable", "general"
+                    res.expansion = []  # the means alone decide: no phase expansion involved
+                    res.method = f"fluid {kind} Lyapunov certificate"
+                    res.certificate = fluid_certificate(net, base, kind, coeffs, chk)
+                    res.reasons.append(
+                        f"V = {'w' + chr(39) + 'z' if kind == 'linear' else 'z' + chr(39) + 'Pz'} decreases along every "
+                        f"fluid path (by at least {float(chk.facts['delta']):.3g}{' per unit of |z|_1' if kind == 'quadratic' else ''}, "
+                        "checked exactly on every face and every admissible velocity): stable for every tie-breaking rule "
+                        "and every i.i.d. service and interarrival law with these means, under Dai's conditions on the "
+                        "interarrival times (unbounded, spread out)"
+                    )
+                    return True
+                last = chk.failures
+            t.outcome = f"LP margin {lp.delta:.3g}, but the exact check failed: {last[0] if last else '?'}"
+    return False
 
 
 # Refined (regions x cells) problems larger than this are not attempted.
@@ -307,6 +356,7 @@ def prove(
     out: str | Path | None = None,
     templates: list[str] | None = None,
     solver: str | None = None,
+    fluid: bool | None = None,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
@@ -316,6 +366,8 @@ def prove(
     time_limit : seconds after which no new search is started.
     out : where to write the certificate (if one is found).
     templates : Foster templates to try, cheapest first (default: all registered).
+    fluid : try fluid certificates first (general distributions); default True unless
+        ``templates`` is given.
     solver : a cvxpy solver name (default: Clarabel, else HiGHS, else SCS).
 
     Returns
@@ -335,7 +387,8 @@ def prove(
     deadline = t0 + time_limit
     res = Result(network=net.name)
     try:
-        _prove(res, net, templates or list(TEMPLATES), solver, deadline)
+        use_fluid = templates is None if fluid is None else fluid
+        _prove(res, net, templates or list(TEMPLATES), solver, deadline, use_fluid)
     finally:
         res.time_s = time.perf_counter() - t0
     if res.certificate is not None and out is not None:
@@ -344,7 +397,9 @@ def prove(
     return res
 
 
-def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], solver: str | None, deadline: float) -> None:
+def _prove(
+    res: Result, net: Network | ForkJoinNetwork, templates: list[str], solver: str | None, deadline: float, use_fluid: bool
+) -> None:
     if isinstance(net, ForkJoinNetwork):
         res.reasons.append("fork-join-redundancy/1 networks are not analysed by prove yet")
         return
@@ -381,10 +436,11 @@ def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], so
             "some station never passes customers out of the network: the empty state is not shown reachable"
         )
         return
+    if use_fluid and _fluid(res, net, base, solver, deadline):
+        return
     if chain is None:
         res.reasons.append(
-            f"{why}: only the necessary condition applies here (it holds); "
-            "no certificate for general distributions yet"
+            f"{why}: no Markovian form, and no fluid certificate was found; the necessary condition holds"
         )
         return
     if drain_order(chain) is None:
@@ -394,12 +450,15 @@ def _prove(res: Result, net: Network | ForkJoinNetwork, templates: list[str], so
     # Cheapest first, interleaved: the first Foster template, linear growth, then the
     # richer Foster templates, then growth with bounded tables.
     first, rest = slice(0, 1), slice(1, None)
-    if _foster(res, net, chain, regions, templates, solver, deadline, first):
-        return
-    if _growth(res, net, chain, regions, hint, solver, deadline, first):
-        return
-    if _foster(res, net, chain, regions, templates, solver, deadline, rest):
-        return
-    if _growth(res, net, chain, regions, hint, solver, deadline, rest):
-        return
+    for part in (first, rest):
+        if _foster(res, net, chain, regions, templates, solver, deadline, part):
+            if use_fluid:
+                res.reasons.append(
+                    "no fluid certificate was found: stability is proved for the "
+                    + ("phase-type" if chain.has_phases else "exponential")
+                    + " network with the given tie-breaking only"
+                )
+            return
+        if _growth(res, net, chain, regions, hint, solver, deadline, part):
+            return
     res.reasons.append("no certificate found by any template; the necessary condition holds")

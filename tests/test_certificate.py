@@ -12,19 +12,19 @@ import certify
 from certify.certificate import _body_digest, verify
 from certify.loader import load
 
-CASES = ["dhk2-A-m0.97.json", "fm-gsq1-m1.05.json", "ce-tie-expA-g1.00.json"]
+CASES = ["dhk2-A-m0.97.json", "ce-tie-expB-g0.50.json", "fm-gsq1-m1.05.json", "ce-tie-expA-g1.00.json"]
 
 
 @pytest.fixture(scope="module")
 def certs(corpus_dir):
-    """A certificate of each kind: foster (stable), static split and growth (unstable)."""
+    """A certificate of each kind: fluid and foster (stable), static split and growth (unstable)."""
     out = {}
     for name in CASES:
         net = load(corpus_dir / name)
         res = certify.prove(net)
         assert res.certificate is not None, res.reasons
         out[name] = (net, res.certificate)
-    assert {c["kind"] for _, c in out.values()} == {"foster", "static-split", "growth"}
+    assert {c["kind"] for _, c in out.values()} == {"fluid", "foster", "static-split", "growth"}
     return out
 
 
@@ -80,7 +80,7 @@ def test_changing_any_number_invalidates(certs):
 
 def test_semantic_check_without_digest(certs):
     """Even with its digest recomputed, a certificate with a broken coefficient or claim is refused."""
-    net, cert = certs["dhk2-A-m0.97.json"]
+    net, cert = certs["ce-tie-expB-g0.50.json"]
     bad = copy.deepcopy(cert)
     bad["coefficients"]["P[1,1]"] = "-1"
     bad["digest"] = _body_digest(bad)
@@ -90,6 +90,18 @@ def test_semantic_check_without_digest(certs):
     bad["claims"]["delta"] = "1"
     bad["digest"] = _body_digest(bad)
     assert not verify(net, bad).ok
+
+
+def test_fluid_semantic_check_without_digest(certs):
+    """A fluid certificate with a weight made negative, or an extra coefficient, is refused even with a fresh digest."""
+    net, cert = certs["dhk2-A-m0.97.json"]
+    assert cert["kind"] == "fluid" and cert["semantics"] == "general"
+    for change in ({"w[1]": "-1"}, {"P[1,1]": "1"}):
+        bad = copy.deepcopy(cert)
+        bad["coefficients"].update(change)
+        bad["digest"] = _body_digest(bad)
+        res = verify(net, bad)
+        assert not res.ok and all("digest" not in f for f in res.failures)
 
 
 def test_certificate_for_other_network_refused(certs, corpus_dir):

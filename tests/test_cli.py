@@ -21,7 +21,7 @@ def test_prove_json_last_line(corpus_dir, tmp_path):
     assert out.returncode == 0, out.stderr
     obj = json.loads(out.stdout.strip().splitlines()[-1])
     assert {"verdict", "semantics", "method", "certificate", "reasons", "time_s"} <= set(obj)
-    assert obj["verdict"] == "stable" and obj["semantics"] == "markovian" and obj["certificate"] == str(cert)
+    assert obj["verdict"] == "stable" and obj["semantics"] == "general" and obj["certificate"] == str(cert)
     assert run("verify", corpus_dir / "mmjsq-k2-m0.90.json", cert).returncode == 0
 
 
@@ -35,8 +35,11 @@ def test_prove_expect(corpus_dir):
 def test_prove_human_table(corpus_dir):
     """The human report lists each search with its size, time and outcome, then the verdict."""
     out = run("prove", corpus_dir / "dhk2-A-m0.90.json")
-    assert "necessary condition" in out.stdout and "quadratic Foster" in out.stdout
-    assert "verdict: stable" in out.stdout
+    assert "necessary condition" in out.stdout and "fluid linear Lyapunov" in out.stdout
+    assert "verdict: stable (general" in out.stdout
+    out = run("prove", corpus_dir / "dhk2-A-m0.90.json", "--template", "quadratic")
+    assert "quadratic Foster" in out.stdout and "fluid" not in out.stdout
+    assert "verdict: stable (markovian" in out.stdout
 
 
 @pytest.mark.parametrize(

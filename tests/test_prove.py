@@ -136,15 +136,17 @@ def test_tie_breaking_reported_with_certificate():
     assert res.verdict == "stable" and res.certificate["template"] == "quadratic"
 
 
-def test_non_exponential_gets_only_necessary_condition():
-    """A network with deterministic service is refused a Markovian verdict but still proved unstable when overloaded."""
+def test_non_exponential_gets_general_verdicts_only():
+    """Deterministic service: stable through the fluid model, unstable through flow balance, never a Markovian verdict."""
     doc = {
         "format": "jsq-network/1",
         "stations": {"1": {"mu": 1, "service": {"dist": "deterministic"}}, "2": {"mu": 1}},
         "streams": [{"choice": ["1", "2"], "rate": 1.5}],
     }
     res = certify.prove(from_dict(doc))
-    assert res.verdict == "undecided" and res.semantics == "general"
+    assert res.verdict == "stable" and res.semantics == "general" and res.certificate["kind"] == "fluid"
+    res = certify.prove(from_dict(doc), fluid=False)
+    assert res.verdict == "undecided" and any("no finite phase-type" in r for r in res.reasons)
     doc["streams"][0]["rate"] = 2.5
     res = certify.prove(from_dict(doc))
     assert res.verdict == "unstable" and res.semantics == "general"
