@@ -11,7 +11,6 @@ from certify.loader import load
 from certify.phases import NotPhaseType, markov_chain
 from tests.conftest import CORPUS
 
-
 # Families whose stable cases (margin <= 0.97) must get a fluid certificate (general distributions).
 FLUID_FAMILIES = {"dhk_homogeneous", "bramson_no_feedback", "dhk_two_station", "foley_mcdonald_gsq", "jackson_singleton"}
 
