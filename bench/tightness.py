@@ -392,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
         f"J <= {args.max_j}, ties by name), every phase-type file (Erlang/hyperexponential laws, expanded into phases)"
         + ("" if args.quick else ", and every Markovian or phase-type model in `models/`") +
         ": the load scale s (stream rates x s, exact Fractions) is bisected for the largest s at which "
-        "`certify.prove(net, templates=[name], fluid=False)` says `stable` (Markovian certificates only). `s_true` is the true critical scale relative to the "
+        "`certify.prove(net, templates=[name], fluid=False)` says `stable` (Markovian certificates only). "
+        "`s_true` is the true critical scale relative to the "
         "file: 1/margin (corpus `x-case.margin`; models: `models/criteria.py`, independent of certify). "
         "For the DHK counterexample networks only the stream(s) into station 3 are scaled (`scaled` column): "
         "the effective load is (s lam_3 + d_1)/mu_3, so s_true = (mu_3 - d_1)/lam_3, with d_1 = "
