@@ -34,6 +34,8 @@ _API = {
     "compile_chain": "chain",
     "enumerate_regions": "regions",
     "load_certificate": "certificate",
+    "simulate": "simulation",
+    "SimulationResult": "simulation",
 }
 
 __all__ = [*_API, "verify", "__version__"]

@@ -32,7 +32,17 @@ def cmd_prove(args: argparse.Namespace) -> int:
         unknown = [t for t in args.template if t not in TEMPLATES]
         if unknown:
             raise NetworkError(None, "--template", f"unknown template {unknown[0]!r} (known: {', '.join(TEMPLATES)})")
-    res = prove(net, time_limit=args.time_limit, out=args.out, templates=args.template, solver=args.solver)
+    if args.sim_budget < 0:
+        raise NetworkError(None, "--sim-budget", f"{args.sim_budget} must be >= 0 seconds")
+    res = prove(
+        net,
+        time_limit=args.time_limit,
+        out=args.out,
+        templates=args.template,
+        solver=args.solver,
+        sim_budget=args.sim_budget,
+        seed=args.seed,
+    )
     assert res.verdict in VERDICTS
     if args.json:
         print(json.dumps(res.to_json()))
@@ -47,6 +57,20 @@ def cmd_prove(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from .certificate import load_certificate, verify
 
+    if args.certificate is None:  # a directory of NAME.json + NAME.cert.json, or a manifest
+        from .regression import verify_pairs
+
+        results = verify_pairs(args.network)
+        if args.json:
+            print(json.dumps({"valid": all(r.ok for r in results),
+                              "pairs": [{"network": str(r.pair.network), "certificate": str(r.pair.certificate),
+                                         "valid": r.ok, "reasons": r.failures} for r in results]}))
+        else:
+            for r in results:
+                print(r.message())
+            bad = sum(not r.ok for r in results)
+            print(f"{len(results) - bad} valid, {bad} invalid")
+        return 0 if all(r.ok for r in results) else 1
     net = _load(args.network)
     try:
         cert = load_certificate(args.certificate)
@@ -93,6 +117,75 @@ def cmd_regions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_x0(text: str, net) -> list[int]:
+    """``--x0 n1,n2,...``: one non-negative integer per station, in the file's order."""
+    rule = f"must be {net.J} comma-separated non-negative integers, one per station ({','.join(net.station_ids)})"
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != net.J or not all(p.isdigit() for p in parts):
+        raise NetworkError(None, "--x0", f"{text!r} {rule}")
+    return [int(p) for p in parts]
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .model import ForkJoinNetwork
+    from .simulation import check_x0, simulate
+
+    net = _load(args.file)
+    if isinstance(net, ForkJoinNetwork):
+        raise NetworkError(net.source, "format", "simulation of fork-join-redundancy/1 networks is not supported")
+    for opt, val, ok in (("--horizon", args.horizon, args.horizon > 0 and args.horizon < float("inf")),
+                         ("--reps", args.reps, args.reps >= 1), ("--seed", args.seed, args.seed >= 0),
+                         ("--warmup", args.warmup, 0 <= args.warmup < args.horizon)):
+        if not ok:
+            rule = {"--horizon": "must be a positive finite number", "--reps": "must be >= 1",
+                    "--seed": "must be >= 0", "--warmup": "must be >= 0 and smaller than --horizon"}[opt]
+            raise NetworkError(None, opt, f"{val} {rule}")
+    x0 = None
+    if args.x0 is not None:
+        x0 = _parse_x0(args.x0, net)
+        try:
+            check_x0(net, x0)
+        except ValueError as exc:
+            raise NetworkError(None, "--x0", str(exc)) from None
+    res = simulate(net, args.horizon, replications=args.reps, seed=args.seed, x0=x0, warmup=args.warmup,
+                   progress=None if not args.json else False)
+    if args.plot:
+        _plot(res, args.plot)
+    if args.json:
+        print(json.dumps(res.to_json()))
+    else:
+        print(res.table())
+        if args.plot:
+            print(f"  plot: {args.plot}")
+    return 0
+
+
+def _plot(res, path: str) -> None:
+    """Sampled queue lengths: the total of every replication (thin) and the mean per station over replications."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    total = res.samples.sum(axis=2)
+    for r in range(total.shape[0]):
+        ax1.plot(res.times, total[r], lw=0.6, alpha=0.5)
+    ax1.plot(res.times, total.mean(axis=0), color="k", lw=1.5, label="mean over replications")
+    g = res.growth_rate()
+    ax1.set_ylabel("total queue")
+    ax1.set_title(f"{res.network}: growth rate {g.estimate:.3g} per unit time")
+    ax1.legend(loc="upper left")
+    for j, sid in enumerate(res.station_ids):
+        ax2.plot(res.times, res.samples[:, :, j].mean(axis=0), lw=1, label=f"station {sid}")
+    ax2.set_xlabel("time")
+    ax2.set_ylabel("queue length (mean)")
+    ax2.legend(loc="upper left", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="certify",
@@ -114,11 +207,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="Foster template to try (repeat for several; default: all, cheapest first: " + ", ".join(_template_names()) + ")",
     )
     pr.add_argument("--solver", help="cvxpy solver name (default CLARABEL)")
+    pr.add_argument(
+        "--sim-budget",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds of simulation checks when every search fails (default 60; 0: none)",
+    )
+    pr.add_argument("--seed", type=int, default=0, help="seed of the simulation checks (default 0)")
     pr.set_defaults(func=cmd_prove)
 
-    ve = sub.add_parser("verify", help="re-check a certificate exactly (exit 0 valid, 1 invalid)")
-    ve.add_argument("network")
-    ve.add_argument("certificate")
+    ve = sub.add_parser(
+        "verify",
+        help="re-check a certificate exactly (exit 0 valid, 1 invalid); or every NAME.cert.json of a directory/manifest",
+    )
+    ve.add_argument("network", help="the network file, or a directory / manifest of (network, certificate) pairs")
+    ve.add_argument("certificate", nargs="?", help="the certificate file (omit for a directory or manifest)")
     ve.add_argument("--json", action="store_true")
     ve.set_defaults(func=cmd_verify)
 
@@ -127,6 +231,19 @@ def build_parser() -> argparse.ArgumentParser:
     re_.add_argument("--list", action="store_true")
     re_.add_argument("--json", action="store_true")
     re_.set_defaults(func=cmd_regions)
+
+    si = sub.add_parser("simulate", help="simulate a network (independent replications; evidence, not proof)")
+    si.add_argument("file")
+    si.add_argument("--horizon", type=float, required=True, metavar="T", help="simulated time per replication")
+    si.add_argument("--reps", type=int, default=10, metavar="R", help="replications (default 10)")
+    si.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    si.add_argument("--x0", metavar="n1,n2,...", help="initial queue lengths, one per station (default empty)")
+    si.add_argument("--warmup", type=float, default=0.0, metavar="W",
+                    help="time averages, throughputs and losses count [W, T] only (default 0)")
+    si.add_argument("--plot", metavar="PNG", help="draw the sampled queue lengths (matplotlib)")
+    si.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")
+    si.set_defaults(func=cmd_simulate)
+
     return p
 
 

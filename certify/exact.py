@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import prod
+from typing import Any
 
 from .chain import Chain, drain_order
 from .drift import RegionDrift, cell_moves, compile_drifts
@@ -284,12 +285,13 @@ def check_fluid(chain: Chain, kind: str, coeffs, faces=None, max_failures: int =
         eta = min(P[i][i] - sum((-P[i][j] for j in range(J) if j != i and P[i][j] < 0), Fraction(0)) for i in range(J))
         if eta <= 0:
             out.failures.append(f"V is not shown positive definite on the orthant (diagonal dominance margin {eta} <= 0)")
-        vec = P
+        vec: Any = P
     elif kind == "linear":
-        vec = [Fraction(v) for v in coeffs]
-        if len(vec) != J or any(v <= 0 for v in vec):
+        w = [Fraction(v) for v in coeffs]
+        if len(w) != J or any(v <= 0 for v in w):
             out.failures.append("linear fluid weights must be one positive number per station")
-        eta = min(vec) if vec else Fraction(0)
+        eta = min(w) if w else Fraction(0)
+        vec = w
     else:
         out.failures.append(f"unknown fluid template {kind!r}")
         return out
@@ -301,7 +303,7 @@ def check_fluid(chain: Chain, kind: str, coeffs, faces=None, max_failures: int =
     rows = fluid_rows(chain, faces, kind)
     for k, g in rows:
         rate = max_rate(faces[k], rate_vector(kind, vec, g))
-        w = sum(g) if g else 1
+        size = sum(g) if g else 1
         if rate >= 0:
             bad += 1
             if bad <= max_failures:
@@ -309,7 +311,7 @@ def check_fluid(chain: Chain, kind: str, coeffs, faces=None, max_failures: int =
                 along = f" along {_gen_str(chain, g)}" if g else ""
                 out.failures.append(f"fluid face {where}{along}: dV/dt can be {rate} (must be < 0)")
             continue
-        val = -rate / w
+        val = -rate / size
         delta = val if delta is None else min(delta, val)
     if bad > max_failures:
         out.failures.append(f"... and {bad - max_failures} more fluid conditions violated")

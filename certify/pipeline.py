@@ -17,6 +17,7 @@ from typing import Any
 from .certificate import dumps, fluid_certificate, foster_certificate, growth_certificate, static_split_certificate
 from .chain import Chain, compile_chain, drain_order
 from .drift import compile_drifts
+from .evidence import DEFAULT_BUDGET_S
 from .exact import check_finite, check_fluid, check_foster, check_growth, check_static_split
 from .instability import growth_candidates, solve_growth, static_split
 from .model import ForkJoinNetwork, Network
@@ -54,6 +55,9 @@ class Result:
     attempts: list[Attempt] = field(default_factory=list)
     time_s: float = 0.0
     expansion: list[str] = field(default_factory=list)
+    simulation: dict | None = None
+    theorems: list[dict] = field(default_factory=list)
+    hints: list[tuple[int, ...]] = field(default_factory=list, repr=False)  # directions where no V decreased
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +69,8 @@ class Result:
             "certificate": self.certificate_path,
             "reasons": self.reasons,
             "attempts": [a.__dict__ for a in self.attempts],
+            "simulation": self.simulation,
+            "theorems": self.theorems,
             "time_s": round(self.time_s, 4),
         }
 
@@ -77,6 +83,8 @@ class Result:
         if self.expansion:
             lines.append("phase-type expansion (the chain is on queue lengths x phases):")
             lines.extend(f"  {e}" for e in self.expansion)
+        for tv in self.theorems:
+            lines.append(f"theorem: {tv['theorem']} -> {tv['verdict']} ({tv['numbers']})")
         sem = self.semantics + (", phase-type" if self.expansion and self.semantics == "markovian" else "")
         lines.append(f"verdict: {self.verdict} ({sem}; {self.method})")
         for r in self.reasons:
@@ -265,6 +273,9 @@ def _foster(
             if not lp.found:
                 margin = f"{lp.delta:.3g}" if lp.delta is not None else "n/a"
                 t.outcome = f"no certificate (LP {lp.status}, best margin {margin})"
+                if lp.binding:
+                    keys = tmpl.row_keys()
+                    res.hints.extend(keys[r].generator for r in lp.binding if keys[r].generator not in res.hints)
                 continue
             assert lp.theta is not None
             last: list[str] = []
@@ -357,6 +368,9 @@ def prove(
     templates: list[str] | None = None,
     solver: str | None = None,
     fluid: bool | None = None,
+    simulate: bool | None = None,
+    sim_budget: float = DEFAULT_BUDGET_S,
+    seed: int = 0,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
@@ -368,6 +382,10 @@ def prove(
     templates : Foster templates to try, cheapest first (default: all registered).
     fluid : try fluid certificates first (general distributions); default True unless
         ``templates`` is given.
+    simulate : when every search fails, run simulation checks (evidence, verdicts
+        ``likely-stable``/``likely-unstable``); default True unless ``templates`` is given.
+    sim_budget : wall-clock seconds for the simulation checks.
+    seed : seed of the simulation checks (identical arguments give identical results).
     solver : a cvxpy solver name (default: Clarabel, else HiGHS, else SCS).
 
     Returns
@@ -389,12 +407,67 @@ def prove(
     try:
         use_fluid = templates is None if fluid is None else fluid
         _prove(res, net, templates or list(TEMPLATES), solver, deadline, use_fluid)
+        disagree = _theorems(res, net)
+        use_sim = templates is None if simulate is None else simulate
+        if res.verdict == "undecided" and use_sim and not disagree and sim_budget > 0 and isinstance(net, Network):
+            _simulate(res, net, sim_budget, seed)
     finally:
         res.time_s = time.perf_counter() - t0
     if res.certificate is not None and out is not None:
         Path(out).write_text(dumps(res.certificate))
         res.certificate_path = str(out)
     return res
+
+
+def _theorems(res: Result, net: Network | ForkJoinNetwork) -> bool:
+    """Known theorems next to the certificate search; a disagreement is flagged (returns True) and no verdict is printed."""
+    from .theory import theorem_verdicts
+
+    if not isinstance(net, Network) or net.has_capacities:
+        return False
+    found = theorem_verdicts(compile_chain(net))
+    res.theorems = [tv.to_json() for tv in found]
+    said = {tv.verdict for tv in found} - {"critical"}
+    if len(said) > 1:
+        res.reasons.insert(0, "DISAGREEMENT between known theorems: " + "; ".join(f"{t.theorem}: {t.verdict}" for t in found))
+        res.verdict, res.method, res.certificate = "undecided", "theorems disagree (a bug: please report)", None
+        return True
+    if not said:
+        return False
+    tv = next(t for t in found if t.verdict in said)
+    if res.verdict in ("stable", "unstable"):
+        if res.verdict != tv.verdict:
+            res.reasons.insert(
+                0,
+                f"DISAGREEMENT: the exactly checked certificate says {res.verdict} but the theorem '{tv.theorem}' "
+                f"({tv.source}) says {tv.verdict} ({tv.numbers}); no verdict is given (a bug: please report)",
+            )
+            res.verdict, res.method, res.certificate = "undecided", "certificate and theorem disagree", None
+            return True
+        res.reasons.append(f"agrees with the theorem '{tv.theorem}' ({tv.numbers}; {tv.source})")
+        return False
+    res.verdict, res.semantics = tv.verdict, tv.semantics
+    res.method = f"theorem: {tv.theorem}"
+    res.reasons.append(
+        f"the hypotheses of '{tv.theorem}' hold (checked exactly) and it says {tv.verdict}: {tv.numbers} ({tv.source})"
+    )
+    return False
+
+
+def _simulate(res: Result, net: Network, budget: float, seed: int) -> None:
+    """Counterexample-style simulation checks (DESIGN §7): evidence, never a proof."""
+    from .evidence import simulation_check
+
+    with _Timer(res, "simulation checks (evidence, not a proof)") as t:
+        directions = res.hints or [tuple(1 for _ in net.stations)]
+        ev = simulation_check(net, directions, budget_s=budget, seed=seed)
+        t.size = f"{len(ev.starts)} starts x {ev.replications} reps, horizon {ev.horizon:.4g}, {ev.events} events"
+        t.outcome = ev.verdict
+    res.simulation = ev.to_json()
+    res.reasons.extend(ev.reasons)
+    if ev.verdict != "undecided":
+        res.verdict, res.method = ev.verdict, "simulation checks (evidence, not a proof)"
+        res.semantics = "markovian" if net.is_markovian else "general"
 
 
 def _prove(

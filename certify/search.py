@@ -21,6 +21,8 @@ __all__ = ["LPResult", "solve_template", "rationalize", "installed_lp_solvers", 
 
 # Rows added per round of constraint generation.
 CHUNK = 2000
+# Drift rows reported as binding (the dual's heaviest) when no certificate exists.
+BINDING = 5
 
 
 @dataclass
@@ -35,6 +37,7 @@ class LPResult:
     solve_s: float
     solver: str
     notes: list[str] = field(default_factory=list)
+    binding: list[int] = field(default_factory=list)  # drift rows with the largest duals (where no V decreases)
 
     @property
     def found(self) -> bool:
@@ -106,6 +109,11 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
         worst = bad[np.argsort(-viol[bad])[:CHUNK]]
         active[worst] = True
     notes = [f"{rounds} rounds of constraint generation, {int(active.sum())} of {m} rows active"]
+    binding: list[int] = []
+    duals = cons[0].dual_value
+    if duals is not None:
+        order = np.argsort(-np.asarray(duals, dtype=float).ravel())
+        binding = [int(idx[k]) for k in order[:BINDING] if float(np.ravel(duals)[k]) > 1e-9]
     return LPResult(
-        prob.status, d, np.asarray(x.value[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes
+        prob.status, d, np.asarray(x.value[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes, binding=binding
     )

@@ -11,6 +11,9 @@ block (see ``README.md`` and ``../../shared/DESIGN.md`` section 8):
 - ``dhk-homogeneous``  Dai-Hasenbein-Kim, p[i][C] = p_C:
                    Lambda_C + lam*/(1 - p*) P_C < mu_C for every non-empty C.
 - ``two-station``  the two-station conditions C0/C1/C2 of the corpus README.
+- ``finite-capacity`` every station capped: stable at any load (finite chain); for
+                   the symmetric two-queue loss system the closed-form blocking
+                   probability of the corpus README is reported.
 - ``tie-breaking`` DHK-style 3-station network: station 3 is stable iff
                    lam_3 + d_1 < mu_3, with d_1 the throughput of station 1 in the
                    autonomous 1-2 JSQ subsystem, from its truncated CTMC (on
@@ -333,11 +336,33 @@ def tie_breaking(doc: dict) -> dict:
                        f"boundary gamma* = {g_star:.4f}; lam_3 boundary = {mu[c] - d1:.6f}"}
 
 
+def loss_blocking(K: int, rho: float) -> float:
+    """Blocking probability of the symmetric two-queue JSQ loss system (corpus README closed form)."""
+    num = rho ** (2 * K)
+    den = sum(rho**j for j in range(2 * K + 1)) - sum(rho ** (m - 1) * 2.0 ** (-m) for m in range(1, K + 1))
+    return num / den
+
+
+def finite_capacity(doc: dict) -> dict:
+    """Every station has a capacity: a finite irreducible chain, stable at any load (margin 0)."""
+    caps = [doc["stations"][s].get("capacity") for s in doc["stations"]]
+    if any(c is None for c in caps):
+        raise ValueError("finite-capacity criterion needs a capacity at every station")
+    ids, mu = _stations(doc)
+    numbers = f"capacities {caps}: finite state space"
+    lam = class_rates(doc)
+    if len(ids) == 2 and len(set(caps)) == 1 and len(set(mu.values())) == 1 and list(lam) == [frozenset(ids)]:
+        rho = lam[frozenset(ids)] / (2 * mu[ids[0]])
+        numbers += f"; blocking probability (closed form, rho = {rho:g}, K = {caps[0]}) = {loss_blocking(caps[0], rho):.10g}"
+    return {"margin": 0.0, "s_star": None, "binding": "none", "numbers": numbers}
+
+
 CRITERIA = {
     "subset": subset_condition,
     "dhk-homogeneous": dhk_homogeneous,
     "two-station": two_station,
     "tie-breaking": tie_breaking,
+    "finite-capacity": finite_capacity,
 }
 
 

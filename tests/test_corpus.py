@@ -33,6 +33,7 @@ def test_corpus_verdict(path: Path):
     expected = net.expected["verdict"]
     res = certify.prove(net)
     opposite = {"stable": "unstable", "unstable": "stable"}[expected]
+    assert not any("DISAGREEMENT" in r for r in res.reasons), res.reasons  # theorem and certificate agree
     assert res.verdict != opposite, res.reasons
     assert res.verdict != f"likely-{opposite}"
     if res.certificate is not None:

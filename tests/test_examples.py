@@ -29,3 +29,11 @@ def test_bench_quick(tmp_path):
     js = {int(r[2]) for r in rows}
     assert js == {2, 3, 4}
     assert all(r[-2].strip() == "stable" for r in rows)
+
+
+def test_tiebreak_critical_gamma_fast():
+    """examples/tiebreak_critical_gamma.py --fast brackets the exact critical gamma between proved verdicts."""
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "tiebreak_critical_gamma.py"), "--fast"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "the exact gamma* lies inside the certified bracket" in out.stdout

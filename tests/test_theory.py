@@ -1,0 +1,110 @@
+"""Known theorems: hypotheses checked exactly, verdicts against the corpus labels and the independent criteria."""
+
+import importlib.util
+import json
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+import certify
+from certify.chain import compile_chain
+from certify.loader import from_dict, load
+from certify.theory import homogeneous_feedback, jackson, no_feedback, theorem_verdicts, two_station
+from tests.conftest import CORPUS
+
+ROOT = Path(__file__).resolve().parents[1]
+THEOREM_FAMILIES = {"dhk_homogeneous", "bramson_no_feedback", "mm_jsq_parallel", "dhk_two_station", "foley_mcdonald_gsq",
+                    "jackson_singleton"}
+
+
+def _family_cases():
+    if not CORPUS.is_dir():
+        return []
+    out = []
+    for f in sorted(CORPUS.glob("*.json")):
+        doc = json.loads(f.read_text())
+        if doc.get("x-case", {}).get("family") in THEOREM_FAMILIES and "verdict" in doc.get("expected", {}):
+            out.append(pytest.param(f, id=f.stem))
+    return out
+
+
+@pytest.mark.parametrize("path", _family_cases())
+def test_theorem_matches_corpus_label(path):
+    """Every public verdict case of a family with a theorem gets that theorem's verdict, equal to the label."""
+    net = load(path)
+    found = theorem_verdicts(compile_chain(net))
+    assert found, "no theorem applied"
+    assert {t.verdict for t in found} == {net.expected["verdict"]}
+
+
+def _criteria():
+    spec = importlib.util.spec_from_file_location("models_criteria", ROOT / "models" / "criteria.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("name", ["foley-mcdonald.json", "homogeneous-feedback-J3.json", "two-station-feedback.json",
+                                  "partial-choice-J5.json", "overloaded-unstable.json", "mm-jsq-heterogeneous.json"])
+def test_theorem_matches_independent_criteria_script(name):
+    """The theorem's verdict equals the one computed by models/criteria.py (floats, no certify import)."""
+    r = _criteria().evaluate(ROOT / "models" / name)
+    found = theorem_verdicts(compile_chain(load(ROOT / "models" / name)))
+    assert found and all(t.verdict == r["verdict"] for t in found)
+
+
+def net(streams, feedback=(), mu=(1, 1, 1)):
+    return compile_chain(from_dict({
+        "format": "jsq-network/1",
+        "stations": {str(i + 1): {"mu": m} for i, m in enumerate(mu)},
+        "streams": [{"choice": c, "rate": r} for c, r in streams],
+        "feedback": [{"from": s, "choice": c, "prob": p} for s, c, p in feedback],
+    }))
+
+
+def test_boundary_is_critical_not_a_verdict():
+    """On the boundary (lam = sum mu) the theorem says 'critical', which prove never turns into a verdict."""
+    ch = net([(["1", "2", "3"], 3)])
+    assert no_feedback(ch).verdict == "critical"
+
+
+def test_hypotheses_are_checked():
+    """Heterogeneous feedback on three stations matches no theorem; homogeneous feedback and singleton sets do."""
+    hetero = net([(["1", "2"], 1)], [("1", ["3"], 0.5)])
+    assert theorem_verdicts(hetero) == []
+    homog = net([(["1", "2"], 1)], [(s, ["1", "2", "3"], 0.2) for s in "123"])
+    assert homogeneous_feedback(homog) is not None and no_feedback(homog) is None
+    jack = net([(["1"], 0.5), (["2"], 0.2)], [("1", ["3"], 0.5)])
+    assert jackson(jack).verdict == "stable" and two_station(jack) is None
+
+
+def test_jackson_traffic_equations_exact():
+    """A tandem with feedback: a = (lam/(1-p), lam/(1-p)) decides exactly at a_1 = mu_1."""
+    ch = net([(["1"], F(1, 2))], [("1", ["2"], 1), ("2", ["1"], F(1, 2))], mu=(1, 2))
+    tv = jackson(ch)
+    assert tv.verdict == "critical" and "1" in tv.numbers
+
+
+def test_prove_reports_theorem_when_no_certificate():
+    """With no time for the certificate searches, prove reports the theorem's verdict as the proof, naming it."""
+    n = load(CORPUS / "dhk-hom-J3-s12-m0.97.json")
+    res = certify.prove(n, time_limit=0, simulate=False)
+    assert res.verdict == "stable" and res.method.startswith("theorem: homogeneous feedback")
+    assert res.theorems and res.theorems[0]["source"].startswith("J. G. Dai")
+
+
+def test_disagreement_is_flagged_and_gives_no_verdict(monkeypatch):
+    """If a theorem and an exactly checked certificate ever disagree, prove says so loudly and gives no verdict."""
+    import certify.theory as theory
+
+    real = theory.no_feedback
+
+    def wrong(chain):
+        tv = real(chain)
+        return None if tv is None else theory.TheoremVerdict(tv.theorem, "unstable", tv.source, tv.numbers)
+
+    monkeypatch.setattr(theory, "CRITERIA", (wrong,))
+    res = certify.prove(load(CORPUS / "mmjsq-k2-m0.90.json"))
+    assert res.verdict == "undecided" and res.certificate is None
+    assert res.reasons[0].startswith("DISAGREEMENT")
