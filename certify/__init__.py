@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .sweep import sweep  # eager (stdlib only): binds certify.sweep to the function, not the submodule
+
 __version__ = "0.1.0"
 
 _API = {
@@ -38,7 +40,7 @@ _API = {
     "SimulationResult": "simulation",
 }
 
-__all__ = [*_API, "verify", "__version__"]
+__all__ = [*_API, "verify", "sweep", "__version__"]
 
 
 def verify(net: Any, cert: Any) -> Any:

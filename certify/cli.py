@@ -186,6 +186,42 @@ def _plot(res, path: str) -> None:
     plt.close(fig)
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .model import ForkJoinNetwork
+    from .sweep import parse_vary, sweep
+
+    net = _load(args.file)
+    if isinstance(net, ForkJoinNetwork):
+        raise NetworkError(net.source, "format", "sweeps of fork-join-redundancy/1 networks are not supported yet")
+    vary = [parse_vary(spec, net) for spec in args.vary]
+    for opt, val, ok, rule in (("--time-limit", args.time_limit, args.time_limit > 0, "must be > 0 seconds"),
+                               ("--sim-budget", args.sim_budget, args.sim_budget >= 0, "must be >= 0 seconds"),
+                               ("--workers", args.workers, args.workers >= 1, "must be >= 1")):
+        if not ok:
+            raise NetworkError(None, opt, f"{val} {rule}")
+    try:
+        res = sweep(net, vary, time_limit=args.time_limit, sim_budget=args.sim_budget, seed=args.seed, out=args.out,
+                    workers=args.workers, scheduler=args.scheduler)
+    except NetworkError as exc:
+        raise NetworkError(exc.file, "--vary", exc.rule) if exc.path == "vary" else exc from None
+    except KeyboardInterrupt:
+        print(f"certify: interrupted; every finished point is stored in {args.out}: run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    print(f"sweep {res.key}: {res.network}, {len(res.points)} points over {' x '.join(res.paths)}")
+    for note in res.notes:
+        print(f"  note: {note}")
+    print(f"  computed {res.computed}, reused {res.reused} from {args.out}")
+    print("  " + ", ".join(f"{v} {n}" for v, n in sorted(res.counts().items())))
+    if args.csv:
+        res.to_csv(args.csv)
+        print(f"  csv: {args.csv}")
+    if args.plot:
+        res.plot(args.plot)
+        print(f"  plot: {args.plot}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="certify",
@@ -244,6 +280,22 @@ def build_parser() -> argparse.ArgumentParser:
     si.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")
     si.set_defaults(func=cmd_simulate)
 
+    sw = sub.add_parser("sweep", help="prove at every point of a grid of one or two parameters (resumable; atlas plots)")
+    sw.add_argument("file")
+    sw.add_argument("--vary", action="append", required=True, metavar="PATH=START:STOP:N",
+                    help="a parameter by its field path as in error messages (streams[0].rate, stations.3.mu, "
+                         "tie_breaking[0].probs.1) and N exact values from START to STOP; give one or two")
+    sw.add_argument("--out", default="results.sqlite", metavar="DB",
+                    help="SQLite results file, written point by point; the same command resumes (default results.sqlite)")
+    sw.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="seconds of search per point (default 10)")
+    sw.add_argument("--sim-budget", type=float, default=0.0, metavar="S",
+                    help="seconds of simulation checks per undecided point (default 0: none)")
+    sw.add_argument("--seed", type=int, default=0, help="point i gets the seed SEED + i (default 0)")
+    sw.add_argument("--workers", type=int, default=2, metavar="W", help="local worker processes (default 2; 1: in this process)")
+    sw.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask distributed cluster instead")
+    sw.add_argument("--csv", metavar="CSV", help="also write the results as CSV")
+    sw.add_argument("--plot", metavar="PNG", help="draw the atlas: verdict strip (1-D) or map (2-D)")
+    sw.set_defaults(func=cmd_sweep)
     return p
 
 
