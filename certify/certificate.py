@@ -20,7 +20,7 @@ from typing import Any
 from . import __version__
 from .chain import Chain, compile_chain
 from .exact import Check, check_fluid, check_foster, check_growth, check_static_split, routed_sets
-from .model import Distribution, Network
+from .model import Distribution, ForkJoinNetwork, Network
 from .phases import NotPhaseType, markov_chain
 from .templates import TEMPLATES
 
@@ -238,6 +238,10 @@ def verify(net: Network, cert: dict) -> Check:
     Returns a :class:`~certify.exact.Check` whose ``ok`` is True only when the
     file is intact, was made for this network and every condition holds.
     """
+    if isinstance(net, ForkJoinNetwork) or str(cert.get("kind", "")).startswith("fork-join"):
+        from .forkjoin import verify_forkjoin  # fork-join-redundancy/1 certificates
+
+        return verify_forkjoin(net, cert)
     out = Check(ok=False)
     try:
         if cert.get("digest") != _body_digest(cert):

@@ -474,7 +474,12 @@ def _prove(
     res: Result, net: Network | ForkJoinNetwork, templates: list[str], solver: str | None, deadline: float, use_fluid: bool
 ) -> None:
     if isinstance(net, ForkJoinNetwork):
-        res.reasons.append("fork-join-redundancy/1 networks are not analysed by prove yet")
+        from .forkjoin import prove_forkjoin
+
+        fj = prove_forkjoin(net, solver=solver, deadline=deadline)
+        res.verdict, res.semantics, res.method, res.certificate = fj.verdict, fj.semantics, fj.method, fj.certificate
+        res.reasons.extend(fj.reasons)
+        res.attempts.extend(Attempt(*a) for a in fj.attempts)
         return
     base = compile_chain(net)  # the stated means: necessary conditions
     chain: Chain | None
