@@ -232,7 +232,7 @@ def _compare(out: Check, claims: dict, key: str, actual: Any) -> None:
         out.failures.append(f"claim {key} = {claims.get(key)!r} but the exact check gives {actual!r}")
 
 
-def verify(net: Network, cert: dict) -> Check:
+def verify(net: Network | ForkJoinNetwork, cert: dict) -> Check:
     """Re-check a certificate against a network, exactly.
 
     Returns a :class:`~certify.exact.Check` whose ``ok`` is True only when the

@@ -86,8 +86,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"  {cert.get('statement', '')}")
     else:
         print(f"INVALID: {args.certificate} for {args.network}")
-        for r in res.failures:
-            print(f"  - {r}")
+        for line in res.failures:
+            print(f"  - {line}")
     return 0 if res.ok else 1
 
 

@@ -423,9 +423,14 @@ def _theorems(res: Result, net: Network | ForkJoinNetwork) -> bool:
     """Known theorems next to the certificate search; a disagreement is flagged (returns True) and no verdict is printed."""
     from .theory import theorem_verdicts
 
-    if not isinstance(net, Network) or net.has_capacities:
+    if isinstance(net, ForkJoinNetwork):
+        from .theory import fork_join
+
+        found = [fork_join(net)]
+    elif net.has_capacities:
         return False
-    found = theorem_verdicts(compile_chain(net))
+    else:
+        found = theorem_verdicts(compile_chain(net))
     res.theorems = [tv.to_json() for tv in found]
     said = {tv.verdict for tv in found} - {"critical"}
     if len(said) > 1:

@@ -22,8 +22,10 @@ The criteria:
 * Two stations with heterogeneous feedback (Dai–Hasenbein–Kim 2007; the three
   conditions C0/C1/C2 as written in ``../shared/corpus/README.md``).
 
-Fork-join networks with redundancy (seed 003) are handled by
-:mod:`certify.forkjoin` when present.
+* Fork-join with redundancy (seed 003; the corpus water-filling formula):
+  with static exponential rates d_i the system is stable iff lam < theta, the
+  root of sum_i min(d_i, theta) = k theta; theta = mu*/k exactly for the
+  maximal designs (max d_i <= mu*/k).  :func:`fork_join` (exponential servers).
 """
 
 from __future__ import annotations
@@ -35,7 +37,16 @@ from itertools import combinations
 
 from .chain import Chain
 
-__all__ = ["TheoremVerdict", "CRITERIA", "theorem_verdicts", "jackson", "no_feedback", "homogeneous_feedback", "two_station"]
+__all__ = [
+    "TheoremVerdict",
+    "CRITERIA",
+    "theorem_verdicts",
+    "jackson",
+    "no_feedback",
+    "homogeneous_feedback",
+    "two_station",
+    "fork_join",
+]
 
 
 @dataclass(frozen=True)
@@ -231,3 +242,28 @@ def theorem_verdicts(chain: Chain) -> list[TheoremVerdict]:
         if tv is not None:
             out.append(tv)
     return out
+
+
+def fork_join(net) -> TheoremVerdict:
+    """Seed 003 for an (n,k) fork-join network with redundancy: stable iff lam < theta (exponential servers).
+
+    >>> from fractions import Fraction as F
+    >>> from certify.model import ForkJoinNetwork
+    >>> fj = ForkJoinNetwork("n3k2", 3, 2, F(36, 100), (("1", F(6, 10)), ("2", F(2, 10)), ("3", F(2, 10))))
+    >>> fork_join(fj).verdict, fork_join(fj).numbers.split(";")[0]
+    ('stable', 'theta = 0.4 (water-filling)')
+    """
+    from .forkjoin import maximal_design, throughput_capacity, traffic_intensity
+
+    theta = throughput_capacity(net)
+    lam = Fraction(net.rate)
+    return TheoremVerdict(
+        "fork-join with redundancy: lam < theta",
+        _verdict(_sign(lam, theta)),
+        "'Stability of Fork-Join Systems with Redundancy and Heterogeneous Servers' (seed 003); theta from "
+        "sum_i min(d_i, theta) = k theta",
+        f"theta = {float(theta):.6g} (water-filling); lam/theta = {float(lam / theta):.6g}; rho = k lam/mu* = "
+        f"{float(traffic_intensity(net)):.6g}; maximal design: {maximal_design(net)}",
+        semantics="markovian",
+        hypotheses=("exponential servers", "Poisson jobs"),
+    )

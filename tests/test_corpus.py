@@ -11,6 +11,9 @@ from certify.loader import load
 from certify.phases import NotPhaseType, markov_chain
 from tests.conftest import CORPUS
 
+# Families with a known theorem (certify.theory).
+THEOREM_FAMILIES = {"dhk_homogeneous", "bramson_no_feedback", "mm_jsq_parallel", "dhk_two_station", "foley_mcdonald_gsq",
+                    "jackson_singleton", "fork_join_redundancy"}
 # Families whose stable cases (margin <= 0.97) must get a fluid certificate (general distributions).
 FLUID_FAMILIES = {"dhk_homogeneous", "bramson_no_feedback", "dhk_two_station", "foley_mcdonald_gsq", "jackson_singleton"}
 
@@ -38,9 +41,12 @@ def test_corpus_verdict(path: Path):
     assert res.verdict != f"likely-{opposite}"
     if res.certificate is not None:
         assert verify(net, res.certificate).ok
-    if path.name.startswith("fjr-"):
-        return  # fork-join: the theory issue
     case = dict(net.extras).get("x-case", {})
+    if case.get("family") in THEOREM_FAMILIES:  # a known theorem is reported next to the certificate, and agrees
+        assert res.theorems and {t["verdict"] for t in res.theorems} == {expected}, res.theorems
+    if path.name.startswith("fjr-"):  # fork-join with redundancy: proved with its own certificates
+        assert res.verdict == expected and res.certificate is not None, res.reasons
+        return
     if case.get("family") in FLUID_FAMILIES and expected == "stable" and case.get("margin", 1) <= 0.97:
         assert res.semantics == "general" and res.certificate["kind"] == "fluid", res.reasons
     try:

@@ -108,3 +108,13 @@ def test_disagreement_is_flagged_and_gives_no_verdict(monkeypatch):
     res = certify.prove(load(CORPUS / "mmjsq-k2-m0.90.json"))
     assert res.verdict == "undecided" and res.certificate is None
     assert res.reasons[0].startswith("DISAGREEMENT")
+
+
+def test_fork_join_theorem_matches_corpus(corpus_dir):
+    """Seed 003's criterion (lam < theta) gives every public fork-join label, and prove reports it."""
+    for path in sorted(corpus_dir.glob("fjr-*.json")):
+        net = load(path)
+        from certify.theory import fork_join
+
+        assert fork_join(net).verdict == net.expected["verdict"], path.name
+        assert certify.prove(net).theorems[0]["theorem"].startswith("fork-join")
