@@ -14,6 +14,8 @@ block (see ``README.md`` and ``../../shared/DESIGN.md`` section 8):
 - ``finite-capacity`` every station capped: stable at any load (finite chain); for
                    the symmetric two-queue loss system the closed-form blocking
                    probability of the corpus README is reported.
+- ``fork-join``    (n,k) fork-join with redundancy (seed 003): stable iff lam < theta,
+                   sum_i min(d_i, theta) = k theta; theta = mu*/k for maximal designs.
 - ``tie-breaking`` DHK-style 3-station network: station 3 is stable iff
                    lam_3 + d_1 < mu_3, with d_1 the throughput of station 1 in the
                    autonomous 1-2 JSQ subsystem, from its truncated CTMC (on
@@ -357,12 +359,33 @@ def finite_capacity(doc: dict) -> dict:
     return {"margin": 0.0, "s_star": None, "binding": "none", "numbers": numbers}
 
 
+def fork_join(doc: dict) -> dict:
+    """(n,k) fork-join with redundancy: stable iff lam < theta, sum_i min(d_i, theta) = k theta (water-filling)."""
+    d = sorted(float(v["mu"]) for v in doc["servers"].values())
+    n, k, lam = len(d), int(doc["k"]), float(doc["rate"])
+    theta = None
+    for j in range(n + 1):  # the j slowest servers are capped at their rate, the rest contribute theta
+        if k - (n - j) <= 0:
+            continue
+        t = sum(d[:j]) / (k - (n - j))
+        if (j == 0 or d[j - 1] <= t + 1e-15) and (j == n or t <= d[j] + 1e-15):
+            theta = t
+            break
+    assert theta is not None
+    mu_star = sum(d)
+    maximal = max(d) <= mu_star / k + 1e-15
+    return {"margin": lam / theta, "s_star": theta / lam, "binding": "job throughput",
+            "numbers": f"theta = {theta:.6g} (water-filling), mu*/k = {mu_star / k:.6g}, maximal design: {maximal}; "
+                       f"lam/theta = {lam / theta:.4f}"}
+
+
 CRITERIA = {
     "subset": subset_condition,
     "dhk-homogeneous": dhk_homogeneous,
     "two-station": two_station,
     "tie-breaking": tie_breaking,
     "finite-capacity": finite_capacity,
+    "fork-join": fork_join,
 }
 
 

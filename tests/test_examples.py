@@ -37,3 +37,11 @@ def test_tiebreak_critical_gamma_fast():
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "the exact gamma* lies inside the certified bracket" in out.stdout
+
+
+def test_forkjoin_maximal_fast():
+    """examples/forkjoin_maximal.py --fast: every design proved stable at 0.95 theta and unstable at 1.05 theta."""
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "forkjoin_maximal.py"), "--fast"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "every design decided as its capacity says" in out.stdout
