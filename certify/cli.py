@@ -315,6 +315,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("certify: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `certify prove ... | head`: the reader left, nothing more to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
