@@ -296,7 +296,23 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--csv", metavar="CSV", help="also write the results as CSV")
     sw.add_argument("--plot", metavar="PNG", help="draw the atlas: verdict strip (1-D) or map (2-D)")
     sw.set_defaults(func=cmd_sweep)
+
+    st = sub.add_parser("stationary", help="exact stationary analysis (sparse CTMC solve; truncated without capacities)")
+    st.add_argument("file")
+    st.add_argument("--truncate", type=int, metavar="N", help="customers kept per station without a capacity (default: by J)")
+    st.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")
+    st.set_defaults(func=cmd_stationary)
     return p
+
+
+def cmd_stationary(args: argparse.Namespace) -> int:
+    from .stationary import stationary
+
+    if args.truncate is not None and args.truncate < 1:
+        raise NetworkError(None, "--truncate", f"{args.truncate} must be >= 1")
+    res = stationary(_load(args.file), truncate=args.truncate)
+    print(json.dumps(res.to_json()) if args.json else res.table())
+    return 0
 
 
 def _template_names() -> list[str]:
