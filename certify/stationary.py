@@ -127,15 +127,9 @@ def symmetric_loss2(net: Network) -> tuple[Fraction, int] | None:
     a, b = net.stations
     if a.mu != b.mu or a.capacity is None or a.capacity != b.capacity:
         return None
-    if any(f.prob for f in net.feedback):
+    lam = _full_choice_rate(net)
+    if lam is None:
         return None
-    pair = set(net.station_ids)
-    lam = Fraction(0)
-    for s in net.streams:
-        for ids, r in s.routing_sets():
-            if set(ids) != pair:
-                return None
-            lam += r
     probs = net.tie_probs(net.station_ids)
     if len(set(probs.values())) != 1:
         return None
@@ -157,6 +151,12 @@ def parallel_jsq(net: Network) -> tuple[Fraction, tuple[Fraction, ...]] | None:
     """
     if not isinstance(net, Network) or not net.is_markovian or net.has_capacities:
         return None
+    lam = _full_choice_rate(net)
+    return None if lam is None else (lam, tuple(st.mu for st in net.stations))
+
+
+def _full_choice_rate(net: Network) -> Fraction | None:
+    """The total arrival rate when there is no feedback and every arrival chooses among all stations, else None."""
     if any(f.prob for f in net.feedback):
         return None
     every = set(net.station_ids)
@@ -166,7 +166,7 @@ def parallel_jsq(net: Network) -> tuple[Fraction, tuple[Fraction, ...]] | None:
             if set(ids) != every:
                 return None
             lam += r
-    return lam, tuple(st.mu for st in net.stations)
+    return lam
 
 
 def _classes(mu: Sequence[float], lump: bool) -> list[list[int]]:
