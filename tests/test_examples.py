@@ -45,3 +45,11 @@ def test_forkjoin_maximal_fast():
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "every design decided as its capacity says" in out.stdout
+
+
+def test_blocking_and_tails_fast():
+    """examples/blocking_and_tails.py --fast: exact blocking probabilities equal the closed form, tails decay as rho^k."""
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "blocking_and_tails.py"), "--fast"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "all numbers agree with the closed forms" in out.stdout
