@@ -81,13 +81,15 @@ def _boundary_1d(result: SweepResult) -> tuple[list[float], set[str]]:
         return [], set()
     grid = _fine(lo, hi, _FINE_1D)
     signs = [theorem_sign(result, (x,)) for x in grid]
-    out, names = [], set()
+    out: list[float] = []
+    names: set[str] = set()
     for (a, (sa, na)), (b, (sb, nb)) in zip(zip(grid, signs), zip(grid[1:], signs[1:])):
         if sa is None or sb is None or sa == sb:
             continue
         if sa == 0:
             out.append(float(a))
-            names.add(na)
+            if na:
+                names.add(str(na))
             continue
         if sb == 0:
             continue  # b is the critical point itself: recorded as the next pair's a
@@ -102,7 +104,7 @@ def _boundary_1d(result: SweepResult) -> tuple[list[float], set[str]]:
             else:
                 b = m
         out.append(float((a + b) / 2))
-        names.update(n for n in (na, nb) if n)
+        names.update(str(n) for n in (na, nb) if n)
     return out, names
 
 

@@ -214,7 +214,7 @@ def _prob_group(tokens: list[str | int], doc: dict) -> tuple[tuple, list[list[st
     return None
 
 
-def _complements(doc: dict, paths: list[list[str | int]]) -> list[tuple[list[str | int], list[list[str | int]]]]:
+def _complements(doc: dict, paths: list[list[str | int]]) -> list[tuple[list[list[str | int]], list[list[str | int]]]]:
     """For each set of probabilities touched by ``paths``: (the varied ones, the others to rescale)."""
     groups: dict[tuple, tuple[list, list]] = {}
     for tok in paths:
@@ -522,7 +522,10 @@ def _normalise_vary(vary: Iterable[Any], doc: dict, option: str) -> list[tuple[s
                     raise NetworkError(None, option, f"{path!r}: no values given")
                 if len(set(values)) != len(values):
                     raise NetworkError(None, option, f"{path!r}: a value is given twice")
-        _check_path(doc, path, lambda rule, p=path: NetworkError(None, option, f"{p!r}: {rule}"))
+        def fail(rule: str, p: str = path) -> NetworkError:
+            return NetworkError(None, option, f"{p!r}: {rule}")
+
+        _check_path(doc, path, fail)
         if any(path == p for p, _ in out):
             raise NetworkError(None, option, f"{path!r} is given twice (vary each parameter once)")
         out.append((path, values))
@@ -650,7 +653,7 @@ def sweep(
         result = SweepResult(key, base.get("name", "network"), tuple(paths), tuple(tuple(g) for g in grids), [],
                              time_limit, sim_budget, reused=len(have), notes=notes, base=base)
         by_index = dict(have)
-        values_of = {t["index"]: t["values"] for t in tasks}
+        values_of: dict[int, Sequence[Fraction]] = {t["index"]: t["values"] for t in tasks}  # type: ignore[misc]
         bar = _bar(progress, len(tasks), len(have), result.network)
         try:
             runner: Iterator[dict]
