@@ -34,8 +34,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
             raise NetworkError(None, "--template", f"unknown template {unknown[0]!r} (known: {', '.join(TEMPLATES)})")
     if args.sim_budget < 0:
         raise NetworkError(None, "--sim-budget", f"{args.sim_budget} must be >= 0 seconds")
+    live = None
+    if not args.json and sys.stderr.isatty():  # interactive: show each stage as it finishes
+
+        def live(a) -> None:
+            print(f"  ... {a.stage}: {a.outcome} ({a.time_s:.2f}s)", file=sys.stderr, flush=True)
+
     res = prove(
         net,
+        progress=live,
         time_limit=args.time_limit,
         out=args.out,
         templates=args.template,

@@ -8,6 +8,7 @@ certificate.  Everything else is ``undecided``, with the reasons.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import prod
@@ -41,6 +42,21 @@ class Attempt:
     outcome: str
 
 
+class _Attempts(list):
+    """The attempts of a run; ``listener`` (if set) hears each one as it is recorded (live progress)."""
+
+    listener: Callable[[Attempt], None] | None = None
+
+    def append(self, a: Attempt) -> None:  # type: ignore[override]
+        super().append(a)
+        if self.listener is not None:
+            self.listener(a)
+
+    def extend(self, items) -> None:  # type: ignore[override]
+        for a in items:
+            self.append(a)
+
+
 @dataclass
 class Result:
     """The outcome of :func:`prove`."""
@@ -52,7 +68,7 @@ class Result:
     certificate: dict | None = None
     certificate_path: str | None = None
     reasons: list[str] = field(default_factory=list)
-    attempts: list[Attempt] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=_Attempts)
     time_s: float = 0.0
     expansion: list[str] = field(default_factory=list)
     simulation: dict | None = None
@@ -371,6 +387,7 @@ def prove(
     simulate: bool | None = None,
     sim_budget: float = DEFAULT_BUDGET_S,
     seed: int = 0,
+    progress: Callable[[Attempt], None] | None = None,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
@@ -386,6 +403,7 @@ def prove(
         ``likely-stable``/``likely-unstable``); default True unless ``templates`` is given.
     sim_budget : wall-clock seconds for the simulation checks.
     seed : seed of the simulation checks (identical arguments give identical results).
+    progress : called with each :class:`Attempt` as soon as it is recorded (live reports of long runs).
     solver : a cvxpy solver name (default: Clarabel, else HiGHS, else SCS).
 
     Returns
@@ -404,6 +422,8 @@ def prove(
     t0 = time.perf_counter()
     deadline = t0 + time_limit
     res = Result(network=net.name)
+    if progress is not None:
+        res.attempts.listener = progress  # type: ignore[attr-defined]
     try:
         use_fluid = templates is None if fluid is None else fluid
         _prove(res, net, templates or list(TEMPLATES), solver, deadline, use_fluid)

@@ -179,3 +179,10 @@ def test_table_declines_networks_without_shared_choice_sets():
     res = certify.prove(net, templates=["table"])
     assert not any(a.stage.startswith("table") for a in res.attempts)
     assert res.certificate is None and res.method.startswith("theorem: generalized Jackson")
+
+
+def test_progress_hears_every_attempt_as_it_happens(corpus_dir):
+    """prove(progress=...) is called once per recorded attempt, in order, while the run goes on."""
+    heard = []
+    res = certify.prove(certify.load(corpus_dir / "ce-tie-expB-g0.50.json"), progress=heard.append)
+    assert heard == list(res.attempts) and len(heard) >= 5
