@@ -57,21 +57,24 @@ def _add(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | None:
     if d[v][u] + c < 0:
         return None
     n = len(d)
-    col_u = [d[i][u] for i in range(n)]
-    row_v = d[v]
+    # Only finite entries of row v can shorten a path; rows that do not change are shared.
+    fin = [(j, rv) for j, rv in enumerate(d[v]) if rv < INF]
     out = []
     for i in range(n):
         row = d[i]
-        if col_u[i] >= INF:
+        cu = row[u]
+        if cu >= INF:
             out.append(row)
             continue
-        base = col_u[i] + c
-        new = list(row)
-        for j in range(n):
-            rv = row_v[j]
-            if rv < INF and base + rv < new[j]:
-                new[j] = base + rv
-        out.append(new)
+        base = cu + c
+        new = None
+        for j, rv in fin:
+            val = base + rv
+            if val < row[j]:
+                if new is None:
+                    new = list(row)
+                new[j] = val
+        out.append(row if new is None else new)
     return out
 
 
