@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import lcm
 
 from .chain import Chain
 from .regions import Region, cone_generators, enumerate_regions
@@ -101,9 +102,29 @@ def _solve(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
     return [M[i][n] / M[i][i] for i in range(n)]
 
 
-def _face(chain: Chain, region: Region) -> FluidFace | None:
+@dataclass(frozen=True)
+class _Sources:
+    """The flows of a chain in integers scaled by D: (source station or None, set, rate if busy, rate per unit t)."""
+
+    D: int
+    flows: tuple[tuple[int | None, tuple[int, ...], int, int], ...]
+    mu: tuple[int, ...]
+
+    @classmethod
+    def of(cls, chain: Chain) -> _Sources:
+        nums = [*(lam for _, lam in chain.arrivals), *chain.mu, *(p for _, _, p in chain.feedback)]
+        nums += [chain.mu[i] * p for i, _, p in chain.feedback]
+        D = lcm(*(Fraction(x).denominator for x in nums))
+        flows: list[tuple[int | None, tuple[int, ...], int, int]] = [(None, C, int(lam * D), 0) for C, lam in chain.arrivals]
+        flows += [(i, C, int(chain.mu[i] * p * D), int(p * D)) for i, C, p in chain.feedback]
+        return cls(D, tuple(flows), tuple(int(m * D) for m in chain.mu))
+
+
+def _face(chain: Chain, region: Region, src_data: _Sources | None = None) -> FluidFace | None:
     """The velocity set of one face, or None when no fluid path can stay on it."""
     J = chain.J
+    sd = src_data or _Sources.of(chain)
+    D = sd.D
     empty = tuple(region.empty)
     E = set(empty)
     classes = _classes(region, J)
@@ -113,41 +134,45 @@ def _face(chain: Chain, region: Region) -> FluidFace | None:
     def target(C: tuple[int, ...]) -> tuple[int, ...]:
         return argmin.get(C, C)
 
-    fixed_in = [Fraction(0)] * len(classes)  # inflow into each class not depending on t
-    t_to_class: dict[int, list[Fraction]] = {e: [Fraction(0)] * len(classes) for e in empty}  # per unit t_e
-    ext_e: dict[int, Fraction] = defaultdict(Fraction)  # fixed inflow into a single empty station
-    ext_E = Fraction(0)  # fixed inflow into E (any split)
-    stay: dict[int, Fraction] = defaultdict(Fraction)  # feedback of e that stays in E (per unit t_e)
-    q_single: dict[tuple[int, int], Fraction] = defaultdict(Fraction)  # e' -> e (single empty target)
+    # Accumulate in integers scaled by D (exact, and much faster than Fractions), convert at the end.
+    fixed_i = [0] * len(classes)  # inflow into each class not depending on t
+    t_cls_i: dict[int, list[int]] = {e: [0] * len(classes) for e in empty}  # per unit t_e
+    ext_e_i: dict[int, int] = defaultdict(int)  # fixed inflow into a single empty station
+    ext_E_i = 0  # fixed inflow into E (any split)
+    stay_i: dict[int, int] = defaultdict(int)  # feedback of e that stays in E (per unit t_e)
+    q_i: dict[tuple[int, int], int] = defaultdict(int)  # e' -> e (single empty target), per unit t_e'
     split_in_E = False
-    sources: list[tuple[int | None, tuple[int, ...], Fraction]] = [(None, C, lam) for C, lam in chain.arrivals]
-    sources += [(i, C, p) for i, C, p in chain.feedback]
-    for src, C, r in sources:
+    for src, C, busy, per_t in sd.flows:
         B = target(C)
-        if src is not None and src not in E:
-            r = chain.mu[src] * r  # a busy station's feedback flow
+        from_empty = src is not None and src in E
+        r = per_t if from_empty else busy
         if B[0] in E:
             if len(B) > 1:
                 split_in_E = True
-            if src is None or src not in E:
-                ext_E += r
+            if not from_empty:
+                ext_E_i += r
                 if len(B) == 1:
-                    ext_e[B[0]] += r
+                    ext_e_i[B[0]] += r
             else:
-                stay[src] += r
+                stay_i[src] += r  # type: ignore[index]
                 if len(B) == 1:
-                    q_single[(src, B[0])] += r
+                    q_i[(src, B[0])] += r  # type: ignore[index]
         else:
             k = cls_of[B[0]]
-            if src is None or src not in E:
-                fixed_in[k] += r
+            if not from_empty:
+                fixed_i[k] += r
             else:
-                t_to_class[src][k] += r
+                t_cls_i[src][k] += r  # type: ignore[index]
+    t_to_class = {e: [Fraction(x, D) for x in row] for e, row in t_cls_i.items()}
+    ext_e = defaultdict(Fraction, {e: Fraction(x, D) for e, x in ext_e_i.items()})
+    ext_E = Fraction(ext_E_i, D)
+    stay = defaultdict(Fraction, {e: Fraction(x, D) for e, x in stay_i.items()})
+    q_single = {k: Fraction(x, D) for k, x in q_i.items()}
     # v_T = (fixed_T + sum_e t_e w_eT - mu(T)) / |T|, the same for every member of T
     v0 = [Fraction(0)] * J
     dirs = []
     for k, cl in enumerate(classes):
-        val = (fixed_in[k] - sum((chain.mu[a] for a in cl), Fraction(0))) / len(cl)
+        val = Fraction(fixed_i[k] - sum(sd.mu[a] for a in cl), D * len(cl))
         for a in cl:
             v0[a] = val
     for e in empty:
@@ -164,8 +189,8 @@ def _face(chain: Chain, region: Region) -> FluidFace | None:
         # t_e = ext_e + sum_e' q(e' -> e) t_e' (q per unit throughput), solved exactly
         idx = {e: n for n, e in enumerate(empty)}
         A = [[Fraction(int(a == b)) for b in empty] for a in empty]
-        for (src, dst), r in q_single.items():
-            A[idx[dst]][idx[src]] -= r
+        for (a_src, dst), q in q_single.items():
+            A[idx[dst]][idx[a_src]] -= q
         t = _solve(A, [ext_e[e] for e in empty])
         if t is not None:
             if any(t[idx[e]] > chain.mu[e] or t[idx[e]] < 0 for e in empty):
@@ -191,9 +216,10 @@ def fluid_faces(chain: Chain) -> list[FluidFace]:
     [(((1,),), (Fraction(-1, 1),))]
     """
     fc = fluid_chain(chain)
+    sd = _Sources.of(chain)
     out = []
     for region in enumerate_regions(fc):
-        face = _face(chain, region)
+        face = _face(chain, region, sd)
         if face is not None and face.generators:
             out.append(face)
     return out
