@@ -733,6 +733,14 @@ class _Builder:
         self.cols.append(dst)
         self.vals.append(rate[keep])
 
+    def phase_moves(self, S: np.ndarray, rows: np.ndarray, col: int, law, a: int) -> None:
+        """The phase changes a -> b (no customer moves) of the law in column ``col``, from ``rows``."""
+        for a2, b, r in law.moves:
+            if a2 == a:
+                S2 = S[rows].copy()
+                S2[:, col] = b
+                self.emit(rows, S2, np.full(len(rows), float(r)))
+
     def split(self, B: tuple[int, ...]) -> list[tuple[int, float]]:
         out = self._splits.get(B)
         if out is None:
@@ -795,11 +803,7 @@ class _Builder:
         for (law, sets), c in zip(self.ph_streams, self.stream_col):
             for a in range(law.n):
                 rows = np.nonzero(S[:, c] == a)[0]
-                for a2, b, r in law.moves:
-                    if a2 == a:
-                        S2 = S[rows].copy()
-                        S2[:, c] = b
-                        self.emit(rows, S2, np.full(len(rows), float(r)))
+                self.phase_moves(S, rows, c, law, a)
                 if law.exit[a]:
                     np.add.at(self.arrivals, rows, float(law.exit[a]))
                     for q, al in enumerate(law.alpha):
@@ -824,11 +828,7 @@ class _Builder:
             c = self.ph_col[i]
             for a in range(law.n):
                 rows = np.nonzero(S[:, c] == a)[0]
-                for a2, b, r in law.moves:
-                    if a2 == a:
-                        S2 = S[rows].copy()
-                        S2[:, c] = b
-                        self.emit(rows, S2, np.full(len(rows), float(r)))
+                self.phase_moves(S, rows, c, law, a)
                 ex = float(law.exit[a])
                 if not ex:
                     continue
