@@ -20,6 +20,7 @@ from typing import Any
 from . import __version__
 from .chain import Chain, compile_chain
 from .exact import Check, check_fluid, check_foster, check_growth, check_static_split, routed_sets
+from .loader import FORK_JOIN_FORMAT
 from .model import Distribution, ForkJoinNetwork, Network
 from .phases import NotPhaseType, markov_chain
 from .templates import TEMPLATES
@@ -58,8 +59,11 @@ def _dist(d: Distribution) -> Any:
     return [d.dist, [[k, [q(x) for x in v] if isinstance(v, tuple) else q(v)] for k, v in d.params]]
 
 
-def network_digest(net: Network) -> str:
+def network_digest(net: Network | ForkJoinNetwork) -> str:
     """SHA-256 of the canonical exact content of a network (names and ``x-`` fields excluded)."""
+    if isinstance(net, ForkJoinNetwork):
+        fj = {"format": FORK_JOIN_FORMAT, "n": net.n, "k": net.k, "rate": q(net.rate), "servers": [[s, q(mu)] for s, mu in net.servers]}
+        return "sha256:" + hashlib.sha256(json.dumps(fj, sort_keys=True).encode()).hexdigest()
     body = {
         "stations": [[s.id, q(s.mu), _dist(s.service), s.capacity] for s in net.stations],
         "streams": [
@@ -81,7 +85,7 @@ def _body_digest(cert: dict) -> str:
 
 
 def _seal(
-    net: Network, kind: str, payload: dict, claims: dict, statement: str, semantics: str = "markovian"
+    net: Network | ForkJoinNetwork, kind: str, payload: dict, claims: dict, statement: str, semantics: str = "markovian"
 ) -> dict:
     cert = {
         "format": FORMAT,
@@ -238,16 +242,21 @@ def verify(net: Network | ForkJoinNetwork, cert: dict) -> Check:
     Returns a :class:`~certify.exact.Check` whose ``ok`` is True only when the
     file is intact, was made for this network and every condition holds.
     """
-    if isinstance(net, ForkJoinNetwork) or str(cert.get("kind", "")).startswith("fork-join"):
-        from .forkjoin import verify_forkjoin  # fork-join-redundancy/1 certificates
-
-        return verify_forkjoin(net, cert)
     out = Check(ok=False)
     try:
         if cert.get("digest") != _body_digest(cert):
             out.failures.append("certificate content does not match its digest (the file was edited or corrupted)")
         if cert.get("network", {}).get("digest") != network_digest(net):
             out.failures.append("certificate was made for a different network (network digest differs)")
+        if isinstance(net, ForkJoinNetwork) or str(cert.get("kind", "")).startswith("fork-join"):
+            from .forkjoin import check_certificate  # fork-join-redundancy/1 certificates
+
+            fj = check_certificate(net, cert, out)
+            if fj is None:
+                return out
+            out.facts = fj.facts
+            out.ok = not out.failures
+            return out
         kind = cert.get("kind")
         if kind in ("static-split", "fluid"):  # statements about the means: the network's stated rates
             chain = compile_chain(net)

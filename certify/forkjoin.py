@@ -60,8 +60,6 @@ AV <= -2 (min_i d_i - lam) |q|_1 + n lam + mu*: stable when lam < min_i d_i = th
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -71,8 +69,7 @@ from itertools import combinations, product
 from math import comb, lcm
 from typing import Any
 
-from . import __version__
-from .certificate import FORMAT, _body_digest, q, unq
+from .certificate import _compare, _seal, q, unq
 from .exact import Check
 from .model import ForkJoinNetwork
 
@@ -97,17 +94,15 @@ __all__ = [
     "check_independent",
     "independent_certificate",
     "find_foster_table",
-    "forkjoin_digest",
     "capacity_certificate",
     "forkjoin_foster_certificate",
-    "verify_forkjoin",
+    "check_certificate",
     "ForkJoinOutcome",
     "prove_forkjoin",
     "KINDS",
 ]
 
 KINDS = ("fork-join-capacity", "fork-join-foster", "fork-join-independent")
-FJ_FORMAT = "fork-join-redundancy/1"
 
 State = tuple[int, ...]
 
@@ -487,27 +482,6 @@ def _lags_str(reg: Sequence[int], K: int) -> str:
 # certificate files
 
 
-def forkjoin_digest(net: ForkJoinNetwork) -> str:
-    """SHA-256 of the exact content of a fork-join network (names and ``x-`` fields excluded)."""
-    body = {"format": FJ_FORMAT, "n": net.n, "k": net.k, "rate": q(net.rate), "servers": [[s, q(mu)] for s, mu in net.servers]}
-    return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-
-
-def _seal(net: ForkJoinNetwork, kind: str, payload: dict, claims: dict, statement: str) -> dict:
-    cert = {
-        "format": FORMAT,
-        "kind": kind,
-        "network": {"name": net.name, "digest": forkjoin_digest(net)},
-        "semantics": "markovian",
-        **payload,
-        "claims": claims,
-        "statement": statement,
-        "certify_version": __version__,
-    }
-    cert["digest"] = _body_digest(cert)
-    return cert
-
-
 def _cell_key(c: Sequence[int]) -> str:
     return ",".join(map(str, c))
 
@@ -563,65 +537,51 @@ def forkjoin_foster_certificate(net: ForkJoinNetwork, K: int, table: Mapping[Sta
     )
 
 
-def _compare(out: Check, claims: dict, key: str, actual: Any) -> None:
-    if claims.get(key) != actual:
-        out.failures.append(f"claim {key} = {claims.get(key)!r} but the exact check gives {actual!r}")
+def check_certificate(net: Any, cert: dict, out: Check) -> Check | None:
+    """The fork-join part of :func:`certify.verify`: re-check the claims of a fork-join certificate exactly.
 
-
-def verify_forkjoin(net: Any, cert: dict) -> Check:
-    """Re-check a fork-join certificate against a network, exactly (used by :func:`certify.certificate.verify`)."""
-    out = Check(ok=False)
+    Failures go to ``out`` (the caller checks the digests and catches malformed fields);
+    returns the kind's own check, or None when the certificate does not apply.
+    """
     kind = cert.get("kind")
     if not isinstance(net, ForkJoinNetwork):
         out.failures.append(f"a {kind} certificate is about a fork-join-redundancy/1 network, not this one")
-        return out
+        return None
     if kind not in KINDS:
         out.failures.append(f"certificate kind {kind!r} does not apply to a fork-join-redundancy/1 network")
-        return out
-    try:
-        if cert.get("digest") != _body_digest(cert):
-            out.failures.append("certificate content does not match its digest (the file was edited or corrupted)")
-        if cert.get("network", {}).get("digest") != forkjoin_digest(net):
-            out.failures.append("certificate was made for a different network (network digest differs)")
-        claims = cert.get("claims", {})
-        if kind == "fork-join-capacity":
-            capped = cert.get("capped")
-            if not isinstance(capped, list) or not all(isinstance(s, str) for s in capped):
-                raise ValueError("capped: must be a list of server ids")
-            res = check_capacity(net, capped)
-            out.failures.extend(res.failures)
-            if res.ok:
-                _compare(out, claims, "bound", q(res.facts["bound"]))
-                _compare(out, claims, "theta", q(res.facts["theta"]))
-        elif kind == "fork-join-independent":
-            res = check_independent(net)
-            out.failures.extend(res.failures)
-            if res.ok:
-                _compare(out, claims, "slope", q(res.facts["slope"]))
-                _compare(out, claims, "exceptional_set", {"norm": "l1", "bound": q(res.facts["bound"])})
-        else:
-            K = cert.get("K")
-            if isinstance(K, bool) or not isinstance(K, int):
-                raise ValueError(f"K: {K!r} is not an integer")
-            ids = [s for s, _ in net.servers]
-            idx = {s: i for i, s in enumerate(ids)}
-            classes = [tuple(idx[s] for s in c) for c in cert.get("classes", [])]
-            table = {}
-            for key, v in cert.get("table", {}).items():
-                table[tuple(int(x) for x in key.split(","))] = unq(v, f"table.{key}")
-            res = check_forkjoin_foster(net, K, table, classes)
-            out.failures.extend(res.failures)
-            if res.ok:
-                _compare(out, claims, "delta", q(res.facts["delta"]))
-                _compare(out, claims, "exceptional_set", {"max_queue": K})
-                _compare(out, claims, "regions", res.facts["regions"])
-                _compare(out, claims, "cells", res.facts["cells"])
-        out.facts = res.facts
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        out.failures.append(f"malformed certificate: {exc}")
-        return out
-    out.ok = not out.failures
-    return out
+        return None
+    claims = cert.get("claims", {})
+    if kind == "fork-join-capacity":
+        capped = cert.get("capped")
+        if not isinstance(capped, list) or not all(isinstance(s, str) for s in capped):
+            raise ValueError("capped: must be a list of server ids")
+        res = check_capacity(net, capped)
+        out.failures.extend(res.failures)
+        if res.ok:
+            _compare(out, claims, "bound", q(res.facts["bound"]))
+            _compare(out, claims, "theta", q(res.facts["theta"]))
+        return res
+    if kind == "fork-join-independent":
+        res = check_independent(net)
+        out.failures.extend(res.failures)
+        if res.ok:
+            _compare(out, claims, "slope", q(res.facts["slope"]))
+            _compare(out, claims, "exceptional_set", {"norm": "l1", "bound": q(res.facts["bound"])})
+        return res
+    K = cert.get("K")
+    if isinstance(K, bool) or not isinstance(K, int):
+        raise ValueError(f"K: {K!r} is not an integer")
+    idx = {s: i for i, (s, _) in enumerate(net.servers)}
+    classes = [tuple(idx[s] for s in c) for c in cert.get("classes", [])]
+    table = {tuple(int(x) for x in key.split(",")): unq(v, f"table.{key}") for key, v in cert.get("table", {}).items()}
+    res = check_forkjoin_foster(net, K, table, classes)
+    out.failures.extend(res.failures)
+    if res.ok:
+        _compare(out, claims, "delta", q(res.facts["delta"]))
+        _compare(out, claims, "exceptional_set", {"max_queue": K})
+        _compare(out, claims, "regions", res.facts["regions"])
+        _compare(out, claims, "cells", res.facts["cells"])
+    return res
 
 
 # ---------------------------------------------------------------------------
