@@ -170,6 +170,13 @@ class Template(ABC):
         for D in DENOMINATORS:
             yield self.repair(round_to_grid(theta, D))
 
+    def vertex_bound(self, levels: dict[int, int]) -> int:
+        """L such that every point of every region is a vertex with coordinates in [0, L] plus a cone element.
+
+        Templates that refine the regions further (adding constants) override this.
+        """
+        return vertex_bound(self.chain.J, levels)
+
     def exact_drift(
         self, theta: Sequence[Fraction], levels: dict[int, int], max_failures: int = 5
     ) -> tuple[list[str], dict[str, Any]]:
@@ -206,7 +213,7 @@ class Template(ABC):
             return failures, facts
         # On region R: AV(x) <= M_R - delta |x|_1 with M_R = c + L sum(a+) + delta J L,
         # since every point is a vertex (coordinates in [0, L]) plus a cone element.
-        L = vertex_bound(chain.J, levels)
+        L = self.vertex_bound(levels)
         affine, s = self.affine_drifts(theta)
         nums = [c + L * sum(ai for ai in a if ai > 0) for (a, c), rd in zip(affine, drifts) if rd.generators]
         worst = Fraction(max(nums), s) if nums else None

@@ -52,13 +52,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from math import ceil, lcm
+from math import lcm
 from typing import Any
 
 from ..cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
 from ..chain import Chain
 from ..drift import compile_drifts
-from ..regions import vertex_bound
 from .base import DENOMINATORS, SideRow, Template, _gen_str, round_to_grid
 
 __all__ = ["PiecewiseQuadratic", "MAX_STATIONS"]
@@ -435,49 +434,9 @@ class PiecewiseQuadratic(Template):
 
     # ---- the exact drift condition (the refined regions have a larger vertex bound) ----
 
-    def exact_drift(
-        self, theta: Sequence[Fraction], levels: dict[int, int], max_failures: int = 5
-    ) -> tuple[list[str], dict[str, Any]]:
-        """Every row slope <= -delta |g|_1, delta > 0; then AV(x) <= -delta once |x|_1 >= N.
-
-        On a refined region every point is a vertex (coordinates in [0, L],
-        L = :func:`certify.cells.refined_vertex_bound`) plus a cone element r, with
-        a'r <= -delta |r|_1, so AV(x) = (a'x + c)/s <= M_R - delta |x|_1.
-        """
-        chain = self.chain
-        keys = self.row_keys()
-        values, scale = self.row_values(theta)
-        failures: list[str] = []
-        bad = 0
-        best_v, best_w = 0, 1
-        for row, value in zip(keys, values):
-            if value >= 0:
-                bad += 1
-                if bad <= max_failures:
-                    failures.append(
-                        f"region {self.drifts[row.region].describe(chain.ids)}: drift slope along "
-                        f"{_gen_str(chain.ids, row.generator)} is {Fraction(value, scale)} (must be < 0)"
-                    )
-                continue
-            if best_v == 0 or -value * best_w < best_v * row.weight:
-                best_v, best_w = -value, row.weight
-        if bad > max_failures:
-            failures.append(f"... and {bad - max_failures} more violated drift inequalities")
-        facts: dict[str, Any] = {"regions": len(self.drifts), "rows": len(keys)}
-        delta = Fraction(best_v, best_w * scale) if best_v else None
-        if failures or delta is None:
-            if delta is None and not failures:
-                failures.append("no unbounded region: nothing to check")
-            return failures, facts
-        # Clip levels (none for the chains this template accepts) would add constants K + 1.
-        L = max(refined_vertex_bound(chain.J, bool(self.arr.walls)), vertex_bound(chain.J, levels))
-        affine, s = self.affine_drifts(theta)
-        nums = [c + L * sum(ai for ai in a if ai > 0) for (a, c), rd in zip(affine, self.drifts) if rd.generators]
-        N = Fraction(chain.J * L + 1)
-        if nums:
-            N = max(N, (Fraction(max(nums), s) + delta * chain.J * L + delta) / delta)
-        facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)))
-        return failures, facts
+    def vertex_bound(self, levels: dict[int, int]) -> int:
+        """The wall-difference refinement adds constants up to 3 (clip levels, none here, would add K + 1)."""
+        return max(refined_vertex_bound(self.chain.J, bool(self.arr.walls)), super().vertex_bound(levels))
 
     def formula(self, theta: Sequence[Fraction]) -> str:
         ids, arr = self.chain.ids, self.arr
