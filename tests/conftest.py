@@ -1,5 +1,7 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures and helpers."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,3 +15,10 @@ def corpus_dir() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"corpus not found at {CORPUS}")
     return CORPUS
+
+
+def assert_runs_without_numpy(code: str) -> None:
+    """Run ``code`` in a fresh interpreter and assert it succeeds without importing numpy, scipy or cvxpy."""
+    check = "\nimport sys\nbad = [m for m in ('numpy', 'scipy', 'cvxpy') if m in sys.modules]\nprint(bad)\nsys.exit(1 if bad else 0)\n"
+    out = subprocess.run([sys.executable, "-c", code + check], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
