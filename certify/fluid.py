@@ -31,6 +31,7 @@ from fractions import Fraction
 from math import lcm
 
 from .chain import Chain
+from .rational import solve
 from .regions import Region, cone_generators, enumerate_regions
 
 __all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain"]
@@ -85,21 +86,6 @@ def _classes(region: Region, J: int) -> list[tuple[int, ...]]:
         else:
             out.append([a])
     return [tuple(c) for c in out]
-
-
-def _solve(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
-    n = len(b)
-    M = [row[:] + [v] for row, v in zip(A, b)]
-    for c in range(n):
-        piv = next((k for k in range(c, n) if M[k][c] != 0), None)
-        if piv is None:
-            return None
-        M[c], M[piv] = M[piv], M[c]
-        for k in range(n):
-            if k != c and M[k][c] != 0:
-                f = M[k][c] / M[c][c]
-                M[k] = [x - f * y for x, y in zip(M[k], M[c])]
-    return [M[i][n] / M[i][i] for i in range(n)]
 
 
 @dataclass(frozen=True)
@@ -191,7 +177,7 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None) -> Flu
         A = [[Fraction(int(a == b)) for b in empty] for a in empty]
         for (a_src, dst), q in q_single.items():
             A[idx[dst]][idx[a_src]] -= q
-        t = _solve(A, [ext_e[e] for e in empty])
+        t = solve(A, [ext_e[e] for e in empty])
         if t is not None:
             if any(t[idx[e]] > chain.mu[e] or t[idx[e]] < 0 for e in empty):
                 return None  # the empty stations cannot keep up: the fluid leaves this face at once

@@ -29,6 +29,7 @@ from math import isqrt, lcm
 
 from .chain import Chain, compile_chain
 from .model import Distribution, Network
+from .rational import solve
 
 __all__ = ["PhaseType", "NotPhaseType", "phase_type", "PhaseChain", "expand", "markov_chain"]
 
@@ -59,24 +60,18 @@ class PhaseType:
 
     @cached_property
     def mean(self) -> Fraction:
-        """alpha (-S)^{-1} 1, by exact Gaussian elimination."""
+        """alpha (-S)^{-1} 1, solved exactly."""
         n = self.n
-        A = [[Fraction(0)] * n + [Fraction(1)] for _ in range(n)]
+        A = [[Fraction(0)] * n for _ in range(n)]
         for i in range(n):
             A[i][i] += self.exit[i]
         for i, j, r in self.moves:
             A[i][i] += r
             A[i][j] -= r
-        for c in range(n):
-            piv = next((k for k in range(c, n) if A[k][c] != 0), None)
-            if piv is None:
-                raise NotPhaseType(f"{self.label or 'phase-type'}: some phase never finishes")
-            A[c], A[piv] = A[piv], A[c]
-            for k in range(n):
-                if k != c and A[k][c] != 0:
-                    f = A[k][c] / A[c][c]
-                    A[k] = [a - f * b for a, b in zip(A[k], A[c])]
-        return sum((self.alpha[i] * A[i][n] / A[i][i] for i in range(n)), Fraction(0))
+        m = solve(A, [Fraction(1)] * n)
+        if m is None:
+            raise NotPhaseType(f"{self.label or 'phase-type'}: some phase never finishes")
+        return sum((a * v for a, v in zip(self.alpha, m)), Fraction(0))
 
     def proper(self) -> bool:
         """True when every phase can reach the end (so every service and interarrival time is finite)."""

@@ -36,6 +36,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from .chain import Chain
+from .rational import solve
 
 __all__ = [
     "TheoremVerdict",
@@ -92,22 +93,16 @@ def jackson(chain: Chain) -> TheoremVerdict | None:
     if any(len(C) > 1 for C, _ in chain.arrivals) or any(len(C) > 1 for _, C, _ in chain.feedback):
         return None
     J = chain.J
-    # a = lam + P' a, solved exactly
-    A = [[Fraction(int(i == j)) for j in range(J)] + [Fraction(0)] for i in range(J)]
-    for C, lam in chain.arrivals:
-        A[C[0]][J] += lam
+    # a = lam + P' a, solved exactly: (I - P') a = lam
+    A = [[Fraction(int(i == j)) for j in range(J)] for i in range(J)]
+    lam = [Fraction(0)] * J
+    for C, r in chain.arrivals:
+        lam[C[0]] += r
     for i, C, p in chain.feedback:
         A[C[0]][i] -= p
-    for c in range(J):
-        piv = next((r for r in range(c, J) if A[r][c] != 0), None)
-        if piv is None:
-            return None
-        A[c], A[piv] = A[piv], A[c]
-        for r in range(J):
-            if r != c and A[r][c] != 0:
-                f = A[r][c] / A[c][c]
-                A[r] = [x - f * y for x, y in zip(A[r], A[c])]
-    a = [A[i][J] / A[i][i] for i in range(J)]
+    a = solve(A, lam)
+    if a is None:
+        return None
     signs = [_sign(a[j], chain.mu[j]) for j in range(J)]
     worst = max(signs)
     j = signs.index(worst)
