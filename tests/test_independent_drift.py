@@ -48,7 +48,10 @@ def drift(net, V, x):
 
 
 def lyapunov(cert, ids):
-    """V(x) = x'Px (+ sum_l x_l T_l[min(x_fast, K)] for the table template) from a certificate."""
+    """V(x) = x'Px (+ sum_l x_l T_l[min(x_fast, K), phases] for the table template) from a certificate.
+
+    Table cells are named ``levels`` or ``levels;phases``; V takes the phase vector as an optional argument.
+    """
     P, T = {}, {}
     for name, v in cert["coefficients"].items():
         if name.startswith("P["):
@@ -56,14 +59,15 @@ def lyapunov(cert, ids):
             P[(a, b)] = P[(b, a)] = Fraction(v)
         else:
             l, cell = name[2:-1].split("|")
-            T[(l, tuple(int(c) for c in cell.split(",")))] = Fraction(v)
+            head, _, phases = cell.partition(";")
+            T[(l, tuple(int(c) for c in head.split(",") if c) + tuple(int(c) for c in phases.split(",") if c))] = Fraction(v)
     opts = cert.get("options", {})
     fast = [ids.index(s) for s in opts.get("fast", [])]
 
-    def V(x):
+    def V(x, phi=()):
         v = sum(P[(a, b)] * x[i] * x[j] for i, a in enumerate(ids) for j, b in enumerate(ids))
         if T:
-            cell = tuple(min(x[a], opts["K"]) for a in fast)
+            cell = tuple(min(x[a], opts["K"]) for a in fast) + tuple(phi)
             v += sum(x[i] * T[(l, cell)] for i, l in enumerate(ids) if l in opts["multipliers"])
         return v
 

@@ -14,6 +14,7 @@ from certify.loader import from_dict
 from certify.model import Distribution
 from certify.phases import NotPhaseType, expand, markov_chain, phase_type
 from certify.regions import enumerate_regions, signature
+from tests.test_independent_drift import lyapunov
 
 _spec = importlib.util.spec_from_file_location("criteria", Path(__file__).resolve().parents[1] / "models" / "criteria.py")
 criteria = importlib.util.module_from_spec(_spec)
@@ -315,25 +316,8 @@ def test_phase_table_certificate_drift_from_the_rules():
     res = certify.prove(net)
     cert = res.certificate
     assert res.verdict == "stable" and cert["template"] == "table"
-    ids = net.station_ids
-    opts = cert["options"]
-    fast, K = [ids.index(s) for s in opts["fast"]], opts["K"]
-    P, T = {}, {}
-    for name, v in cert["coefficients"].items():
-        if name.startswith("P["):
-            a, b = name[2:-1].split(",")
-            P[(a, b)] = P[(b, a)] = F(v)
-        else:
-            l, cell = name[2:-1].split("|")
-            head, _, phases = cell.partition(";")
-            key = tuple(int(c) for c in head.split(",") if c) + tuple(int(c) for c in phases.split(",") if c)
-            T[(l, key)] = F(v)
-
-    def V(x, phi):
-        cell = tuple(min(x[a], K) for a in fast) + tuple(phi)
-        quad = sum(P[(a, b)] * x[i] * x[j] for i, a in enumerate(ids) for j, b in enumerate(ids))
-        return quad + sum(x[i] * T[(l, cell)] for i, l in enumerate(ids) if l in opts["multipliers"])
-
+    K = cert["options"]["K"]
+    V = lyapunov(cert, net.station_ids)
     delta = F(cert["claims"]["delta"])
     N = int(F(cert["claims"]["exceptional_set"]["bound"]))
     rng = np.random.default_rng(11)
