@@ -99,6 +99,14 @@ def phase_transitions(chain: PhaseChain, region: Region, phi: tuple[int, ...]) -
             else:
                 add(_jump(*base, (j, 1)), list(new), rate * p)
 
+    def internal(law, pos: int) -> None:
+        """Phase changes of the law at position ``pos`` (nobody moves)."""
+        for a, b, r in law.moves:
+            if a == phi[pos]:
+                new = list(phi)
+                new[pos] = b
+                add((), new, r)
+
     # exponential streams
     for C, lam in chain.exp_arrivals:
         join(C, lam, (), list(phi))
@@ -106,11 +114,7 @@ def phase_transitions(chain: PhaseChain, region: Region, phi: tuple[int, ...]) -
     for k, (ph, sets) in enumerate(chain.ph_streams):
         pos = nst + k
         cur = phi[pos]
-        for a, b, r in ph.moves:
-            if a == cur:
-                new = list(phi)
-                new[pos] = b
-                add((), new, r)
+        internal(ph, pos)
         if ph.exit[cur]:
             for q, al in enumerate(ph.alpha):
                 if al:
@@ -137,11 +141,7 @@ def phase_transitions(chain: PhaseChain, region: Region, phi: tuple[int, ...]) -
         assert law is not None
         pos = ph_pos[i]
         cur = phi[pos]
-        for a, b, r in law.moves:
-            if a == cur:
-                new = list(phi)
-                new[pos] = b
-                add((), new, r)
+        internal(law, pos)
         ex = law.exit[cur]
         if not ex:
             continue
