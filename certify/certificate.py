@@ -103,7 +103,7 @@ def _seal(
 
 def _expansion(chain: Chain) -> dict[str, Any]:
     """The phase-type expansion the certificate is about (empty for exponential networks)."""
-    return {"phase_expansion": list(chain.expansion)} if chain.has_phases else {}  # type: ignore[attr-defined]
+    return {"phase_expansion": list(chain.expansion)} if chain.has_phases else {}
 
 
 def foster_certificate(net: Network, chain: Chain, template: str, theta: list[Fraction], check: Check) -> dict:
@@ -267,7 +267,7 @@ def verify(net: Network | ForkJoinNetwork, cert: dict) -> Check:
                 out.failures.append(f"the network has no Markovian (phase-type) form: {exc}")
                 return out
             if chain.has_phases:
-                _compare(out, cert, "phase_expansion", list(chain.expansion))  # type: ignore[attr-defined]
+                _compare(out, cert, "phase_expansion", list(chain.expansion))
         claims = cert.get("claims", {})
         if kind == "foster":
             template = str(cert.get("template"))

@@ -53,6 +53,25 @@ class Chain:
         """Clip levels every region refinement must include (phase-type stations need x_i = 1 vs >= 2)."""
         return {}
 
+    # An exponential chain is a phase-type chain with no phases: these are the neutral values.
+    @property
+    def ph_stations(self) -> tuple[int, ...]:
+        """Stations with phase-type (non-exponential) service."""
+        return ()
+
+    @property
+    def expansion(self) -> tuple[str, ...]:
+        """One line per primitive expanded into phases."""
+        return ()
+
+    def phase_space(self) -> list[tuple[int, ...]]:
+        """Every phase vector of the chain (one empty vector when there are no phases)."""
+        return [()]
+
+    def proper(self) -> list[str]:
+        """The primitives whose phases cannot all finish (none without phases)."""
+        return []
+
     @property
     def routing_sets(self) -> tuple[tuple[int, ...], ...]:
         """Choice sets with two or more stations, whose argmin splits the state space."""
@@ -154,7 +173,7 @@ def drain_order(chain: Chain) -> list[int] | None:
     cycle through arrivals, and the states (0, stream phases) reachable from
     empty are reached again from every state.
     """
-    if chain.has_phases and chain.proper():  # type: ignore[attr-defined]
+    if chain.proper():
         return None
     order: list[int] = []
     done: set[int] = set()

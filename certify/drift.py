@@ -33,9 +33,14 @@ class RegionDrift:
     mean: tuple[int, ...]
     generators: tuple[tuple[int, ...], ...]
     rates: _Rates = field(repr=False, compare=False)
+    phase: tuple[int, ...] = ()  # the phase vector (phase-type chains only)
 
     def jumps(self) -> list[tuple[Jump, int]]:
         return region_jumps(self.rates.chain, self.region, self.rates)
+
+    def phase_moves(self) -> list[tuple[Jump, tuple[int, ...], int]]:
+        """The jumps with their target phase vectors (none here)."""
+        return [(d, (), r) for d, r in self.jumps()]
 
     def describe(self, ids) -> str:
         """The region's constraints in words (phase-type drifts add the phases)."""
@@ -144,7 +149,7 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None) -> list[Re
 
 def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:
     """The table cell of a region (refined by clip levels K at ``fast``): min(x_fast, K), then the phases."""
-    return tuple(min(-rd.region.dbm[0][a + 1], K) for a in fast) + getattr(rd, "phase", ())
+    return tuple(min(-rd.region.dbm[0][a + 1], K) for a in fast) + rd.phase
 
 
 def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
@@ -159,8 +164,7 @@ def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int,
     c = cell_of(rd, fast, K)
     pos = {a: k for k, a in enumerate(fast)}
     moves: dict[tuple[int, ...], int] = defaultdict(int)
-    trans = rd.phase_moves() if hasattr(rd, "phase_moves") else [(d, (), r) for d, r in rd.jumps()]
-    for d, phase, rate in trans:
+    for d, phase, rate in rd.phase_moves():
         lv = list(lows)
         for a, s in d:
             if a in pos:

@@ -256,8 +256,7 @@ def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check:
         out.failures.append("the empty state is not shown reachable from every state")
     if not out.failures:
         out.ok = True
-        phases = len(chain.phase_space()) if chain.has_phases else 1  # type: ignore[attr-defined]
-        out.facts.update(states=phases * prod(k + 1 for k in capacities if k is not None))
+        out.facts.update(states=len(chain.phase_space()) * prod(k + 1 for k in capacities if k is not None))
     return out
 
 

@@ -37,8 +37,7 @@ def _exactly_one(region: Region, a: int) -> bool:
 class PhaseDrift(RegionDrift):
     """A region with a phase vector: mean drift of x (scaled integers), cone generators, transitions."""
 
-    phase: tuple[int, ...] = ()
-    moves: tuple[PhaseMove, ...] = ()
+    moves: tuple[PhaseMove, ...] = ()  # (the inherited ``phase`` field holds the phase vector)
 
     def phase_moves(self) -> list[PhaseMove]:
         return list(self.moves)

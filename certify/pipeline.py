@@ -514,7 +514,7 @@ def _prove(
     except NotPhaseType as exc:
         chain, why = None, str(exc)
     if chain is not None and chain.has_phases:
-        res.expansion = list(chain.expansion)  # type: ignore[attr-defined]
+        res.expansion = list(chain.expansion)
     res.semantics = "markovian" if chain is not None else "general"
     if net.has_capacities:
         fin = check_finite(chain or base, [s.capacity for s in net.stations])

@@ -23,8 +23,8 @@ __all__ = ["LinearTable"]
 def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ...]]:
     """Cells (min(x_fast, K), phases) of a table; a phase-type station's phase is empty (-1) iff its x is 0."""
     cells = []
-    phases = chain.phase_space() if chain.has_phases else [()]  # type: ignore[attr-defined]
-    ph_pos = {i: k for k, i in enumerate(getattr(chain, "ph_stations", ()))}
+    phases = chain.phase_space()
+    ph_pos = {i: k for k, i in enumerate(chain.ph_stations)}
     for c in product(range(K + 1), repeat=len(fast)):
         for phi in phases:
             if all((c[k] == 0) == (phi[ph_pos[a]] < 0) for k, a in enumerate(fast) if a in ph_pos):
@@ -61,7 +61,7 @@ def default_fast(chain: Chain) -> list[int]:
     shared = sorted({j for C in chain.routing_sets for j in C})
     if len(shared) <= 2:
         return shared
-    service = getattr(chain, "service", None)
+    phased = set(chain.ph_stations)
 
     def row(i: int) -> tuple:
         return chain.leave[i], tuple(sorted((C, p) for j, C, p in chain.feedback if j == i))
@@ -69,7 +69,7 @@ def default_fast(chain: Chain) -> list[int]:
     keep = {
         j
         for C in chain.routing_sets
-        if len({row(i) for i in C}) > 1 or (service and any(service[i] is not None for i in C))
+        if len({row(i) for i in C}) > 1 or phased & set(C)
         for j in C
     }
     return sorted(keep) if keep else shared
