@@ -513,8 +513,7 @@ def _prove(
         why = ""
     except NotPhaseType as exc:
         chain, why = None, str(exc)
-    if chain is not None and chain.has_phases:
-        res.expansion = list(chain.expansion)
+    res.expansion = list(chain.expansion) if chain is not None else []
     res.semantics = "markovian" if chain is not None else "general"
     if net.has_capacities:
         fin = check_finite(chain or base, [s.capacity for s in net.stations])
