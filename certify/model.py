@@ -162,6 +162,9 @@ class Network:
     extras: tuple[tuple[str, Any], ...] = ()
     expected: Any = None
     source: str | None = field(default=None, compare=False)
+    # What the loader derived from the file and every stage uses (e.g. a rate taken from
+    # explicit phases); one sentence each, printed in reports.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def J(self) -> int:
