@@ -23,6 +23,15 @@ means whose interarrival times are unbounded and spread out, under every
 tie-breaking rule.  A function V with V(z) >= eta |z|^2 (eta > 0) and
 dV/dt <= -delta |z|_1 along every fluid path away from 0 shows that.
 
+Customers that never leave.  Let S be a set of stations from which no customer
+ever leaves: for every i in S the feedback probabilities sum to 1 and every
+feedback choice set of i lies inside S.  Then N_S(t) = sum_{j in S} x_j(t)
+never decreases (a customer served in S rejoins S), and N_S(t) >= A_S(t), the
+number of exogenous arrivals whose choice set lies inside S.  If those sets
+receive rate r > 0, A_S(t)/t -> r almost surely (renewal law of large numbers),
+so the queue lengths tend to infinity: no stationary regime exists, for every
+service and interarrival law with these means and every tie-breaking rule.
+
 Transience (Fayolle–Malyshev–Menshikov 1995, Thm 2.2.7).  For an irreducible
 Markov chain and f with bounded increments, E[f(X_1) - f(X_0) | X_0 = x] >= eps
 on {f > C} and both {f > C} and {f <= C} non-empty, the chain is transient.
@@ -42,9 +51,21 @@ from .chain import Chain, drain_order
 from .drift import RegionDrift, cell_moves, compile_drifts
 from .regions import enumerate_regions, vertex_bound
 from .templates import TEMPLATES
+from .templates.base import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_factor
 from .templates.table import table_cells
 
-__all__ = ["Check", "check_finite", "check_foster", "check_static_split", "check_growth", "check_fluid", "routed_sets"]
+__all__ = [
+    "Check",
+    "check_finite",
+    "check_foster",
+    "check_static_split",
+    "check_growth",
+    "check_fluid",
+    "check_closed_set",
+    "closed_set",
+    "table_problem",
+    "routed_sets",
+]
 
 
 @dataclass
@@ -93,6 +114,9 @@ def check_foster(
         out.failures.append(str(exc))
         return out
     levels = cls.clip_levels(chain, opts)
+    if refinement_factor(levels) > MAX_REFINEMENT:
+        out.failures.append(f"clip levels {levels} cut each region into more than {MAX_REFINEMENT} pieces; not attempted")
+        return out
     if drifts is None:
         drifts = compile_drifts(chain, enumerate_regions(chain, levels))
     tmpl = cls(chain, drifts, **opts)
@@ -170,6 +194,28 @@ def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: S
     return out
 
 
+def table_problem(chain: Chain, fast: Sequence[int], K: int) -> str | None:
+    """Why a growth table over ``fast`` clipped at ``K`` cannot be checked (None when it can), sized before building.
+
+    ``fast``: distinct stations in the network's order; ``K``: an integer in
+    1..MAX_CLIP_LEVEL (0 for a table over phases only); the refinement and the
+    number of cells at most MAX_REFINEMENT.
+    """
+    fast = list(fast)
+    if any(isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < chain.J for a in fast) or fast != sorted(set(fast)):
+        return "table.fast: the fast stations must be distinct stations in the network's order"
+    if isinstance(K, bool) or not isinstance(K, int) or not (1 <= K <= MAX_CLIP_LEVEL if fast else K == 0):
+        rule = f"an integer in 1..{MAX_CLIP_LEVEL}" if fast else "0 when the table has no fast stations (phases only)"
+        return f"table.K: {K!r} must be {rule}"
+    if not fast and not chain.has_phases:
+        return "table.fast: a table needs fast stations (or phases)"
+    probe = dict(chain.base_levels)
+    probe.update({a: max(K, probe.get(a, 0)) for a in fast})
+    if refinement_factor(probe) > MAX_REFINEMENT or (K + 1) ** len(fast) > MAX_REFINEMENT:
+        return f"table: K = {K} over {len(fast)} fast station(s) is beyond the size bound {MAX_REFINEMENT}"
+    return None
+
+
 def check_growth(
     chain: Chain,
     w: Sequence[Fraction],
@@ -195,16 +241,21 @@ def check_growth(
     if len(w) != chain.J or any(x < 0 for x in w):
         out.failures.append("growth weights must be one nonnegative number per station")
         return out
+    if table is not None:
+        problem = table_problem(chain, fast, K)
+        if problem:
+            out.failures.append(problem)
+            return out
     fed = {j for c, _ in chain.arrivals for j in c}
     if not any(w[j] > 0 for j in fed):
         out.failures.append("no station with exogenous arrivals has positive weight")
     if drain_order(chain) is None:
         out.failures.append("the empty state is not shown reachable from every state")
     levels = dict(chain.base_levels)
-    if table:
+    if table is not None:
         levels.update({a: max(K, levels.get(a, 0)) for a in fast})
         levels = dict(sorted(levels.items()))
-    cells = table_cells(chain, fast, K) if table else []
+    cells = table_cells(chain, fast, K) if table is not None else []
     if table is not None and set(table) != set(cells):
         out.failures.append(
             f"the table must have one value per cell of {{0..{K}}}^{len(fast)}"
@@ -219,7 +270,7 @@ def check_growth(
         if not any(sum(w[a] * g[a] for a in range(chain.J)) > 0 for g in rd.generators):
             continue
         val = sum((w[a] * rd.mean[a] for a in range(chain.J)), Fraction(0))
-        if table:
+        if table is not None:
             c, moves, tot = cell_moves(rd, list(fast), K)
             val += sum((r * table[c2] for c2, r in moves.items()), Fraction(0)) - tot * table[c]
         val /= chain.scale
@@ -239,6 +290,63 @@ def check_growth(
         level=vertex_bound(chain.J, levels) * sum(w, Fraction(0)) + big_t,
         increment_bound=2 * max(w) + 2 * big_t,
     )
+    return out
+
+
+def closed_set(chain: Chain) -> tuple[int, ...] | None:
+    """The largest set of stations customers never leave, if exogenous arrivals enter it at positive rate.
+
+    Start from the stations whose feedback probabilities sum to 1 and drop, until
+    nothing changes, every station with a feedback choice set reaching outside
+    the set.  None when the set is empty or no exogenous choice set lies inside it.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.chain import Chain
+    >>> trap = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)), ((1,), F(1, 2))), ((1, (1,), F(1)),), (F(1), F(0)))
+    >>> closed_set(trap)
+    (1,)
+    """
+    S = {i for i in range(chain.J) if chain.leave[i] == 0}
+    while True:
+        drop = {i for i, C, _ in chain.feedback if i in S and not set(C) <= S}
+        if not drop:
+            break
+        S -= drop
+    if not S or not any(lam > 0 and set(C) <= S for C, lam in chain.arrivals):
+        return None
+    return tuple(sorted(S))
+
+
+def check_closed_set(chain: Chain, stations: Sequence[int]) -> Check:
+    """Check that customers never leave ``stations`` and arrive there at positive rate (not stable).
+
+    Conditions (module docstring, "customers that never leave"): the stations are
+    distinct, in the network's order; each has feedback probabilities summing to
+    exactly 1 with every feedback choice set inside the set; the exogenous choice
+    sets inside the set receive a total rate ``inflow`` > 0.
+    """
+    out = Check(ok=False)
+    S = list(stations)
+    if not S or any(isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < chain.J for a in S) or S != sorted(set(S)):
+        out.failures.append("stations: must be distinct stations of the network, in the network's order")
+        return out
+    inside = set(S)
+    for i in S:
+        if chain.leave[i] != 0:
+            out.failures.append(
+                f"station {chain.ids[i]}: customers leave with probability {chain.leave[i]} after service (must be 0)"
+            )
+    for i, C, p in chain.feedback:
+        if i in inside and not set(C) <= inside:
+            out.failures.append(
+                f"station {chain.ids[i]}: feedback to {_gen_str(chain, [int(a in C) for a in range(chain.J)])} "
+                f"with probability {p} can leave the set"
+            )
+    inflow = sum((lam for C, lam in chain.arrivals if set(C) <= inside), Fraction(0))
+    if inflow <= 0:
+        out.failures.append("no exogenous choice set lies inside the set: nothing is shown to enter it")
+    out.facts.update(stations=[chain.ids[j] for j in S], inflow=inflow)
+    out.ok = not out.failures
     return out
 
 

@@ -486,18 +486,34 @@ def _cell_key(c: Sequence[int]) -> str:
     return ",".join(map(str, c))
 
 
-def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Check) -> dict:
-    """An instability certificate: the capped set R with d(R^c)/(k-|R|) < lam."""
-    f = check.facts
-    return _seal(
-        net,
-        "fork-join-capacity",
-        {"capped": list(capped)},
-        {"bound": q(f["bound"]), "theta": q(f["theta"])},
+# What each fork-join certificate proves (semantics, statement): derived by the checker, never read from a file.
+STATEMENTS: dict[str, tuple[str, str]] = {
+    "fork-join-capacity": (
+        "markovian",
         "Each departing job has k completed tasks at k distinct servers, so the job throughput is at most "
         "d(R^c)/(k-|R|) (the servers in R count at most once per job), which is below the job rate: the number "
         "of jobs grows linearly, for every arrival process with this rate and exponential services (flow balance).",
-    )
+    ),
+    "fork-join-independent": (
+        "markovian",
+        "k = n: no task is cancelled and every server is an M/M/1 queue fed by every job; V = sum_i Q_i^2 has "
+        "AV <= -slope |q|_1 + n lam + mu* <= -1 whenever |q|_1 >= bound: positive recurrent (Foster), for Poisson "
+        "jobs and exponential servers.",
+    ),
+    "fork-join-foster": (
+        "markovian",
+        "V = N + h(min(N - Q, K)) (N = max queue = jobs present, h a bounded table over the clipped lags) has "
+        "AV <= -delta at every state with N > K, on every region of lag levels (one per orbit of equal-rate "
+        "servers); the empty state is reachable from every state: positive recurrent (Foster), for Poisson jobs "
+        "and exponential servers.",
+    ),
+}
+
+
+def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Check) -> dict:
+    """An instability certificate: the capped set R with d(R^c)/(k-|R|) < lam."""
+    f = check.facts
+    return _seal(net, "fork-join-capacity", {"capped": list(capped)}, {"bound": q(f["bound"]), "theta": q(f["theta"])})
 
 
 def independent_certificate(net: ForkJoinNetwork, check: Check) -> dict:
@@ -508,8 +524,6 @@ def independent_certificate(net: ForkJoinNetwork, check: Check) -> dict:
         "fork-join-independent",
         {"lyapunov": "sum_i Q_i^2"},
         {"slope": q(f["slope"]), "exceptional_set": {"norm": "l1", "bound": q(f["bound"])}},
-        "k = n: no task is cancelled and every server is an M/M/1 queue fed by every job; V = sum_i Q_i^2 has "
-        "AV <= -slope |q|_1 + n lam + mu* <= -1 whenever |q|_1 >= bound: positive recurrent (Foster).",
     )
 
 
@@ -531,18 +545,31 @@ def forkjoin_foster_certificate(net: ForkJoinNetwork, K: int, table: Mapping[Sta
             "regions": f["regions"],
             "cells": f["cells"],
         },
-        "V = N + h(min(N - Q, K)) (N = max queue = jobs present, h a bounded table over the clipped lags) has "
-        "AV <= -delta at every state with N > K, on every region of lag levels (one per orbit of equal-rate "
-        "servers); the empty state is reachable from every state: positive recurrent (Foster).",
     )
+
+
+def _server_list(net: ForkJoinNetwork, value: Any, field: str) -> list[str]:
+    """Distinct known server ids in the network's order (the canonical form)."""
+    ids = [s for s, _ in net.servers]
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise ValueError(f"{field}: {value!r} must be a list of server ids (strings)")
+    if any(s not in ids for s in value) or len(set(value)) != len(value) or value != [s for s in ids if s in value]:
+        raise ValueError(f"{field}: {value!r} must list distinct server ids of {ids} in that order")
+    return value
 
 
 def check_certificate(net: Any, cert: dict, out: Check) -> Check | None:
     """The fork-join part of :func:`certify.verify`: re-check the claims of a fork-join certificate exactly.
 
-    Failures go to ``out`` (the caller checks the digests and catches malformed fields);
-    returns the kind's own check, or None when the certificate does not apply.
+    Failures go to ``out`` (the caller checks the envelope, digests, semantics and
+    statement, and catches malformed fields); returns the kind's own check, or
+    None when the certificate does not apply.  Every field is validated: server
+    ids known, distinct and in the network's order; ``K`` an integer in
+    1..MAX_CLIP_LEVEL; classes sorted, each in the network's order; table keys in
+    canonical form.
     """
+    from .templates.base import MAX_CLIP_LEVEL
+
     kind = cert.get("kind")
     if not isinstance(net, ForkJoinNetwork):
         out.failures.append(f"a {kind} certificate is about a fork-join-redundancy/1 network, not this one")
@@ -551,36 +578,57 @@ def check_certificate(net: Any, cert: dict, out: Check) -> Check | None:
         out.failures.append(f"certificate kind {kind!r} does not apply to a fork-join-redundancy/1 network")
         return None
     claims = cert.get("claims", {})
+
+    def same_claims(want: dict) -> None:
+        for key in sorted(set(want) | set(claims)):
+            if claims.get(key) != want.get(key):
+                _compare(out, claims, key, want.get(key))
+
     if kind == "fork-join-capacity":
-        capped = cert.get("capped")
-        if not isinstance(capped, list) or not all(isinstance(s, str) for s in capped):
-            raise ValueError("capped: must be a list of server ids")
+        capped = _server_list(net, cert.get("capped"), "capped")
         res = check_capacity(net, capped)
         out.failures.extend(res.failures)
         if res.ok:
-            _compare(out, claims, "bound", q(res.facts["bound"]))
-            _compare(out, claims, "theta", q(res.facts["theta"]))
+            same_claims({"bound": q(res.facts["bound"]), "theta": q(res.facts["theta"])})
         return res
     if kind == "fork-join-independent":
+        if cert.get("lyapunov") != "sum_i Q_i^2":
+            raise ValueError(f"lyapunov: {cert.get('lyapunov')!r} must be 'sum_i Q_i^2'")
         res = check_independent(net)
         out.failures.extend(res.failures)
         if res.ok:
-            _compare(out, claims, "slope", q(res.facts["slope"]))
-            _compare(out, claims, "exceptional_set", {"norm": "l1", "bound": q(res.facts["bound"])})
+            same_claims({"slope": q(res.facts["slope"]), "exceptional_set": {"norm": "l1", "bound": q(res.facts["bound"])}})
         return res
     K = cert.get("K")
-    if isinstance(K, bool) or not isinstance(K, int):
-        raise ValueError(f"K: {K!r} is not an integer")
+    if isinstance(K, bool) or not isinstance(K, int) or not 1 <= K <= MAX_CLIP_LEVEL:
+        raise ValueError(f"K: {K!r} must be an integer in 1..{MAX_CLIP_LEVEL}")
     idx = {s: i for i, (s, _) in enumerate(net.servers)}
-    classes = [tuple(idx[s] for s in c) for c in cert.get("classes", [])]
-    table = {tuple(int(x) for x in key.split(",")): unq(v, f"table.{key}") for key, v in cert.get("table", {}).items()}
+    raw = cert.get("classes")
+    if not isinstance(raw, list):
+        raise ValueError("classes: must be a list of lists of server ids")
+    classes = [tuple(idx[s] for s in _server_list(net, c, f"classes[{n}]")) for n, c in enumerate(raw)]
+    if classes != sorted(classes):
+        raise ValueError("classes: must be sorted (by their first server)")
+    values = cert.get("table")
+    if not isinstance(values, dict):
+        raise ValueError("table: must be a map from cells to rationals")
+    table: dict[State, Fraction] = {}
+    for key, v in values.items():
+        cell = tuple(int(x) for x in str(key).split(","))
+        if _cell_key(cell) != key:
+            raise ValueError(f"table: key {key!r} is not in canonical form")
+        table[cell] = unq(v, f"table.{key}")
     res = check_forkjoin_foster(net, K, table, classes)
     out.failures.extend(res.failures)
     if res.ok:
-        _compare(out, claims, "delta", q(res.facts["delta"]))
-        _compare(out, claims, "exceptional_set", {"max_queue": K})
-        _compare(out, claims, "regions", res.facts["regions"])
-        _compare(out, claims, "cells", res.facts["cells"])
+        same_claims(
+            {
+                "delta": q(res.facts["delta"]),
+                "exceptional_set": {"max_queue": K},
+                "regions": res.facts["regions"],
+                "cells": res.facts["cells"],
+            }
+        )
     return res
 
 

@@ -37,10 +37,71 @@ from ..chain import Chain
 from ..drift import RegionDrift
 from ..regions import vertex_bound
 
-__all__ = ["DriftRow", "SideRow", "Template", "DENOMINATORS", "round_to_grid"]
+__all__ = [
+    "DriftRow",
+    "SideRow",
+    "Template",
+    "DENOMINATORS",
+    "MAX_CLIP_LEVEL",
+    "MAX_REFINEMENT",
+    "round_to_grid",
+    "clip_level",
+    "station_list",
+    "refinement_factor",
+]
 
 # Grids tried, finest last, when rounding a float solution to rationals.
 DENOMINATORS = (2**12, 2**20, 2**30)
+
+# Bounds on what a certificate may ask the checker to build (prove stays far below them:
+# K <= 36, refinement factors <= 250,000).  Checked before anything is expanded.
+MAX_CLIP_LEVEL = 100
+MAX_REFINEMENT = 1_000_000
+
+
+def clip_level(value: Any, field: str) -> int:
+    """A clip level K: an integer (not a boolean, not a float) in 1..MAX_CLIP_LEVEL; ValueError naming ``field``.
+
+    >>> clip_level(6, "options.K")
+    6
+    >>> clip_level(6.9, "options.K")
+    Traceback (most recent call last):
+    ...
+    ValueError: options.K: 6.9 must be an integer in 1..100
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CLIP_LEVEL:
+        raise ValueError(f"{field}: {value!r} must be an integer in 1..{MAX_CLIP_LEVEL}")
+    return value
+
+
+def station_list(chain: Chain, value: Any, field: str, nonempty: bool = False) -> list[str]:
+    """Station ids as a list of distinct known ids in the network's order; ValueError naming ``field``.
+
+    The canonical order is the one the checker builds cells and coefficient names in,
+    so a reordered or repeated list is refused rather than silently reinterpreted.
+    """
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise ValueError(f"{field}: {value!r} must be a list of station ids (strings)")
+    unknown = [s for s in value if s not in chain.ids]
+    if unknown:
+        raise ValueError(f"{field}: unknown station {unknown[0]!r} (stations: {', '.join(chain.ids)})")
+    if len(set(value)) != len(value):
+        dup = next(s for s in value if value.count(s) > 1)
+        raise ValueError(f"{field}: station {dup!r} is listed twice (each station at most once)")
+    canonical = [s for s in chain.ids if s in value]
+    if value != canonical:
+        raise ValueError(f"{field}: {value!r} must list the stations in the network's order {canonical!r}")
+    if nonempty and not value:
+        raise ValueError(f"{field}: must name at least one station")
+    return list(value)
+
+
+def refinement_factor(levels: dict[int, int]) -> int:
+    """How many pieces the clip levels cut each region into at most: prod (K_a + 2)."""
+    out = 1
+    for k in levels.values():
+        out *= k + 2
+    return out
 
 
 def round_to_grid(values: Iterable[Any], denominator: int) -> list[Fraction]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..chain import Chain
 from ..drift import cell_moves, cell_of
+from .base import MAX_REFINEMENT, clip_level, refinement_factor, station_list
 from .quadratic import Quadratic
 
 __all__ = ["LinearTable"]
@@ -93,20 +94,30 @@ class LinearTable(Quadratic):
 
     @classmethod
     def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
+        """Defaults filled in, every option validated: K an integer in 1..MAX_CLIP_LEVEL, ``fast`` and
+        ``multipliers`` distinct known station ids in the network's order, the table within MAX_REFINEMENT."""
         unknown = set(options) - {"K", "fast", "multipliers"}
         if unknown:
-            raise ValueError(f"template table: unknown options {sorted(unknown)}")
-        K = int(options.get("K", 6))
-        if K < 1:
-            raise ValueError("template table: K must be >= 1")
-        fast = options["fast"] if options.get("fast") is not None else [chain.ids[j] for j in default_fast(chain)]
+            raise ValueError(f"options: unknown option(s) {sorted(unknown)} (template table takes K, fast, multipliers)")
+        K = clip_level(options.get("K", 6), "options.K")
+        raw_fast = options.get("fast")
+        fast = [chain.ids[j] for j in default_fast(chain)] if raw_fast is None else station_list(chain, raw_fast, "options.fast")
         if not fast and not chain.has_phases:
-            raise ValueError("template table: needs fast stations (or phases)")
-        mult = options.get("multipliers") or list(chain.ids)
-        for s in [*fast, *mult]:
-            if s not in chain.ids:
-                raise ValueError(f"template table: unknown station {s!r}")
-        return {"K": K, "fast": list(fast), "multipliers": list(mult)}
+            raise ValueError("options.fast: the table needs fast stations (or phases)")
+        raw_mult = options.get("multipliers")
+        mult = list(chain.ids) if raw_mult is None else station_list(chain, raw_mult, "options.multipliers", nonempty=True)
+        levels = dict(chain.base_levels)
+        for s in fast:
+            a = chain.ids.index(s)
+            levels[a] = max(levels.get(a, 0), K)
+        size = refinement_factor(levels)
+        cells = (K + 1) ** len(fast) * max(1, len(chain.phase_space()))
+        if size > MAX_REFINEMENT or cells * len(mult) > MAX_REFINEMENT:
+            raise ValueError(
+                f"options: K = {K} with {len(fast)} fast station(s) would cut each region into {size} pieces and need "
+                f"{cells * len(mult)} table values (at most {MAX_REFINEMENT} each)"
+            )
+        return {"K": K, "fast": fast, "multipliers": mult}
 
     @classmethod
     def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
