@@ -1,20 +1,196 @@
 """The ``certify`` command line.
 
-Bad input (an invalid network or certificate file) prints one line naming the
-file, the field and the rule, and exits with status 2, without a traceback.
+Bad input (an invalid network or certificate file, an option out of range, an
+output path that cannot be written) prints one line naming the thing, the value
+and the rule, and exits with status 2, without a traceback.  Options are checked
+by argparse (``type=`` functions below) and output paths before any work starts.
+
+Exit status: 0 done; 1 ``verify``: invalid certificate, ``prove --expect``: a
+different verdict; 2 bad input; 3 ``prove --out``: the verdict has no
+certificate, nothing was written; 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
 
 from . import __version__
 from .errors import NetworkError
 
-__all__ = ["main"]
+__all__ = ["main", "EXIT_NO_CERTIFICATE"]
+
+EXIT_NO_CERTIFICATE = 3  # prove --out: the verdict has no certificate (nothing written)
+FORK_JOIN_ONLY = "fork-join-redundancy/1 networks are supported by `certify prove` and `certify verify` only"
+
+
+# ------------------------------------------------------------------------ option types
+def _number(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    return x
+
+
+def positive_finite(what: str = "number") -> Callable[[str], float]:
+    """An argparse type: a positive finite number (``what`` names the unit in the message)."""
+
+    def parse(text: str) -> float:
+        x = _number(text)
+        if not (math.isfinite(x) and x > 0):
+            raise argparse.ArgumentTypeError(f"{text!r} must be a positive finite {what}")
+        return x
+
+    parse.__name__ = "positive finite " + what
+    return parse
+
+
+def nonnegative_finite(what: str = "number") -> Callable[[str], float]:
+    """An argparse type: a finite number >= 0."""
+
+    def parse(text: str) -> float:
+        x = _number(text)
+        if not (math.isfinite(x) and x >= 0):
+            raise argparse.ArgumentTypeError(f"{text!r} must be a finite {what} >= 0")
+        return x
+
+    parse.__name__ = "non-negative finite " + what
+    return parse
+
+
+def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high]."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if n < low or (high is not None and n > high):
+            rule = f">= {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"{text!r} must be an integer {rule}")
+        return n
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def solver_name(text: str) -> str:
+    """An argparse type: one of the installed solvers, as cvxpy spells it (case-insensitive)."""
+    from .solvers import SolverNotInstalled, check_solver
+
+    try:
+        return check_solver(text)
+    except SolverNotInstalled as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+MAX_SEED = 2**63 - 1
+MAX_REPS = 1_000_000
+MAX_WORKERS = 1024
+MAX_TRUNCATE = 10_000
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``certify prove: argument --time-limit: '0' must be ...``."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+# ------------------------------------------------------------------------ output paths
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_output(option: str, path: str, kind: str = "file") -> None:
+    """Refuse (NetworkError naming ``option``) an output path that cannot be written, before any work.
+
+    ``kind``: ``file`` (any file), ``sqlite`` (an existing file must be a SQLite
+    database), ``image`` (the extension must be a format matplotlib writes).
+    """
+    import tempfile
+
+    def fail(rule: str) -> NetworkError:
+        return NetworkError(None, option, f"{path!r} {rule}")
+
+    if not path or not path.strip():
+        raise fail("is empty: give a file name")
+    if os.path.isdir(path):
+        raise fail("is a directory: give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.exists(parent):
+        raise fail(f"cannot be written: the directory {os.path.dirname(path) or parent!r} does not exist")
+    if not os.path.isdir(parent):
+        raise fail(f"cannot be written: {os.path.dirname(path)!r} is not a directory")
+    if os.path.exists(path):
+        if not os.path.isfile(path):
+            raise fail("is not a regular file")
+        try:
+            with open(path, "ab"):
+                pass
+        except OSError as exc:
+            raise fail(f"cannot be written ({exc.strerror or exc})") from None
+        if kind == "sqlite" and os.path.getsize(path) > 0:
+            with open(path, "rb") as fh:
+                if fh.read(16) != _SQLITE_MAGIC:
+                    raise fail("exists and is not a SQLite results file (give a new name, or the file of an earlier sweep)")
+    else:
+        try:
+            with tempfile.NamedTemporaryFile(dir=parent, prefix=".certify-", delete=True):
+                pass
+        except OSError as exc:
+            raise fail(f"cannot be written: cannot create files in {parent!r} ({exc.strerror or exc})") from None
+    if kind == "image":
+        ext = os.path.splitext(path)[1].lstrip(".").lower()
+        if ext:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            from matplotlib.backend_bases import FigureCanvasBase
+
+            known = FigureCanvasBase.get_supported_filetypes()
+            if ext not in known:
+                raise fail(f"has the extension .{ext}, not an image format matplotlib writes ({', '.join(sorted(known))})")
+
+
+def _refuse_fork_join(net: Any, command: str) -> None:
+    from .model import ForkJoinNetwork
+
+    if isinstance(net, ForkJoinNetwork):
+        raise NetworkError(net.source, "format", f"{FORK_JOIN_ONLY}, not by `certify {command}`")
+
+
+def json_value(v: Any) -> Any:
+    """``v`` as plain JSON: Fractions as ``"p/q"`` strings, tuples and sets as lists, keys as strings."""
+    if isinstance(v, bool) or v is None or isinstance(v, (str, int)):
+        return v
+    if isinstance(v, Fraction):
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    if isinstance(v, float):
+        return v if math.isfinite(v) else str(v)
+    if isinstance(v, dict):
+        return {k if isinstance(k, str) else str(json_value(k)): json_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [json_value(x) for x in v]
+    if isinstance(v, (set, frozenset)):
+        return sorted((json_value(x) for x in v), key=str)
+    try:  # numpy scalars
+        import numbers
+
+        if isinstance(v, numbers.Integral):
+            return int(v)
+        if isinstance(v, numbers.Real):
+            return json_value(float(v))
+    except (TypeError, ValueError):  # pragma: no cover
+        pass
+    return str(v)
 
 
 def _load(path: str):
@@ -25,40 +201,54 @@ def _load(path: str):
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from .pipeline import VERDICTS, prove
+    from .solvers import collect, notes_reason
     from .templates import TEMPLATES
 
-    net = _load(args.file)
     if args.template:
         unknown = [t for t in args.template if t not in TEMPLATES]
         if unknown:
             raise NetworkError(None, "--template", f"unknown template {unknown[0]!r} (known: {', '.join(TEMPLATES)})")
-    if args.sim_budget < 0:
-        raise NetworkError(None, "--sim-budget", f"{args.sim_budget} must be >= 0 seconds")
+    if args.out is not None:
+        check_output("--out", args.out)
+    net = _load(args.file)
     live = None
     if not args.json and sys.stderr.isatty():  # interactive: show each stage as it finishes
 
         def live(a) -> None:
             print(f"  ... {a.stage}: {a.outcome} ({a.time_s:.2f}s)", file=sys.stderr, flush=True)
 
-    res = prove(
-        net,
-        progress=live,
-        time_limit=args.time_limit,
-        out=args.out,
-        templates=args.template,
-        solver=args.solver,
-        sim_budget=args.sim_budget,
-        seed=args.seed,
-    )
+    existed = args.out is not None and os.path.exists(args.out)
+    with collect() as notes:
+        res = prove(
+            net,
+            progress=live,
+            time_limit=args.time_limit,
+            out=args.out,
+            templates=args.template,
+            solver=args.solver,
+            sim_budget=args.sim_budget,
+            seed=args.seed,
+        )
+    said = notes_reason(notes)
+    if said and said not in res.reasons:
+        res.reasons.append(said)
     assert res.verdict in VERDICTS
     if args.json:
         print(json.dumps(res.to_json()))
     else:
         print(res.table())
+        if res.certificate_path:
+            print(f"re-check with: certify verify {args.file} {res.certificate_path}")
+    code = 0
+    if args.out is not None and not res.certificate_path:
+        left = f"; the existing file {args.out} was left as it was" if existed else ""
+        print(f"certify: --out {args.out}: no certificate written: the verdict {res.verdict} ({res.method}) has no "
+              f"certificate{left} (exit {EXIT_NO_CERTIFICATE})", file=sys.stderr)
+        code = EXIT_NO_CERTIFICATE
     if args.expect and res.verdict != args.expect:
         print(f"expected {args.expect}, got {res.verdict}", file=sys.stderr)
         return 1
-    return 0
+    return code
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -86,8 +276,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 2
     res = verify(net, cert)
     if args.json:
-        facts = {k: str(v) for k, v in res.facts.items()}
-        print(json.dumps({"valid": res.ok, "reasons": res.failures, "facts": facts}))
+        print(json.dumps({"valid": res.ok, "reasons": json_value(res.failures), "facts": json_value(res.facts)}))
     elif res.ok:
         print(f"valid: {cert.get('kind')} certificate for {net.name} ({args.certificate})")
         print(f"  {cert.get('statement', '')}")
@@ -101,11 +290,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_regions(args: argparse.Namespace) -> int:
     from .chain import compile_chain
     from .drift import compile_drifts
-    from .model import ForkJoinNetwork
 
     net = _load(args.file)
-    if isinstance(net, ForkJoinNetwork):
-        raise NetworkError(net.source, "format", "regions of fork-join-redundancy/1 networks are not supported yet")
+    _refuse_fork_join(net, "regions")
     chain = compile_chain(net)
     drifts = compile_drifts(chain)
     unbounded = sum(1 for d in drifts if d.generators)
@@ -134,19 +321,14 @@ def _parse_x0(text: str, net) -> list[int]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from .model import ForkJoinNetwork
     from .simulation import check_x0, simulate
 
+    if not args.warmup < args.horizon:
+        raise NetworkError(None, "--warmup", f"{args.warmup:g} must be smaller than --horizon ({args.horizon:g})")
+    if args.plot:
+        check_output("--plot", args.plot, "image")
     net = _load(args.file)
-    if isinstance(net, ForkJoinNetwork):
-        raise NetworkError(net.source, "format", "simulation of fork-join-redundancy/1 networks is not supported")
-    for opt, val, ok in (("--horizon", args.horizon, args.horizon > 0 and args.horizon < float("inf")),
-                         ("--reps", args.reps, args.reps >= 1), ("--seed", args.seed, args.seed >= 0),
-                         ("--warmup", args.warmup, 0 <= args.warmup < args.horizon)):
-        if not ok:
-            rule = {"--horizon": "must be a positive finite number", "--reps": "must be >= 1",
-                    "--seed": "must be >= 0", "--warmup": "must be >= 0 and smaller than --horizon"}[opt]
-            raise NetworkError(None, opt, f"{val} {rule}")
+    _refuse_fork_join(net, "simulate")
     x0 = None
     if args.x0 is not None:
         x0 = _parse_x0(args.x0, net)
@@ -194,18 +376,19 @@ def _plot(res, path: str) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .model import ForkJoinNetwork
     from .sweep import parse_vary, sweep
 
+    check_output("--out", args.out, "sqlite")
+    if args.csv:
+        check_output("--csv", args.csv)
+    if args.plot:
+        check_output("--plot", args.plot, "image")
+    for opt, other in (("--csv", args.csv), ("--plot", args.plot)):
+        if other and os.path.abspath(other) == os.path.abspath(args.out):
+            raise NetworkError(None, opt, f"{other!r} is the results file (--out): give another name")
     net = _load(args.file)
-    if isinstance(net, ForkJoinNetwork):
-        raise NetworkError(net.source, "format", "sweeps of fork-join-redundancy/1 networks are not supported yet")
+    _refuse_fork_join(net, "sweep")
     vary = [parse_vary(spec, net) for spec in args.vary]
-    for opt, val, ok, rule in (("--time-limit", args.time_limit, args.time_limit > 0, "must be > 0 seconds"),
-                               ("--sim-budget", args.sim_budget, args.sim_budget >= 0, "must be >= 0 seconds"),
-                               ("--workers", args.workers, args.workers >= 1, "must be >= 1")):
-        if not ok:
-            raise NetworkError(None, opt, f"{val} {rule}")
     try:
         res = sweep(net, vary, time_limit=args.time_limit, sim_budget=args.sim_budget, seed=args.seed, out=args.out,
                     workers=args.workers, scheduler=args.scheduler)
@@ -230,34 +413,46 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="certify",
         description="Prove or refute stability of join-the-shortest-queue networks with exact certificates.",
+        epilog="Exit status: 0 done; 1 verify: invalid certificate, prove --expect: another verdict; 2 bad input "
+               "(one line naming the file or option, the value and the rule); 3 prove --out: the verdict has no "
+               "certificate (nothing written); 130 interrupted.",
     )
     p.add_argument("--version", action="version", version=f"certify {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    pr = sub.add_parser("prove", help="decide stability of a network file")
+    pr = sub.add_parser(
+        "prove",
+        help="decide stability of a network file",
+        epilog="Exit status: 0 (whatever the verdict); 1 with --expect when the verdict differs; 2 bad input; "
+               f"{EXIT_NO_CERTIFICATE} with --out when the verdict has no certificate (nothing is written then).",
+    )
     pr.add_argument("file")
     pr.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")
-    pr.add_argument("--out", metavar="CERT", help="write the certificate here")
+    pr.add_argument("--out", metavar="CERT",
+                    help=f"write the certificate here (checked writable first; exit {EXIT_NO_CERTIFICATE} when the verdict "
+                         "has none)")
     pr.add_argument("--expect", choices=["stable", "unstable"], help="exit 1 when the verdict differs")
-    pr.add_argument("--time-limit", type=float, default=120.0, metavar="S", help="seconds (default 120)")
+    pr.add_argument("--time-limit", type=positive_finite("number of seconds"), default=120.0, metavar="S",
+                    help="seconds (default 120)")
     pr.add_argument(
         "--template",
         action="append",
         metavar="NAME",
         help="Foster template to try (repeat for several; default: all, cheapest first: " + ", ".join(_template_names()) + ")",
     )
-    pr.add_argument("--solver", help="cvxpy solver name (default CLARABEL)")
+    pr.add_argument("--solver", type=solver_name, metavar="NAME",
+                    help="an installed cvxpy solver (default: Clarabel, else HiGHS, else SCS)")
     pr.add_argument(
         "--sim-budget",
-        type=float,
+        type=nonnegative_finite("number of seconds"),
         default=60.0,
         metavar="S",
         help="seconds of simulation checks when every search fails (default 60; 0: none)",
     )
-    pr.add_argument("--seed", type=int, default=0, help="seed of the simulation checks (default 0)")
+    pr.add_argument("--seed", type=int_at_least(0, MAX_SEED), default=0, help="seed of the simulation checks (default 0)")
     pr.set_defaults(func=cmd_prove)
 
     ve = sub.add_parser(
@@ -277,11 +472,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     si = sub.add_parser("simulate", help="simulate a network (independent replications; evidence, not proof)")
     si.add_argument("file")
-    si.add_argument("--horizon", type=float, required=True, metavar="T", help="simulated time per replication")
-    si.add_argument("--reps", type=int, default=10, metavar="R", help="replications (default 10)")
-    si.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    si.add_argument("--horizon", type=positive_finite(), required=True, metavar="T", help="simulated time per replication")
+    si.add_argument("--reps", type=int_at_least(1, MAX_REPS), default=10, metavar="R", help="replications (default 10)")
+    si.add_argument("--seed", type=int_at_least(0, MAX_SEED), default=0, metavar="S", help="seed (default 0)")
     si.add_argument("--x0", metavar="n1,n2,...", help="initial queue lengths, one per station (default empty)")
-    si.add_argument("--warmup", type=float, default=0.0, metavar="W",
+    si.add_argument("--warmup", type=nonnegative_finite(), default=0.0, metavar="W",
                     help="time averages, throughputs and losses count [W, T] only (default 0)")
     si.add_argument("--plot", metavar="PNG", help="draw the sampled queue lengths (matplotlib)")
     si.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")
@@ -294,11 +489,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "tie_breaking[0].probs.1) and N exact values from START to STOP; give one or two")
     sw.add_argument("--out", default="results.sqlite", metavar="DB",
                     help="SQLite results file, written point by point; the same command resumes (default results.sqlite)")
-    sw.add_argument("--time-limit", type=float, default=10.0, metavar="S", help="seconds of search per point (default 10)")
-    sw.add_argument("--sim-budget", type=float, default=0.0, metavar="S",
+    sw.add_argument("--time-limit", type=positive_finite("number of seconds"), default=10.0, metavar="S",
+                    help="seconds of search per point (default 10)")
+    sw.add_argument("--sim-budget", type=nonnegative_finite("number of seconds"), default=0.0, metavar="S",
                     help="seconds of simulation checks per undecided point (default 0: none)")
-    sw.add_argument("--seed", type=int, default=0, help="point i gets the seed SEED + i (default 0)")
-    sw.add_argument("--workers", type=int, default=2, metavar="W", help="local worker processes (default 2; 1: in this process)")
+    sw.add_argument("--seed", type=int_at_least(0, MAX_SEED), default=0, help="point i gets the seed SEED + i (default 0)")
+    sw.add_argument("--workers", type=int_at_least(1, MAX_WORKERS), default=2, metavar="W",
+                    help="local worker processes (default 2; 1: in this process)")
     sw.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask distributed cluster instead")
     sw.add_argument("--csv", metavar="CSV", help="also write the results as CSV")
     sw.add_argument("--plot", metavar="PNG", help="draw the atlas: verdict strip (1-D) or map (2-D)")
@@ -306,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     st = sub.add_parser("stationary", help="exact stationary analysis (sparse CTMC solve; truncated without capacities)")
     st.add_argument("file")
-    st.add_argument("--truncate", type=int, metavar="N", help="customers kept per station without a capacity (default: by J)")
+    st.add_argument("--truncate", type=int_at_least(1, MAX_TRUNCATE), metavar="N",
+                    help="customers kept per station without a capacity (default: by J)")
     st.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")
     st.set_defaults(func=cmd_stationary)
     return p
@@ -315,9 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_stationary(args: argparse.Namespace) -> int:
     from .stationary import stationary
 
-    if args.truncate is not None and args.truncate < 1:
-        raise NetworkError(None, "--truncate", f"{args.truncate} must be >= 1")
-    res = stationary(_load(args.file), truncate=args.truncate)
+    net = _load(args.file)
+    _refuse_fork_join(net, "stationary")
+    res = stationary(net, truncate=args.truncate)
     print(json.dumps(res.to_json()) if args.json else res.table())
     return 0
 
@@ -334,6 +532,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except NetworkError as exc:
         print(f"certify: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # e.g. an output file that became unwritable while the work ran
+        if isinstance(exc, BrokenPipeError):
+            raise
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"certify: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("certify: interrupted", file=sys.stderr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import cvxpy as cp
@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from .chain import Chain
 from .fluid import FluidFace, fluid_rows
-from .search import installed_lp_solvers
+from .solvers import default_solver, solve
 from .templates.base import round_to_grid
 
 __all__ = ["FluidLP", "solve_fluid", "fluid_candidates"]
@@ -36,6 +36,7 @@ class FluidLP:
     variables: int
     solver: str
     solve_s: float
+    notes: list[str] = field(default_factory=list)  # what the solver said (warnings), one line each
 
     @property
     def found(self) -> bool:
@@ -64,7 +65,7 @@ def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str
     pairs = _pairs(J)
     n = J if kind == "linear" else len(pairs)
     rows = fluid_rows(chain, faces, kind)
-    solver = solver or installed_lp_solvers()[0]
+    solver = solver or default_solver()
     fixed_A, fixed_w, rel = [], [], []
     for k, g in rows:
         f = faces[k]
@@ -110,14 +111,13 @@ def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str
         cons.append(s >= D @ x - cp.multiply(np.array(h_vals), R.T @ y))
     prob = cp.Problem(cp.Maximize(delta), cons)
     t0 = time.perf_counter()
-    try:
-        prob.solve(solver=solver)
-    except cp.error.SolverError as exc:
-        return FluidLP(f"solver-error: {exc}", None, None, len(rows), n, solver, time.perf_counter() - t0)
+    status, notes = solve(prob, solver)
     el = time.perf_counter() - t0
-    if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None or delta.value is None:
-        return FluidLP(prob.status, None, None, len(rows), n, solver, el)
-    return FluidLP(prob.status, float(delta.value), np.asarray(x.value), len(rows), n, solver, el)
+    if status == "solver-error":
+        return FluidLP(f"solver-error: {notes[0]}", None, None, len(rows), n, solver, el, notes[1:])
+    if status not in ("optimal", "optimal_inaccurate") or x.value is None or delta.value is None:
+        return FluidLP(status, None, None, len(rows), n, solver, el, notes)
+    return FluidLP(status, float(delta.value), np.asarray(x.value), len(rows), n, solver, el, notes)
 
 
 def fluid_candidates(chain: Chain, kind: str, coeffs: np.ndarray):

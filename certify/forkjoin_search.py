@@ -36,7 +36,7 @@ import scipy.sparse.linalg as spla
 from .exact import Check
 from .forkjoin import canonical, check_forkjoin_foster, count_patterns, lag_cells, lag_regions, region_drift, server_rates
 from .model import ForkJoinNetwork
-from .search import installed_lp_solvers
+from .solvers import default_solver, solve
 
 __all__ = ["TableSearch", "search_table", "poisson_table", "lp_table", "GRIDS", "LP_MAX_ROWS"]
 
@@ -59,6 +59,7 @@ class TableSearch:
     margin: float | None = None
     candidates: list[dict[Cell, Fraction]] = field(default_factory=list)
     solve_s: float = 0.0
+    notes: list[str] = field(default_factory=list)  # what the solver said (warnings), one line each
 
 
 def _rows(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], regions: list[Cell], pos: dict[Cell, int]):
@@ -123,23 +124,23 @@ def lp_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], sol
     pos = {c: j for j, c in enumerate(cells)}
     regions = lag_regions(net.n, net.k, K, classes)
     A, g = _rows(net, K, classes, regions, pos)
-    solver = solver or installed_lp_solvers()[0]
+    solver = solver or default_solver()
     size = f"{len(regions)} rows x {len(cells)} vars ({solver})"
     h = cp.Variable(len(cells))
     delta = cp.Variable()
     zero = pos[tuple([0] * net.n)]
     cons = [A @ h + delta <= -g, h <= H, h >= -H, h[zero] == 0, delta <= 1]
     prob = cp.Problem(cp.Maximize(delta), cons)
-    try:
-        prob.solve(solver=solver)
-    except cp.error.SolverError as exc:  # reported, never a verdict
-        return TableSearch("LP", size, f"solver failure: {exc}", solve_s=time.perf_counter() - t0)
-    if prob.status not in ("optimal", "optimal_inaccurate") or h.value is None or delta.value is None:
-        return TableSearch("LP", size, f"LP {prob.status}", solve_s=time.perf_counter() - t0)
+    status, notes = solve(prob, solver)
+    if status == "solver-error":  # reported, never a verdict
+        return TableSearch("LP", size, f"solver failure: {notes[0]}", solve_s=time.perf_counter() - t0, notes=notes[1:])
+    if status not in ("optimal", "optimal_inaccurate") or h.value is None or delta.value is None:
+        return TableSearch("LP", size, f"LP {status}", solve_s=time.perf_counter() - t0, notes=notes)
     dv = float(delta.value)
     if dv <= 1e-9:
-        return TableSearch("LP", size, f"no certificate (best margin {dv:.3g})", dv, solve_s=time.perf_counter() - t0)
-    return TableSearch("LP", size, f"LP margin {dv:.3g}", dv, _round(cells, h.value), time.perf_counter() - t0)
+        return TableSearch("LP", size, f"no certificate (best margin {dv:.3g})", dv, solve_s=time.perf_counter() - t0,
+                           notes=notes)
+    return TableSearch("LP", size, f"LP margin {dv:.3g}", dv, _round(cells, h.value), time.perf_counter() - t0, notes)
 
 
 def search_table(

@@ -14,6 +14,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from .solvers import default_solver, installed_solvers, solve
 from .templates.base import DENOMINATORS, Template
 from .templates.base import round_to_grid as rationalize
 
@@ -45,9 +46,8 @@ class LPResult:
 
 
 def installed_lp_solvers() -> list[str]:
-    """LP-capable solvers cvxpy sees, in order of preference."""
-    have = set(cp.installed_solvers())
-    return [s for s in ("CLARABEL", "HIGHS", "SCS") if s in have]
+    """The solvers cvxpy sees, in order of preference (see :func:`certify.solvers.installed_solvers`)."""
+    return installed_solvers()
 
 
 def _matrix(rows, n: int) -> sp.csr_matrix:
@@ -69,7 +69,7 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
     nv = len(tmpl.variables())
     n = nv + len(tmpl.aux_variables())
     keys = tmpl.row_keys()
-    solver = solver or installed_lp_solvers()[0]
+    solver = solver or default_solver()
     if not keys:
         return LPResult("no-rows", None, None, 0, n, 0.0, solver, notes=["no unbounded region"])
     A = tmpl.lp_matrix()
@@ -85,6 +85,7 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
     active[np.linspace(0, m - 1, min(m, CHUNK)).astype(int)] = True
     t0 = time.perf_counter()
     rounds = 0
+    solver_notes: list[str] = []
     while True:
         rounds += 1
         idx = np.flatnonzero(active)
@@ -94,12 +95,12 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
         if S is not None:
             cons.append(S @ x <= rhs)
         prob = cp.Problem(cp.Maximize(delta), cons)
-        try:
-            prob.solve(solver=solver)
-        except cp.error.SolverError as exc:  # reported, never a verdict
-            return LPResult("solver-error", None, None, m, n, time.perf_counter() - t0, solver, notes=[str(exc)])
-        if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None or delta.value is None:
-            return LPResult(prob.status, None, None, m, n, time.perf_counter() - t0, solver)
+        status, said = solve(prob, solver)
+        if status == "solver-error":  # reported, never a verdict
+            return LPResult(status, None, None, m, n, time.perf_counter() - t0, solver, notes=said + solver_notes)
+        solver_notes += [s for s in said if s not in solver_notes]
+        if status not in ("optimal", "optimal_inaccurate") or x.value is None or delta.value is None:
+            return LPResult(status, None, None, m, n, time.perf_counter() - t0, solver, notes=solver_notes)
         d = float(delta.value)
         viol = A @ x.value + w * max(d, 0.0)
         viol[active] = -np.inf
@@ -108,7 +109,7 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
             break
         worst = bad[np.argsort(-viol[bad])[:CHUNK]]
         active[worst] = True
-    notes = [f"{rounds} rounds of constraint generation, {int(active.sum())} of {m} rows active"]
+    notes = [f"{rounds} rounds of constraint generation, {int(active.sum())} of {m} rows active", *solver_notes]
     binding: list[int] = []
     duals = cons[0].dual_value
     if duals is not None:

@@ -27,6 +27,10 @@ import csv
 import hashlib
 import itertools
 import json
+import math
+import multiprocessing
+import multiprocessing.context
+import numbers
 import os
 import re
 import sqlite3
@@ -431,11 +435,16 @@ def _run_point(task: dict) -> dict:
     """Prove one point (runs in a worker process, a Dask worker, or here); never raises."""
     from .loader import from_dict
     from .pipeline import prove
+    from .solvers import collect, notes_reason
 
     t0 = time.perf_counter()
     try:
-        res = prove(from_dict(task["doc"]), time_limit=task["time_limit"], simulate=task["simulate"],
-                    sim_budget=task["sim_budget"], templates=task["templates"], seed=task["seed"])
+        with collect() as notes:
+            res = prove(from_dict(task["doc"]), time_limit=task["time_limit"], simulate=task["simulate"],
+                        sim_budget=task["sim_budget"], templates=task["templates"], seed=task["seed"])
+        said = notes_reason(notes)
+        if said and said not in res.reasons:
+            res.reasons.append(said)
     except Exception as exc:  # a bug in one point must not lose the sweep
         return {"index": task["index"], "verdict": "undecided", "method": f"{_ERROR_METHOD}: {type(exc).__name__}",
                 "semantics": "markovian", "time_s": time.perf_counter() - t0, "reasons": [f"prove raised {exc!r}"],
@@ -458,11 +467,42 @@ def _serial(tasks: list[dict]) -> Iterator[dict]:
         yield _run_point(t)
 
 
+class _BareMainProcess(multiprocessing.context.SpawnProcess):
+    """A spawned worker that does not re-run the caller's ``__main__`` script.
+
+    A spawned child normally imports the parent's main script again (as
+    ``__mp_main__``) before it unpickles its task, so a script that calls
+    :func:`sweep` at top level, without ``if __name__ == "__main__":``, would
+    start the sweep again in every worker (and fail).  The points' tasks need
+    only :mod:`certify` (plain data and :func:`_run_point`), so the worker is
+    started as if the parent had no main script: the README's snippet works when
+    pasted into a script, guarded or not.
+    """
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:
+        import sys
+        import types
+
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")  # seen by multiprocessing.spawn.get_preparation_data
+        try:
+            return multiprocessing.context.SpawnProcess._Popen(process_obj)
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
+
+
+class _BareMainContext(multiprocessing.context.SpawnContext):
+    """The spawn start method with :class:`_BareMainProcess` workers."""
+
+    Process = _BareMainProcess  # type: ignore[assignment]
+
+
 def _pool(tasks: list[dict], workers: int) -> Iterator[dict]:
-    import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_BareMainContext(), initializer=_worker_init)
     done_all = False
     try:
         pending = {ex.submit(_run_point, t) for t in tasks}
@@ -613,12 +653,14 @@ def sweep(
     option = "vary"
     base = _base_doc(net)
     spec = _normalise_vary(vary, base, option)
-    if time_limit <= 0:
-        raise NetworkError(None, "time_limit", f"{time_limit} must be > 0 seconds")
-    if sim_budget < 0:
-        raise NetworkError(None, "sim_budget", f"{sim_budget} must be >= 0 seconds")
-    if workers < 1:
-        raise NetworkError(None, "workers", f"{workers} must be >= 1")
+    if not _real(time_limit) or not (math.isfinite(time_limit) and time_limit > 0):
+        raise NetworkError(None, "time_limit", f"{time_limit!r} must be a positive finite number of seconds")
+    if not _real(sim_budget) or not (math.isfinite(sim_budget) and sim_budget >= 0):
+        raise NetworkError(None, "sim_budget", f"{sim_budget!r} must be a finite number of seconds >= 0")
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
+        raise NetworkError(None, "workers", f"{workers!r} must be an integer >= 1")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise NetworkError(None, "seed", f"{seed!r} must be an integer >= 0")
     use_sim = sim_budget > 0 if simulate is None else bool(simulate)
     paths = [p for p, _ in spec]
     toks = [_tokens(p) for p in paths]
@@ -685,6 +727,10 @@ def sweep(
         return result
     finally:
         store.close()
+
+
+def _real(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
 def _tally(points: Iterable[SweepPoint]) -> str:

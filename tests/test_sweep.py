@@ -178,3 +178,32 @@ def test_example_runs_in_fast_mode(tmp_path):
     assert "swept 25 points (5 x 5)" in out.stdout
     assert "0 on the wrong side, 0 not proved" in out.stdout
     assert (tmp_path / "atlas.png").stat().st_size > 0
+
+
+def _readme_sweep_snippet() -> str:
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Sweeps and atlases"):]
+    return section[section.index("```python\n") + len("```python\n"):section.index("\n```", section.index("```python"))]
+
+
+def test_readme_snippet_runs_as_an_unguarded_script(tmp_path):
+    """The README's certify.sweep snippet, pasted into a script without a __main__ guard, finishes with results."""
+    code = _readme_sweep_snippet()
+    assert "__main__" not in code and "certify.sweep(" in code
+    code = code.replace('"models/', f'"{ROOT}/models/').replace("0.5:3.5:13", "0.5:3.5:3").replace("time_limit=10", "time_limit=5")
+    script = tmp_path / "atlas_script.py"
+    script.write_text(code)
+    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "stable" in out.stdout and out.stderr == ""
+    assert (tmp_path / "results.sqlite").exists() and (tmp_path / "atlas.png").exists()
+    assert len((tmp_path / "atlas.csv").read_text().splitlines()) == 1 + 3
+
+
+@pytest.mark.parametrize("kw", [{"time_limit": float("inf")}, {"time_limit": float("nan")}, {"sim_budget": -1},
+                                {"workers": 0}, {"workers": 1.5}])
+def test_api_budgets_must_be_finite(kw):
+    """certify.sweep refuses an infinite or NaN time limit, a negative budget and a non-integer worker count."""
+    net = from_dict(PAIR)
+    with pytest.raises(certify.NetworkError):
+        certify.sweep(net, [("streams[0].rate", "1:2:2")], **kw)

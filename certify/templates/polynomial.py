@@ -403,9 +403,10 @@ class QuarticSOS(Template):
         import scipy.sparse as sp
 
         from ..search import LPResult
+        from ..solvers import installed_solvers, solve
 
         nvar = len(self._names)
-        have = set(cp.installed_solvers())
+        have = set(installed_solvers())
         sdp = [s for s in ("CLARABEL", "SCS") if s in have]
         if solver not in ("CLARABEL", "SCS", "MOSEK", "CVXOPT") or solver not in have:
             solver = sdp[0] if sdp else "none"  # an LP-only solver (HiGHS) was asked for: use an SDP one
@@ -468,13 +469,10 @@ class QuarticSOS(Template):
             grams.append(Qs)
             cons.append(F @ c - mult * delta == rhs)
         prob = cp.Problem(cp.Maximize(delta), cons)
-        try:
-            prob.solve(solver=solver)
-        except cp.error.SolverError as exc:  # reported, never a verdict
-            return LPResult("solver-error", None, None, self.n_equations, nvar, time.perf_counter() - t0, solver, notes=[str(exc)])
+        status, notes = solve(prob, solver)  # warnings captured; a solver failure is reported, never a verdict
         elapsed = time.perf_counter() - t0
-        if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or c.value is None:
-            return LPResult(prob.status, None, None, self.n_equations, nvar, elapsed, solver)
+        if status not in ("optimal", "optimal_inaccurate") or delta.value is None or c.value is None:
+            return LPResult(status, None, None, self.n_equations, nvar, elapsed, solver, notes=notes)
         theta = np.zeros(nvar)
         theta[:nv] = c.value
         Tv = np.asarray(T.value)
@@ -488,8 +486,8 @@ class QuarticSOS(Template):
                     theta[idx] = Qv[i, j]
             theta[blk.noff : blk.noff + len(blk.bmonos)] = n.value
         blocks = sum(len(q) for q in grams) + 1
-        notes = [f"{blocks} Gram matrices, {self.n_equations} identity equations"]
-        return LPResult(prob.status, float(delta.value), theta, self.n_equations, nvar, elapsed, solver, notes=notes)
+        notes = [f"{blocks} Gram matrices, {self.n_equations} identity equations", *notes]
+        return LPResult(status, float(delta.value), theta, self.n_equations, nvar, elapsed, solver, notes=notes)
 
     def candidates(self, theta: Sequence[float]) -> Iterator[list[Fraction]]:
         """Peyrl–Parrilo roundings, coarse grid first (see the module docstring)."""
