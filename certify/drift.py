@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .chain import Chain
-from .regions import Region, cone_generators, enumerate_regions
+from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
 
 __all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "cell_of", "cell_moves"]
 
@@ -128,8 +128,11 @@ def region_mean(chain: Chain, region: Region, rates: _Rates) -> tuple[int, ...]:
     return tuple(mean)
 
 
-def compile_drifts(chain: Chain, regions: list[Region] | None = None) -> list[RegionDrift]:
+def compile_drifts(chain: Chain, regions: list[Region] | None = None, deadline: float | None = None) -> list[RegionDrift]:
     """Mean drift (scaled by ``chain.scale``) and cone generators of every region.
+
+    With a ``deadline`` (``time.perf_counter()`` value) the loop polls the clock
+    and raises :class:`certify.regions.TimeLimitReached` once it has passed.
 
     >>> from fractions import Fraction as F
     >>> from certify.chain import Chain
@@ -138,13 +141,18 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None) -> list[Re
     ([(1,), (-1,)], 1)
     """
     if regions is None:
-        regions = enumerate_regions(chain, chain.base_levels)
+        regions = enumerate_regions(chain, chain.base_levels, deadline=deadline)
     if chain.has_phases:
         from .phase_drift import compile_phase_drifts
 
-        return list(compile_phase_drifts(chain, regions))  # type: ignore[arg-type]
+        return list(compile_phase_drifts(chain, regions, deadline=deadline))  # type: ignore[arg-type]
     rates = _Rates(chain)
-    return [RegionDrift(r, region_mean(chain, r, rates), tuple(cone_generators(r)), rates) for r in regions]
+    out = []
+    for k, r in enumerate(regions):
+        if deadline is not None and k % POLL_EVERY == 0:
+            check_deadline(deadline, "drift compilation")
+        out.append(RegionDrift(r, region_mean(chain, r, rates), tuple(cone_generators(r)), rates))
+    return out
 
 
 def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:

@@ -32,7 +32,7 @@ from math import lcm
 
 from .chain import Chain
 from .rational import solve
-from .regions import Region, cone_generators, enumerate_regions
+from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
 
 __all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain"]
 
@@ -193,8 +193,11 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None) -> Flu
     return FluidFace(region, gens, tuple(v0), empty, tuple(dirs), box, h, ext_E)
 
 
-def fluid_faces(chain: Chain) -> list[FluidFace]:
+def fluid_faces(chain: Chain, deadline: float | None = None) -> list[FluidFace]:
     """Every face of the fluid state space on which a fluid path can stay, with its velocities.
+
+    With a ``deadline`` (``time.perf_counter()`` value) the enumeration polls the
+    clock and raises :class:`certify.regions.TimeLimitReached` once it has passed.
 
     >>> from fractions import Fraction as F
     >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
@@ -204,7 +207,9 @@ def fluid_faces(chain: Chain) -> list[FluidFace]:
     fc = fluid_chain(chain)
     sd = _Sources.of(chain)
     out = []
-    for region in enumerate_regions(fc):
+    for k, region in enumerate(enumerate_regions(fc, deadline=deadline)):
+        if deadline is not None and k % POLL_EVERY == 0:
+            check_deadline(deadline, "fluid face listing")
         face = _face(chain, region, sd)
         if face is not None and face.generators:
             out.append(face)

@@ -695,8 +695,12 @@ def prove_forkjoin(
 ) -> ForkJoinOutcome:
     """Decide stability of a fork-join network.
 
-    lam > theta: the capacity bound (unstable); lam = theta: undecided; lam < theta:
-    V = sum Q_i^2 when k = n, else the Foster table V = N + h(min(L, K)).
+    lam > theta: the capacity bound (unstable; flow balance, so it holds for any
+    arrival process with this rate, though the verdict is reported with the
+    format's ``markovian`` semantics); lam = theta: ``critical``, undecided (neither
+    certificate applies on the boundary); lam < theta: V = sum Q_i^2 when k = n,
+    else the Foster table V = N + h(min(L, K)) -- positive recurrence of the CTMC,
+    for Poisson jobs and exponential servers only (the hypotheses of seed 003).
     """
     res = ForkJoinOutcome()
     lam = Fraction(net.rate)
@@ -730,7 +734,10 @@ def prove_forkjoin(
             )
         return res
     if lam == theta:
-        res.reasons.append("lam = theta: critically loaded; neither certificate applies")
+        res.reasons.append(
+            "lam = theta: critically loaded (critical: on the stability boundary, where the theorem gives no verdict); "
+            "neither certificate applies"
+        )
         return res
     if net.k == net.n:
         chk = check_independent(net)

@@ -18,7 +18,8 @@ import scipy.sparse as sp
 from .chain import Chain
 from .drift import RegionDrift, cell_moves
 from .exact import routed_sets
-from .search import installed_lp_solvers, rationalize
+from .search import rationalize
+from .solvers import solve
 from .templates.table import table_cells
 
 __all__ = ["StaticSplit", "static_split", "growth_candidates", "solve_growth"]
@@ -32,15 +33,27 @@ class StaticSplit:
     u: dict[tuple[int, ...], float]
     w: list[float]
     status: str
+    bounded: bool = False  # solved with |u_C| <= DUAL_BOUND (the unbounded dual of an infeasible primal)
 
 
-def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None) -> StaticSplit:
+# When no routing satisfies the flow balance at all (the traffic equations have no
+# non-negative solution, e.g. customers that never leave a set fed through feedback),
+# the dual is unbounded below; with |u_C| <= DUAL_BOUND it has a finite optimum,
+# very negative, which the exact checker accepts like any dual with value < 0.
+DUAL_BOUND = 1000.0
+
+
+def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, bound: float | None = None) -> StaticSplit:
     """Solve the dual of the static split LP (DESIGN §6).
 
     minimise sum_C lam_C u_C + sum_j mu_j w_j  subject to  w >= 0, sum w = 1,
     u_C + w_j - sum_C' p[j][C'] u_C' >= margin for every routed set C and j in C.
     Its value equals the best worst-station slack of any static routing, so a value
-    <= 0 means no routing keeps every station below capacity.
+    <= 0 means no routing keeps every station below capacity.  When the primal is
+    infeasible (no routing balances the flows) the dual is unbounded: it is then
+    re-solved with ``|u_C| <= bound`` (default :data:`DUAL_BOUND`), which gives a
+    finite dual solution with a negative value (``bounded`` is set).  Any feasible
+    dual with a negative value proves the same, so the bound costs no soundness.
     """
     sets = routed_sets(chain)
     lam = dict(chain.arrivals)
@@ -56,15 +69,18 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None) -
                     expr = expr - float(p) * u[pos[c2]]
             rows.append(expr >= margin)
     obj = sum(float(lam.get(C, 0)) * u[pos[C]] for C in sets) + np.array([float(m) for m in chain.mu]) @ w
-    prob = cp.Problem(cp.Minimize(obj), [*rows, cp.sum(w) == 1])
-    try:
-        prob.solve(solver=solver or installed_lp_solvers()[0])
-    except cp.error.SolverError as exc:
-        return StaticSplit(None, {}, [], f"solver-error: {exc}")
+    box = [u <= bound, u >= -bound] if bound is not None else []
+    prob = cp.Problem(cp.Minimize(obj), [*rows, cp.sum(w) == 1, *box])
+    status, notes = solve(prob, solver)
+    if status == "solver-error":
+        return StaticSplit(None, {}, [], f"solver-error: {notes[0]}")
+    if bound is None and str(prob.status) in ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded"):
+        return static_split(chain, margin=margin, solver=solver, bound=DUAL_BOUND)
     if prob.status not in ("optimal", "optimal_inaccurate") or u.value is None or w.value is None:
-        return StaticSplit(None, {}, [], prob.status)
+        return StaticSplit(None, {}, [], prob.status, bound is not None)
     return StaticSplit(
-        float(prob.value), {C: float(u.value[pos[C]]) for C in sets}, [float(v) for v in w.value], prob.status
+        float(prob.value), {C: float(u.value[pos[C]]) for C in sets}, [float(v) for v in w.value], prob.status,
+        bound is not None,
     )
 
 
@@ -135,9 +151,7 @@ def solve_growth(
         expr = expr + B @ T
     cons.append(expr >= delta)
     prob = cp.Problem(cp.Maximize(delta), cons)
-    try:
-        prob.solve(solver=solver or installed_lp_solvers()[0])
-    except cp.error.SolverError:
+    if solve(prob, solver)[0] == "solver-error":
         return None
     if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or w.value is None or delta.value <= 1e-9:
         return None

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from .drift import Jump, RegionDrift, _int
 from .phases import PhaseChain
-from .regions import Region, cone_generators
+from .regions import Region, check_deadline, cone_generators
 
 __all__ = ["PhaseDrift", "phase_transitions", "compile_phase_drifts", "lower_bound"]
 
@@ -174,10 +174,12 @@ class _PhaseRates:
         self.chain = chain
 
 
-def compile_phase_drifts(chain: PhaseChain, regions: list[Region]) -> list[PhaseDrift]:
+def compile_phase_drifts(chain: PhaseChain, regions: list[Region], deadline: float | None = None) -> list[PhaseDrift]:
     """One :class:`PhaseDrift` per (region, phase vector consistent with the region's empty stations).
 
-    The regions must be refined by (at least) ``chain.base_levels``.
+    The regions must be refined by (at least) ``chain.base_levels``.  With a
+    ``deadline`` the clock is polled once per region (raises
+    :class:`certify.regions.TimeLimitReached`).
     """
     missing = [chain.ids[i] for i in chain.ph_stations if regions and not _refined(regions, i)]
     if missing:
@@ -188,6 +190,7 @@ def compile_phase_drifts(chain: PhaseChain, regions: list[Region]) -> list[Phase
     space = chain.phase_space()
     out = []
     for reg in regions:
+        check_deadline(deadline, "drift compilation (phases)")
         empty = set(reg.empty)
         gens = tuple(cone_generators(reg))
         for phi in space:

@@ -15,6 +15,7 @@ Pure Python, exact: the checker relies on this module.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -22,7 +23,40 @@ from itertools import combinations
 
 from .chain import Chain
 
-__all__ = ["Region", "enumerate_regions", "signature", "cone_generators", "vertex_bound", "VERTEX_BOUND_PER_STATION"]
+__all__ = [
+    "Region",
+    "enumerate_regions",
+    "signature",
+    "cone_generators",
+    "vertex_bound",
+    "VERTEX_BOUND_PER_STATION",
+    "TimeLimitReached",
+    "check_deadline",
+]
+
+
+class TimeLimitReached(Exception):
+    """A long enumeration or compilation passed the run's deadline; ``stage`` names what was cut short.
+
+    Raised (never a partial result) by :func:`enumerate_regions`,
+    :func:`certify.drift.compile_drifts` and :func:`certify.fluid.fluid_faces`
+    when given a ``deadline``; :func:`certify.prove` turns it into the reason
+    "time limit reached during <stage>" and the verdict ``undecided``.
+    """
+
+    def __init__(self, stage: str):
+        super().__init__(f"time limit reached during {stage}")
+        self.stage = stage
+
+
+def check_deadline(deadline: float | None, stage: str) -> None:
+    """Raise :class:`TimeLimitReached` when ``deadline`` (a ``time.perf_counter()`` value) has passed."""
+    if deadline is not None and time.perf_counter() > deadline:
+        raise TimeLimitReached(stage)
+
+
+# Deadlines are polled once per this many steps of a long loop (a step costs microseconds).
+POLL_EVERY = 256
 
 INF = 1 << 60
 
@@ -134,26 +168,74 @@ class Region:
         return tuple(-self.dbm[0][a] for a in range(1, len(self.dbm)))
 
     def describe(self, ids: Sequence[str]) -> str:
-        """Human-readable constraints, e.g. ``x1 = x2 < x3, x1 >= 1``."""
-        parts = []
-        J = len(ids)
-        for a in range(1, J + 1):
-            for b in range(1, J + 1):
-                if a == b:
+        """A minimal exact description, e.g. ``x1 = x2, x1 < x3, x1 >= 1`` (``x >= 0`` is implied, never printed).
+
+        The region's closed difference-bound matrix is reduced (Larsen et al.,
+        "Efficient verification of real-time systems: compact data structure and
+        state-space reduction", 1997): stations tied by equalities form classes,
+        written as one chain ``x1 = x2 = x3`` (``x1 = x2 = 0`` for the class of
+        the origin, ``x4 = x1 + 1`` for a fixed offset); between the classes'
+        first members only the bounds not implied by a path through another
+        class are kept.  The constraints printed define exactly the region
+        (within the states, x >= 0).
+        """
+        d = self.dbm
+        n = len(d)
+
+        def name(u: int) -> str:
+            return f"x{ids[u - 1]}"
+
+        # classes of nodes tied by equalities (x_u - x_v = d[u][v] = -d[v][u]); node 0 is the origin
+        rep = list(range(n))
+        for v in range(n):
+            for u in range(v):
+                if d[u][v] < INF and d[v][u] < INF and d[u][v] + d[v][u] == 0:
+                    rep[v] = rep[u]
+                    break
+        reps = [u for u in range(n) if rep[u] == u]
+        parts: list[str] = []
+        origin: list[str] = []
+        for r in reps:
+            members = [v for v in range(n) if rep[v] == r]
+            if len(members) == 1:
+                continue
+            offsets: dict[int, list[int]] = {}
+            for v in members:
+                offsets.setdefault(d[v][r], []).append(v)  # x_v = x_r + d[v][r]
+            if r == 0:
+                for off, vs in sorted(offsets.items()):
+                    names = [name(v) for v in vs if v]
+                    if names:
+                        origin.append(" = ".join([*names, str(off)]))
+                continue
+            base = name(r)
+            for off, vs in sorted(offsets.items(), key=lambda kv: (kv[0] != 0, kv[0])):
+                names = [name(v) for v in vs]
+                if off == 0:
+                    parts.append(" = ".join(names))
+                else:
+                    parts.append(" = ".join(names) + f" = {base} {'+' if off > 0 else '-'} {abs(off)}")
+        bounds: list[str] = []
+        for u in reps:
+            for v in reps:
+                c = d[u][v]
+                if u == v or c >= INF:
                     continue
-                c = self.dbm[a][b]
-                if c >= INF:
-                    continue
-                if a < b and c == 0 and self.dbm[b][a] == 0:
-                    parts.append(f"x{ids[a-1]} = x{ids[b-1]}")
-                elif c < 0:
-                    parts.append(f"x{ids[a-1]} <= x{ids[b-1]} - {-c}")
-        for a in range(1, J + 1):
-            if self.dbm[a][0] == 0:
-                parts.append(f"x{ids[a-1]} = 0")
-            elif self.dbm[0][a] < 0:
-                parts.append(f"x{ids[a-1]} >= {-self.dbm[0][a]}")
-        return ", ".join(parts) if parts else "all states"
+                if any(d[u][w] < INF and d[w][v] < INF and d[u][w] + d[w][v] <= c for w in reps if w not in (u, v)):
+                    continue  # implied by a path through another class
+                if u == 0:  # x_v >= -c
+                    if c < 0:
+                        bounds.append(f"{name(v)} >= {-c}")
+                elif v == 0:  # x_u <= c
+                    bounds.append(f"{name(u)} <= {c}")
+                elif c == 0:
+                    parts.append(f"{name(u)} <= {name(v)}")
+                elif c == -1:
+                    parts.append(f"{name(u)} < {name(v)}")
+                else:
+                    parts.append(f"{name(u)} <= {name(v)} {'-' if c < 0 else '+'} {abs(c)}")
+        out = parts + origin + bounds
+        return ", ".join(out) if out else "all states"
 
 
 def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None = None) -> tuple:
@@ -176,13 +258,18 @@ def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None =
     return (am, empty, tuple(sh), lv)
 
 
-def enumerate_regions(chain: Chain, levels: Mapping[int, int] | None = None) -> list[Region]:
+def enumerate_regions(
+    chain: Chain, levels: Mapping[int, int] | None = None, deadline: float | None = None
+) -> list[Region]:
     """All non-empty regions of ``chain``, by backtracking over the signature.
 
     Each partial signature is kept as a closed DBM; a branch is cut as soon as its
     constraints have a negative cycle, so only non-empty regions are produced.
     ``levels`` maps stations to clip levels K: the regions are then refined by
     ``x_a = 0, 1, ..., K`` or ``x_a >= K+1`` (for bounded-table templates).
+    With a ``deadline`` (a ``time.perf_counter()`` value) the backtracking polls
+    the clock every :data:`POLL_EVERY` nodes and raises :class:`TimeLimitReached`
+    once it has passed (the overshoot is one poll interval, microseconds).
 
     >>> from fractions import Fraction as F
     >>> from certify.chain import Chain
@@ -196,12 +283,19 @@ def enumerate_regions(chain: Chain, levels: Mapping[int, int] | None = None) -> 
     clip = dict(levels or {})
     order = list(clip)
     out: list[Region] = []
+    steps = [0]
+
+    def tick() -> None:
+        steps[0] += 1
+        if deadline is not None and steps[0] % POLL_EVERY == 0:
+            check_deadline(deadline, "region enumeration")
 
     def subsets(C: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
         for k in range(1, len(C) + 1):
             yield from combinations(C, k)
 
     def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: tuple, sh: tuple) -> None:
+        tick()
         if k == len(shifted):
             lv = tuple(_level(d, a, clip[a]) for a in order)
             out.append(Region(am, empty, sh, tuple(tuple(r) for r in d), lv))
@@ -220,6 +314,7 @@ def enumerate_regions(chain: Chain, levels: Mapping[int, int] | None = None) -> 
                 rec_shift(d2, k + 1, empty, am, (*sh, B))
 
     def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: tuple) -> None:
+        tick()
         if a == J:
             rec_shift(d, 0, empty, am, ())
             return
@@ -240,6 +335,7 @@ def enumerate_regions(chain: Chain, levels: Mapping[int, int] | None = None) -> 
             rec_empty(d1, a + 1, empty, am)
 
     def rec_sets(d: list[list[int]], k: int, am: tuple) -> None:
+        tick()
         if k == len(sets):
             rec_empty(d, 0, (), am)
             return

@@ -1,31 +1,63 @@
-"""Known stability theorems, with their hypotheses checked exactly (DESIGN §8).
+"""Known stability theorems, with their hypotheses checked exactly on the network (DESIGN §8).
 
-Each criterion is a plain function ``criterion(chain) -> TheoremVerdict | None``:
-``None`` when its hypotheses do not hold; otherwise the theorem's verdict
-(``stable``, ``unstable``, or ``critical`` on the boundary, where the theorem
-says nothing) with the numbers that decide it and the source.  Everything is
-exact (Fractions), and no numpy is imported.
+Each criterion is a plain function ``criterion(chain, hyp=MARKOVIAN) ->
+TheoremVerdict | None``: ``None`` when its structural hypotheses (which
+routing it covers) do not hold; otherwise the inequality's outcome --
+``stable``, ``unstable``, or ``critical`` -- with the numbers that decide it,
+the source, the hypotheses it checked, and whether that outcome is *proved*
+on this network (``proved``; ``missing`` says what is not).  ``hyp``
+(:class:`Hypotheses`) carries what the means alone do not tell: whether the
+interarrival laws meet Dai's conditions (:func:`certify.hypotheses.dai_violations`);
+build it with ``Hypotheses.of(net)``.  A bare chain stands for its exponential
+network, for which every condition holds.  Everything is exact (Fractions);
+no numpy is imported.
+
+``critical``: the deciding inequality holds with equality (e.g. lam = sum mu, or
+a_j = mu_j at the worst station).  The theorems say nothing there -- a critical
+network may be null recurrent or transient -- so ``critical`` is never a verdict
+of :func:`certify.prove`; it is reported as "on the stability boundary".
+
+Which side needs what:
+
+* ``unstable`` sides rest on flow balance (some set of stations receives more
+  work than it can serve under every routing): no distributional hypothesis
+  beyond i.i.d. primitives with these means.
+* ``stable`` sides of the Jackson, no-feedback and homogeneous-feedback
+  theorems rest on the fluid model and Dai's theorem (fluid stable => positive
+  Harris recurrent), which needs every interarrival law **unbounded and spread
+  out** (Dai 1995; Bramson 2011, conditions (1.11)-(1.12), which also give his
+  (1.7)).  A deterministic interarrival law breaks both: then the stable side is
+  reported with ``proved=False`` and ``missing`` naming the streams.
 
 The criteria:
 
 * Generalized Jackson networks (every choice set a single station): stable iff
   the traffic equations give a_j < mu_j at every station (Dai 1995 via the
-  fluid model; general i.i.d. primitives).
-* No feedback (Bramson 2011; Foss–Chernova 1998; Cruise–Jonckheere–Shneer):
-  stable iff for every non-empty set A of stations sum_{C subset A} lam_C < mu(A);
-  a reversed inequality overloads A under every policy.  M/M-JSQ with
-  heterogeneous servers (one stream choosing among all stations) is the special
-  case lam < sum mu (Foss–Chernova 1998; Kobayashi–Sakuma–Miyazawa 2013).
-* Homogeneous feedback p[i][C] = p_C (Dai–Hasenbein–Kim 2007): stable iff
-  Lambda_C + lam*/(1-p*) P_C < mu_C for every non-empty C; a reversed
-  inequality gives divergence.
-* Two stations with heterogeneous feedback (Dai–Hasenbein–Kim 2007; the three
-  conditions C0/C1/C2 as written in ``../shared/corpus/README.md``).
+  fluid model; general i.i.d. primitives, Dai's interarrival conditions).
+* No feedback (Bramson 2011 Thm 1.2 / Cor. 1.1; Foss–Chernova 1998):
+  stable iff for every non-empty set A of stations sum_{C subset A} lam_C < mu(A)
+  (interarrival conditions (1.11)-(1.12)); a reversed inequality overloads A
+  under every policy.  M/M-JSQ with heterogeneous servers (one stream choosing
+  among all stations) is the special case lam < sum mu.
+* Homogeneous feedback p[i][C] = p_C, p* < 1 (Dai–Hasenbein–Kim 2007, by
+  fluid limits and Dai 1995): stable iff Lambda_C + lam*/(1-p*) P_C < mu_C for
+  every non-empty C; a reversed inequality gives divergence (no
+  distributional hypothesis).
+* Two stations with heterogeneous feedback: DHK 2007 prove that three linear
+  inequalities in the means characterize positive Harris recurrence for J = 2,
+  but the inequalities used here (C0/C1/C2) are the ones written in
+  ``../shared/corpus/README.md``, "derived by a fluid argument and checked on 320
+  simulated networks" -- not checked against the paper's statement.  So this
+  criterion is a **cross-check** only (``proved=False`` always): it is
+  reported next to the certificates and never gives a verdict.
 
 * Fork-join with redundancy (seed 003; the corpus water-filling formula):
-  with static exponential rates d_i the system is stable iff lam < theta, the
-  root of sum_i min(d_i, theta) = k theta; theta = mu*/k exactly for the
-  maximal designs (max d_i <= mu*/k).  :func:`fork_join` (exponential servers).
+  with static rates d_i the system is stable iff lam < theta, the root of
+  sum_i min(d_i, theta) = k theta; theta = mu*/k exactly for the maximal
+  designs (max d_i <= mu*/k).  :func:`fork_join`: Poisson jobs and exponential
+  servers (the only laws of the ``fork-join-redundancy/1`` format), so its
+  semantics is ``markovian``; the unstable side (lam > theta) is the capacity
+  bound, which holds for any arrival process with this rate.
 """
 
 from __future__ import annotations
@@ -34,12 +66,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from .chain import Chain
 from .rational import solve
 
+if TYPE_CHECKING:
+    from .model import Network
+
 __all__ = [
     "TheoremVerdict",
+    "Hypotheses",
+    "MARKOVIAN",
     "CRITERIA",
     "theorem_verdicts",
     "jackson",
@@ -52,7 +90,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class TheoremVerdict:
-    """A theorem's verdict on a network whose hypotheses it checked."""
+    """A theorem's outcome on a network, with the hypotheses it checked.
+
+    ``verdict`` is what the theorem's inequality says: ``stable``, ``unstable``,
+    or ``critical`` (equality: the theorem says nothing).  It is a proof on this
+    network only when ``proved`` is True; otherwise ``missing`` lists the
+    hypotheses that fail or are not established (e.g. Dai's interarrival
+    conditions, or a criterion that is a cross-check, not a proved theorem).
+    """
 
     theorem: str
     verdict: str  # "stable" | "unstable" | "critical"
@@ -60,6 +105,13 @@ class TheoremVerdict:
     numbers: str
     semantics: str = "general"
     hypotheses: tuple[str, ...] = field(default=())
+    proved: bool = True
+    missing: tuple[str, ...] = field(default=())
+
+    @property
+    def decides(self) -> bool:
+        """True when this is a proved ``stable`` or ``unstable`` verdict (``critical`` decides nothing)."""
+        return self.proved and self.verdict in ("stable", "unstable")
 
     def to_json(self) -> dict:
         return {
@@ -69,7 +121,50 @@ class TheoremVerdict:
             "numbers": self.numbers,
             "semantics": self.semantics,
             "hypotheses": list(self.hypotheses),
+            "proved": self.proved,
+            "missing": list(self.missing),
         }
+
+
+@dataclass(frozen=True)
+class Hypotheses:
+    """What the criteria need beyond the means: the streams that break Dai's interarrival conditions."""
+
+    interarrival: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, net: Network) -> Hypotheses:
+        """The hypotheses as they hold on ``net`` (checked exactly: :func:`certify.hypotheses.dai_violations`)."""
+        from .hypotheses import dai_violations
+
+        return cls(tuple(dai_violations(net)))
+
+
+# A bare chain stands for its exponential network: Poisson streams meet Dai's conditions.
+MARKOVIAN = Hypotheses()
+
+DAI_HYPOTHESIS = "interarrival laws unbounded and spread out (Dai 1995; Bramson 2011 (1.11)-(1.12))"
+
+
+def _fluid_theorem(
+    theorem: str, worst: int, source: str, numbers: str, structural: tuple[str, ...], hyp: Hypotheses
+) -> TheoremVerdict:
+    """A verdict of a theorem whose stable side is fluid stability + Dai's theorem and whose unstable side is flow balance."""
+    verdict = _verdict(worst)
+    if verdict == "stable":
+        if hyp.interarrival:
+            checked = (*structural, f"{DAI_HYPOTHESIS}: FAILS ({'; '.join(hyp.interarrival)})")
+            missing = (f"Dai's conditions on the interarrival times fail: {'; '.join(hyp.interarrival)}",)
+            return TheoremVerdict(theorem, verdict, source, numbers, hypotheses=checked, proved=False, missing=missing)
+        return TheoremVerdict(theorem, verdict, source, numbers, hypotheses=(*structural, f"{DAI_HYPOTHESIS}: hold"))
+    if verdict == "unstable":
+        return TheoremVerdict(
+            theorem, verdict, source, numbers, hypotheses=(*structural, "unstable side: flow balance, any distributions")
+        )
+    return TheoremVerdict(
+        theorem, verdict, source, numbers, hypotheses=structural, proved=False,
+        missing=("the inequality holds with equality (critical): the theorem gives no verdict",),
+    )
 
 
 def _sign(lhs: Fraction, rhs: Fraction) -> int:
@@ -88,8 +183,15 @@ def _verdict(worst: int) -> str:
     return {-1: "stable", 0: "critical", 1: "unstable"}[worst]
 
 
-def jackson(chain: Chain) -> TheoremVerdict | None:
-    """Generalized Jackson network: every stream and feedback goes to a single station."""
+def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Generalized Jackson network: every stream and feedback goes to a single station.
+
+    Hypotheses: every choice set holds one station; no capacities (the
+    caller's concern); i.i.d. primitives.  Stable iff a_j < mu_j for every j,
+    a the solution of the traffic equations (Dai 1995, which needs Dai's
+    interarrival conditions); a_j > mu_j somewhere is flow balance (no
+    distributional hypothesis).
+    """
     if any(len(C) > 1 for C, _ in chain.arrivals) or any(len(C) > 1 for _, C, _ in chain.feedback):
         return None
     J = chain.J
@@ -106,12 +208,13 @@ def jackson(chain: Chain) -> TheoremVerdict | None:
     signs = [_sign(a[j], chain.mu[j]) for j in range(J)]
     worst = max(signs)
     j = signs.index(worst)
-    return TheoremVerdict(
+    return _fluid_theorem(
         "generalized Jackson network (traffic equations)",
-        _verdict(worst),
+        worst,
         "J. G. Dai, 'On positive Harris recurrence of multiclass queueing networks', Ann. Appl. Probab. 5 (1995)",
         f"max_j a_j/mu_j = {float(a[j] / chain.mu[j]):.6g} at station {chain.ids[j]} (a = traffic-equation rates)",
-        hypotheses=("every choice set holds one station", "no capacities"),
+        ("every choice set holds one station", "no capacities"),
+        hyp,
     )
 
 
@@ -120,8 +223,14 @@ def _subsets(J: int):
         yield from combinations(range(J), k)
 
 
-def no_feedback(chain: Chain) -> TheoremVerdict | None:
-    """Bramson's subset condition for networks without feedback (M/M-JSQ as a special case)."""
+def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Bramson's subset condition for networks without feedback (M/M-JSQ as a special case).
+
+    Hypotheses: no feedback; no capacities; i.i.d. primitives.  The stable side
+    is Bramson 2011 Thm 1.2 / Cor. 1.1, which needs the interarrival conditions
+    (1.11) unbounded and (1.12) spread out (they also give his condition (1.7));
+    the unstable side (Lambda_A > mu(A) for some A) is flow balance.
+    """
     if chain.feedback:
         return None
     lam = _lam(chain)
@@ -141,17 +250,20 @@ def no_feedback(chain: Chain) -> TheoremVerdict | None:
         "routing', Queueing Systems 29 (1998); M. Bramson, 'Stability of join the shortest queue networks', "
         "Ann. Appl. Probab. 21 (2011)"
     )
-    return TheoremVerdict(
-        name,
-        _verdict(worst),
-        src,
-        f"max_A Lambda_A/mu(A) = {float(ratio):.6g} at A = {_name(chain, arg)}",
-        hypotheses=("no feedback", "no capacities"),
+    return _fluid_theorem(
+        name, worst, src, f"max_A Lambda_A/mu(A) = {float(ratio):.6g} at A = {_name(chain, arg)}",
+        ("no feedback", "no capacities"), hyp,
     )
 
 
-def homogeneous_feedback(chain: Chain) -> TheoremVerdict | None:
-    """Dai–Hasenbein–Kim: feedback p[i][C] = p_C, the same from every station."""
+def homogeneous_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Dai–Hasenbein–Kim: feedback p[i][C] = p_C, the same from every station.
+
+    Hypotheses: p[i][C] = p_C for every station i; p* < 1; no capacities;
+    i.i.d. primitives.  The stable side is proved by fluid limits and Dai 1995
+    (Dai's interarrival conditions); the reversed inequality gives divergence
+    of the total queue length (no distributional hypothesis).
+    """
     if not chain.feedback:
         return None
     rows: list[dict[tuple[int, ...], Fraction]] = [{} for _ in range(chain.J)]
@@ -175,19 +287,28 @@ def homogeneous_feedback(chain: Chain) -> TheoremVerdict | None:
         s = _sign(lhs, cap)
         if (s, lhs / cap) > (worst, ratio):
             worst, arg, ratio = s, A, lhs / cap
-    return TheoremVerdict(
+    return _fluid_theorem(
         "homogeneous feedback (Lambda_C + lam*/(1-p*) P_C < mu_C)",
-        _verdict(worst),
+        worst,
         "J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of join-the-shortest-queue networks', Queueing Systems 57 "
         "(2007), doi:10.1007/s11134-007-9046-5",
         f"max_C (Lambda_C + lam*/(1-p*) P_C)/mu_C = {float(ratio):.6g} at C = {_name(chain, arg)} "
         f"(lam* = {float(lam_star):.6g}, p* = {float(p_star):.6g})",
-        hypotheses=("feedback p[i][C] = p_C from every station", "p* < 1", "no capacities"),
+        ("feedback p[i][C] = p_C from every station", "p* < 1", "no capacities"),
+        hyp,
     )
 
 
-def two_station(chain: Chain) -> TheoremVerdict | None:
-    """Two stations with (heterogeneous) feedback: conditions C0, C1, C2."""
+def two_station(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Two stations with (heterogeneous) feedback: conditions C0, C1, C2 -- a cross-check, never a proof.
+
+    DHK 2007 characterize J = 2 by three linear inequalities, but C0/C1/C2 here
+    are the corpus README's version ("derived by a fluid argument and checked on
+    320 simulated networks"), not checked against the paper.  So the outcome is
+    always ``proved=False``: it is compared with the certificates, and gives no
+    verdict of its own.  Hypotheses as for DHK: two stations, p_1*, p_2* < 1, no
+    capacities (and Dai's interarrival conditions for the stable side).
+    """
     if chain.J != 2 or not chain.feedback:
         return None
     lam = _lam(chain)
@@ -209,31 +330,44 @@ def two_station(chain: Chain) -> TheoremVerdict | None:
     C2 = (l2 - m2 * (1 - pp(1, (1,)))) * c1 + pp(0, (1,)) * (l1 + l12 + m2 * (pp(1, (0,)) + pp(1, (0, 1))))
     signs = [_sign(c, Fraction(0)) for c in (C0, C1, C2)]
     worst = max(signs)
+    missing = ["a cross-check: conditions C0/C1/C2 as written in the corpus README (derived by a fluid argument, "
+               "checked by simulation), not a proved theorem here"]
+    if worst < 0 and hyp.interarrival:
+        missing.append(f"Dai's conditions on the interarrival times fail: {'; '.join(hyp.interarrival)}")
     return TheoremVerdict(
-        "two stations, heterogeneous feedback (C0, C1, C2)",
+        "two stations, heterogeneous feedback (C0, C1, C2; cross-check)",
         _verdict(worst),
-        "J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of join-the-shortest-queue networks', Queueing Systems 57 "
-        "(2007); conditions as written in ../shared/corpus/README.md",
+        "conditions C0/C1/C2 of ../shared/corpus/README.md (derived there by a fluid argument and checked on 320 "
+        "simulated networks), after the two-station result of J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of "
+        "join-the-shortest-queue networks', Queueing Systems 57 (2007)",
         f"C0: {float(C0):.6g}, C1: {float(C1):.6g}, C2: {float(C2):.6g} (each must be < 0)",
-        hypotheses=("two stations", "no capacities"),
+        hypotheses=("two stations", "p_1*, p_2* < 1", "no capacities"),
+        proved=False,
+        missing=tuple(missing),
     )
 
 
 # Most specific first: the first applicable criterion is reported.
-CRITERIA: tuple[Callable[[Chain], TheoremVerdict | None], ...] = (jackson, no_feedback, homogeneous_feedback, two_station)
+CRITERIA: tuple[Callable[..., TheoremVerdict | None], ...] = (jackson, no_feedback, homogeneous_feedback, two_station)
 
 
-def theorem_verdicts(chain: Chain) -> list[TheoremVerdict]:
-    """Every criterion whose hypotheses hold for ``chain`` (mean data; capacities are the caller's concern).
+def theorem_verdicts(chain: Chain, net: Network | None = None) -> list[TheoremVerdict]:
+    """Every criterion whose structural hypotheses hold for ``chain`` (mean data; capacities are the caller's concern).
+
+    ``net`` (the network ``chain`` was compiled from) supplies the
+    distributional hypotheses (:class:`Hypotheses`); without it the chain
+    stands for its exponential network.  Only verdicts with ``proved`` (see
+    :attr:`TheoremVerdict.decides`) are proofs on the network.
 
     >>> from fractions import Fraction as F
     >>> ch = Chain(("1", "2"), (F(1), F(2)), (((0, 1), F(5, 2)),), (), (F(1), F(1)))
-    >>> [(t.theorem, t.verdict) for t in theorem_verdicts(ch)]
-    [('M/M-JSQ, heterogeneous servers: lam < sum mu', 'stable')]
+    >>> [(t.theorem, t.verdict, t.proved) for t in theorem_verdicts(ch)]
+    [('M/M-JSQ, heterogeneous servers: lam < sum mu', 'stable', True)]
     """
+    hyp = MARKOVIAN if net is None else Hypotheses.of(net)
     out = []
     for crit in CRITERIA:
-        tv = crit(chain)
+        tv = crit(chain, hyp)
         if tv is not None:
             out.append(tv)
     return out
@@ -241,6 +375,11 @@ def theorem_verdicts(chain: Chain) -> list[TheoremVerdict]:
 
 def fork_join(net) -> TheoremVerdict:
     """Seed 003 for an (n,k) fork-join network with redundancy: stable iff lam < theta (exponential servers).
+
+    Hypotheses: Poisson jobs and exponential servers (the ``fork-join-redundancy/1``
+    format has no other laws), static rates d_i; semantics ``markovian``.  The
+    unstable side (lam > theta) is the capacity bound (any arrival process with
+    this rate); lam = theta is ``critical`` (no verdict).
 
     >>> from fractions import Fraction as F
     >>> from certify.model import ForkJoinNetwork
@@ -252,13 +391,16 @@ def fork_join(net) -> TheoremVerdict:
 
     theta = throughput_capacity(net)
     lam = Fraction(net.rate)
+    verdict = _verdict(_sign(lam, theta))
     return TheoremVerdict(
         "fork-join with redundancy: lam < theta",
-        _verdict(_sign(lam, theta)),
+        verdict,
         "'Stability of Fork-Join Systems with Redundancy and Heterogeneous Servers' (seed 003); theta from "
         "sum_i min(d_i, theta) = k theta",
         f"theta = {float(theta):.6g} (water-filling); lam/theta = {float(lam / theta):.6g}; rho = k lam/mu* = "
         f"{float(traffic_intensity(net)):.6g}; maximal design: {maximal_design(net)}",
         semantics="markovian",
-        hypotheses=("exponential servers", "Poisson jobs"),
+        hypotheses=("exponential servers", "Poisson jobs", "static rates d_i"),
+        proved=verdict != "critical",
+        missing=() if verdict != "critical" else ("lam = theta (critical): the theorem gives no verdict",),
     )

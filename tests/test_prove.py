@@ -178,7 +178,7 @@ def test_table_declines_networks_without_shared_choice_sets():
     )
     res = certify.prove(net, templates=["table"])
     assert not any(a.stage.startswith("table") for a in res.attempts)
-    assert res.certificate is None and res.method.startswith("theorem: generalized Jackson")
+    assert res.certificate["kind"] == "theorem" and res.method.startswith("theorem: generalized Jackson")
 
 
 def test_progress_hears_every_attempt_as_it_happens(corpus_dir):
@@ -186,3 +186,79 @@ def test_progress_hears_every_attempt_as_it_happens(corpus_dir):
     heard = []
     res = certify.prove(certify.load(corpus_dir / "ce-tie-expB-g0.50.json"), progress=heard.append)
     assert heard == list(res.attempts) and len(heard) >= 5
+
+
+def test_closed_set_is_exactly_unstable():
+    """Customers that never leave station 2, which a stream enters directly, give an exact closed-set certificate."""
+    from certify.certificate import verify
+
+    net = network([1, 1], [((0, 1), F(1, 2)), ((1,), F(1, 10))], [(1, (1,), 1)])
+    res = certify.prove(net, simulate=False)
+    assert res.verdict == "unstable" and res.semantics == "general" and res.certificate["kind"] == "closed-set"
+    assert verify(net, res.certificate).ok
+
+
+def test_closed_set_fed_by_feedback_gets_a_finite_dual():
+    """A trap fed only through feedback makes the static split primal infeasible; the bounded dual proves instability."""
+    net = network([1, 1], [((0,), F(1, 2))], [(1, (1,), 1), (0, (1,), F(1, 2))])
+    res = certify.prove(net, simulate=False)
+    assert res.verdict == "unstable" and res.method.startswith("static split")
+    assert not any("solver failure" in a.outcome for a in res.attempts)
+
+
+def test_critical_load_reasons_agree():
+    """At exactly critical load the report never says both 'looks infeasible' and 'the necessary condition holds'."""
+    res = certify.prove(network([1, 1], [((0, 1), 2)]), time_limit=10, simulate=False)
+    assert res.verdict == "undecided"
+    assert not any("looks infeasible" in r for r in res.reasons)
+    assert not any("the necessary condition holds;" in r or r.endswith("the necessary condition holds") for r in res.reasons)
+    assert any("at best with equality" in r for r in res.reasons)
+
+
+def _cascade(s):
+    """Stations 1,2 share a JSQ stream, 1 feeds 3; Erlang-2 service at 1, H2 (scv 4) at 2; rates scaled by s."""
+    return from_dict({
+        "format": "jsq-network/1",
+        "name": "cascade",
+        "stations": {
+            "1": {"mu": 1, "service": {"dist": "erlang", "k": 2}},
+            "2": {"mu": 1, "service": {"dist": "hyperexponential", "probs": ["1/25", "24/25"], "rates": ["1/7", "4/3"]}},
+            "3": {"mu": 1},
+        },
+        "streams": [{"choice": ["1", "2"], "rate": str(F(3, 2) * s)}, {"choice": ["3"], "rate": str(F(22, 100) * s)}],
+        "feedback": [{"from": "1", "choice": ["3"], "prob": 1}],
+    })
+
+
+def test_cascade_growth_certificate_does_not_wait_for_every_table_level():
+    """The J=3 Erlang-2/H2 cascade at 1.05 of its boundary (s* = 1.01225) gets its growth certificate within 20 s."""
+    res = certify.prove(_cascade(F(10629, 10000)), time_limit=20, simulate=False)
+    assert res.verdict == "unstable" and res.method.startswith("growth")
+    assert not any(a.stage.startswith("table (K=36)") for a in res.attempts)
+
+
+def test_table_reason_names_the_fast_stations_and_K():
+    """The bounded-table reason names its stations and clip level, e.g. min(x_{1,2}, 6)."""
+    res = certify.prove(_cascade(F(10629, 10000)), time_limit=20, simulate=False)
+    assert any("min(x_{1,2}, " in r for r in res.reasons) and not any("x_fast" in r for r in res.reasons)
+
+
+def test_size_text_counts_streams_as_written():
+    """One stream is '1 stream'; a sample stream is one stream with its routing sets named separately."""
+    one = certify.prove(network([2], [((0,), 1)]), simulate=False)
+    assert one.attempts[0].size == "1 stream, 1 station"
+    doc = {"format": "jsq-network/1", "stations": {str(i): {"mu": 1} for i in range(1, 5)},
+           "streams": [{"sample": {"from": ["1", "2", "3", "4"], "d": 2}, "rate": 2}]}
+    res = certify.prove(from_dict(doc), simulate=False)
+    assert res.attempts[0].size == "1 stream (6 routing sets), 4 stations"
+
+
+def test_finite_state_verdict_writes_a_certificate(tmp_path):
+    """prove(out=...) writes a finite-state certificate that verify re-checks."""
+    from certify.certificate import load_certificate, verify
+
+    net = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 1, "capacity": 3}, "2": {"mu": 1, "capacity": 2}},
+                     "streams": [{"choice": ["1", "2"], "rate": 3}]})
+    res = certify.prove(net, out=tmp_path / "f.json")
+    assert res.verdict == "stable" and res.certificate["kind"] == "finite-state"
+    assert verify(net, load_certificate(tmp_path / "f.json")).ok

@@ -86,12 +86,23 @@ def test_jackson_traffic_equations_exact():
     assert tv.verdict == "critical" and "1" in tv.numbers
 
 
-def test_prove_reports_theorem_when_no_certificate():
-    """With no time for the certificate searches, prove reports the theorem's verdict as the proof, naming it."""
+def test_prove_reports_theorem_when_no_certificate(tmp_path):
+    """With no time for the certificate searches, prove reports the theorem's verdict as the proof and writes its certificate."""
     n = load(CORPUS / "dhk-hom-J3-s12-m0.97.json")
-    res = certify.prove(n, time_limit=0, simulate=False)
+    res = certify.prove(n, time_limit=0, simulate=False, out=tmp_path / "c.json")
     assert res.verdict == "stable" and res.method.startswith("theorem: homogeneous feedback")
     assert res.theorems and res.theorems[0]["source"].startswith("J. G. Dai")
+    assert res.certificate["kind"] == "theorem" and (tmp_path / "c.json").exists()
+
+
+def test_critical_theorem_is_reported_as_boundary():
+    """A critical theorem outcome is unproved, and prove says the network is on the theorem's stability boundary."""
+    ch = net([(["1", "2", "3"], 3)])
+    assert not no_feedback(ch).proved and not no_feedback(ch).decides
+    n = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 1}, "2": {"mu": 1}},
+                   "streams": [{"choice": ["1", "2"], "rate": 2}]})
+    res = certify.prove(n, time_limit=5, simulate=False)
+    assert res.verdict == "undecided" and any("on its stability boundary (critical" in r for r in res.reasons)
 
 
 def test_disagreement_is_flagged_and_gives_no_verdict(monkeypatch):
@@ -100,8 +111,8 @@ def test_disagreement_is_flagged_and_gives_no_verdict(monkeypatch):
 
     real = theory.no_feedback
 
-    def wrong(chain):
-        tv = real(chain)
+    def wrong(chain, hyp=theory.MARKOVIAN):
+        tv = real(chain, hyp)
         return None if tv is None else theory.TheoremVerdict(tv.theorem, "unstable", tv.source, tv.numbers)
 
     monkeypatch.setattr(theory, "CRITERIA", (wrong,))

@@ -1,0 +1,54 @@
+"""--time-limit bounds the whole run: enumerations stop at the deadline and the verdict is undecided."""
+
+import time
+
+import pytest
+
+import certify
+from certify.chain import compile_chain
+from certify.fluid import fluid_faces
+from certify.loader import from_dict
+from certify.pipeline import prove
+from certify.regions import TimeLimitReached, enumerate_regions
+
+
+def ring(J=9):
+    """Stream i chooses {i, i+1}; station i feeds {i+1, i+2} with probability 0.3 (heterogeneous feedback)."""
+    st = {str(i + 1): {"mu": 1} for i in range(J)}
+    streams = [{"choice": [str(i + 1), str((i + 1) % J + 1)], "rate": "0.3"} for i in range(J)]
+    fb = [{"from": str(i + 1), "choice": [str((i + 1) % J + 1), str((i + 2) % J + 1)], "prob": "0.3"} for i in range(J)]
+    return from_dict({"format": "jsq-network/1", "name": f"ring{J}", "stations": st, "streams": streams, "feedback": fb})
+
+
+def test_ring_returns_within_the_time_limit():
+    """A J=9 feedback ring under a 3 s limit returns within the limit plus a small overshoot, undecided, naming the stage."""
+    net = ring()
+    t0 = time.perf_counter()
+    res = prove(net, time_limit=3, simulate=False)
+    assert time.perf_counter() - t0 < 3 + 2 and res.time_s < 3 + 1
+    assert res.verdict == "undecided" and res.certificate is None
+    assert any(r.startswith("time limit reached during ") for r in res.reasons)
+
+
+def test_ring_markov_stages_stop_at_the_deadline():
+    """Without fluid certificates the region enumeration is what the deadline interrupts."""
+    res = certify.prove(ring(), time_limit=2, fluid=False, simulate=False)
+    assert "time limit reached during region enumeration: no verdict from a partial enumeration" in res.reasons
+    assert res.verdict == "undecided"
+
+
+@pytest.mark.parametrize("enumerate_", [lambda ch, d: enumerate_regions(ch, deadline=d), lambda ch, d: fluid_faces(ch, deadline=d)])
+def test_past_deadline_raises(enumerate_):
+    """An enumeration given a deadline in the past raises TimeLimitReached instead of returning a partial list."""
+    with pytest.raises(TimeLimitReached):
+        enumerate_(compile_chain(ring(6)), time.perf_counter() - 1)
+
+
+def test_time_limit_reason_does_not_claim_every_template_failed():
+    """A theorem verdict after a zero time limit says which searches ran, never 'no certificate found by any template'."""
+    net = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 1}, "2": {"mu": 2}},
+                     "streams": [{"choice": ["1", "2"], "rate": 2}]})
+    res = certify.prove(net, time_limit=0, simulate=False)
+    assert res.verdict == "stable" and res.method.startswith("theorem")
+    assert not any("by any template" in r for r in res.reasons)
+    assert any("searches run: none" in r for r in res.reasons)
