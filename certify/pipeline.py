@@ -16,9 +16,9 @@ What each verdict claims, and the theorem it rests on:
   (:func:`certify.hypotheses.dai_violations`).  When some stream breaks that
   (deterministic interarrivals), the verdict is ``undecided`` with the reason
   "the fluid model is stable: checked exactly", the streams, and Dai's
-  conditions; simulation may then add ``likely-stable`` evidence, always with
-  that caveat (the stochastic process need not be positive Harris recurrent:
-  a D/D/1 queue is periodic).
+  conditions; simulation evidence of bounded queues is reported but leaves the
+  verdict ``undecided`` (the process need not be positive Harris recurrent: a
+  D/D/1 queue is periodic).
 * Foster / growth certificates (``markovian``): the CTMC on queue lengths
   (x phases for phase-type laws) is positive recurrent / transient; the
   reason says it holds for the phase-type (or exponential) laws and the
@@ -146,7 +146,8 @@ class Result:
             lines.append("phase-type expansion (the chain is on queue lengths x phases):")
             lines.extend(f"  {e}" for e in self.expansion)
         for tv in self.theorems:
-            lines.append(f"theorem: {tv['theorem']} -> {tv['verdict']} ({tv['numbers']})")
+            said = tv["verdict"] if tv.get("proved", True) else f"{tv['verdict']}, not proved here: {'; '.join(tv.get('missing', ()))}"
+            lines.append(f"theorem: {tv['theorem']} -> {said} ({tv['numbers']})")
         sem = self.semantics + (", phase-type" if self.expansion and self.semantics == "markovian" else "")
         lines.append(f"verdict: {self.verdict} ({sem}; {self.method})")
         for r in self.reasons:
@@ -742,10 +743,10 @@ def _theorems(res: Result, net: Network | ForkJoinNetwork, run: _Run | None = No
 def _simulate(res: Result, net: Network, budget: float, seed: int) -> None:
     """Counterexample-style simulation checks (DESIGN §7): evidence, never a proof.
 
-    For a network that breaks Dai's interarrival conditions, ``likely-stable``
-    means bounded queues in the runs only: the reason says that positive Harris
-    recurrence is not claimed (a deterministic arrival stream makes the process
-    periodic).  ``likely-unstable`` needs no such condition.
+    For a network that breaks Dai's interarrival conditions, bounded queues in the
+    runs are reported but give no ``likely-stable`` (a deterministic arrival
+    stream makes the process periodic, never positive Harris recurrent): the
+    verdict stays ``undecided``.  ``likely-unstable`` needs no such condition.
     """
     from .evidence import simulation_check
 
@@ -762,15 +763,16 @@ def _simulate(res: Result, net: Network, budget: float, seed: int) -> None:
             "possible): that evidence is set aside"
         )
         return
+    bad = dai_violations(net)
+    if ev.verdict == "likely-stable" and bad:
+        res.reasons.append(
+            "the runs show bounded queues, which is not stability: positive Harris recurrence needs "
+            f"{DAI_CONDITIONS}, which this network breaks ({'; '.join(bad)}); the verdict stays undecided"
+        )
+        return
     if ev.verdict != "undecided":
         res.verdict, res.method = ev.verdict, "simulation checks (evidence, not a proof)"
         res.semantics = "markovian" if net.is_markovian else "general"
-        bad = dai_violations(net)
-        if ev.verdict == "likely-stable" and bad:
-            res.reasons.append(
-                "caveat: the runs show bounded queues, not stability -- positive Harris recurrence needs "
-                f"{DAI_CONDITIONS}, which this network breaks ({'; '.join(bad)})"
-            )
 
 
 def _finite(res: Result, net: Network, chain: Chain | None, base: Chain, why: str) -> None:
