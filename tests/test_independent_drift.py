@@ -7,71 +7,9 @@ import pytest
 
 import certify
 from certify.loader import load
+from tests.independent import drift, generator, lyapunov
 
-
-def generator(net, x):
-    """Jumps (new state, rate) out of state x, written directly from the model's JSQ rules."""
-    ids = net.station_ids
-    out = []
-
-    def join(choice, y, rate):
-        m = min(y[ids.index(s)] for s in choice)
-        tied = tuple(s for s in choice if y[ids.index(s)] == m)
-        for s, p in net.tie_probs(tied).items():
-            if p:
-                z = list(y)
-                z[ids.index(s)] += 1
-                out.append((tuple(z), rate * p))
-
-    for st in net.streams:
-        for choice, rate in st.routing_sets():
-            join(choice, x, rate)
-    for i, station in enumerate(net.stations):
-        if x[i] == 0:
-            continue
-        y = list(x)
-        y[i] -= 1
-        left = Fraction(1)
-        for f in net.feedback:
-            if f.source == station.id:
-                left -= f.prob
-                join(f.choice, y, station.mu * f.prob)
-        if left:
-            out.append((tuple(y), station.mu * left))
-    return out
-
-
-def drift(net, V, x):
-    """AV(x) = sum over jumps of rate * (V(new) - V(x)), exactly."""
-    vx = V(x)
-    return sum((r * (V(y) - vx) for y, r in generator(net, x)), Fraction(0))
-
-
-def lyapunov(cert, ids):
-    """V(x) = x'Px (+ sum_l x_l T_l[min(x_fast, K), phases] for the table template) from a certificate.
-
-    Table cells are named ``levels`` or ``levels;phases``; V takes the phase vector as an optional argument.
-    """
-    P, T = {}, {}
-    for name, v in cert["coefficients"].items():
-        if name.startswith("P["):
-            a, b = name[2:-1].split(",")
-            P[(a, b)] = P[(b, a)] = Fraction(v)
-        else:
-            l, cell = name[2:-1].split("|")
-            head, _, phases = cell.partition(";")
-            T[(l, tuple(int(c) for c in head.split(",") if c) + tuple(int(c) for c in phases.split(",") if c))] = Fraction(v)
-    opts = cert.get("options", {})
-    fast = [ids.index(s) for s in opts.get("fast", [])]
-
-    def V(x, phi=()):
-        v = sum(P[(a, b)] * x[i] * x[j] for i, a in enumerate(ids) for j, b in enumerate(ids))
-        if T:
-            cell = tuple(min(x[a], opts["K"]) for a in fast) + tuple(phi)
-            v += sum(x[i] * T[(l, cell)] for i, l in enumerate(ids) if l in opts["multipliers"])
-        return v
-
-    return V
+__all__ = ["generator", "drift", "lyapunov"]  # re-exported: other test modules import them from here
 
 
 CASES = [

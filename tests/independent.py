@@ -1,0 +1,797 @@
+"""Independent re-evaluation of certificates, for tests: none of it uses certify's templates or checker.
+
+What a certificate file *says* is read here directly (V, f, multipliers), and the
+conditions it claims are evaluated state by state from the JSQ rules of the
+network (:func:`generator`, and the phase generator of ``tests/test_phases.py``
+for phase-type networks), or, for static-split and fluid certificates,
+recomputed from the network's data.  The readers are strict: anything they
+cannot read unambiguously raises :class:`Malformed`, so a certificate that
+certify accepts but that says nothing well defined is caught too.
+
+Also here: :func:`reseal` (recompute a certificate's body digest, the way a
+forger would) and :func:`verify_isolated` (``certify.verify`` in a forked child
+with a time and memory cap, so a hanging or exploding check fails one test
+instead of the machine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import pickle
+import re
+import resource
+import select
+import signal
+import time
+import traceback
+from collections import defaultdict
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = [
+    "Malformed",
+    "reseal",
+    "verify_isolated",
+    "generator",
+    "drift",
+    "lyapunov",
+    "foster_function",
+    "far_states",
+    "check_foster",
+    "check_growth",
+    "check_static_split",
+    "check_fluid",
+]
+
+
+class Malformed(Exception):
+    """The certificate does not describe one well-defined object (unknown ids, missing cells, bad numbers...)."""
+
+
+# ---------------------------------------------------------------- sealing and isolated verification
+
+
+def reseal(cert: dict) -> dict:
+    """The certificate with its body digest recomputed (SHA-256 of the canonical JSON of everything but ``digest``).
+
+    Written out here rather than imported, so that a change to certify's digest
+    rule shows up as refused forgeries in the tests, not as silently passing ones.
+    """
+    body = {k: v for k, v in cert.items() if k != "digest"}
+    out = dict(cert)
+    out["digest"] = "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    return out
+
+
+def _vm_bytes() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def verify_isolated(net, cert: dict, timeout: float = 10.0, extra_memory: int = 1 << 30, fn=None) -> tuple:
+    """Run ``certify.verify(net, cert)`` (or ``fn(net, cert)``) in a forked child.
+
+    Returns ``("ok", accepted, failures, seconds)``, ``("raised", traceback text, seconds)``
+    or ``("timeout", seconds)``.  The child may use ``extra_memory`` bytes beyond
+    what this process already maps; past that it gets MemoryError (reported as raised).
+    """
+    if fn is None:
+        from certify.certificate import verify as fn
+
+    r, w = os.pipe()
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.close(r)
+            limit = _vm_bytes() + extra_memory
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            try:
+                chk = fn(net, cert)
+                msg = ("ok", bool(chk.ok), [str(f) for f in chk.failures])
+            except BaseException:  # noqa: BLE001 - everything is reported to the parent
+                msg = ("raised", traceback.format_exc())
+            data = pickle.dumps(msg)
+            view = memoryview(data)
+            while view:
+                n = os.write(w, view)
+                view = view[n:]
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks = []
+    deadline = t0 + timeout
+    try:
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return ("timeout", time.perf_counter() - t0)
+            ready, _, _ = select.select([r], [], [], left)
+            if ready:
+                chunk = os.read(r, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    finally:
+        os.close(r)
+    os.waitpid(pid, 0)
+    seconds = time.perf_counter() - t0
+    if not chunks:
+        return ("raised", "the child died without an answer (killed for memory?)", seconds)
+    msg = pickle.loads(b"".join(chunks))
+    return (*msg, seconds)
+
+
+# ---------------------------------------------------------------- the JSQ rules, state by state
+
+
+def tie_probs(net, tied):
+    """Join probabilities over a tied-shortest set: the tie_breaking entry for exactly that set, else uniform."""
+    for tb in net.tie_breaking:
+        if set(tb.set) == set(tied):
+            return dict(tb.probs)
+    return {s: Fraction(1, len(tied)) for s in tied}
+
+
+def generator(net, x):
+    """Jumps (new state, rate) out of state x, written directly from the model's JSQ rules."""
+    ids = net.station_ids
+    out = []
+
+    def join(choice, y, rate):
+        m = min(y[ids.index(s)] for s in choice)
+        tied = tuple(s for s in choice if y[ids.index(s)] == m)
+        for s, p in tie_probs(net, tied).items():
+            if p:
+                z = list(y)
+                z[ids.index(s)] += 1
+                out.append((tuple(z), rate * p))
+
+    for st in net.streams:
+        for choice, rate in st.routing_sets():
+            join(choice, x, rate)
+    for i, station in enumerate(net.stations):
+        if x[i] == 0:
+            continue
+        y = list(x)
+        y[i] -= 1
+        left = Fraction(1)
+        for f in net.feedback:
+            if f.source == station.id:
+                left -= f.prob
+                join(f.choice, y, station.mu * f.prob)
+        if left:
+            out.append((tuple(y), station.mu * left))
+    return out
+
+
+def drift(net, V, x):
+    """AV(x) = sum over jumps of rate * (V(new) - V(x)), exactly."""
+    vx = V(x)
+    return sum((r * (V(y) - vx) for y, r in generator(net, x)), Fraction(0))
+
+
+def has_phases(net) -> bool:
+    """True when some service or interarrival law is not exponential (the chain then carries phases)."""
+    return any(not s.service.is_exponential for s in net.stations) or any(
+        not st.interarrival.is_exponential for st in net.streams
+    )
+
+
+def jumps(net, x, phi=()):
+    """[((new x, new phases), rate)] out of (x, phi): the exponential rules, or the phase generator of test_phases."""
+    if not has_phases(net):
+        return [((y, ()), r) for y, r in generator(net, x)]
+    from tests.test_phases import phase_generator  # lazy: test_phases imports this module's users
+
+    return list(phase_generator(net, tuple(x), tuple(phi)).items())
+
+
+def phase_vectors(net, x, rng):
+    """A random phase vector consistent with x (a phase-type station's phase is -1 exactly when it is empty)."""
+    if not has_phases(net):
+        return ()
+    from certify.phases import phase_type  # the laws' phases (the transitions are written in test_phases)
+
+    out = []
+    for i, s in enumerate(net.stations):
+        if not s.service.is_exponential:
+            out.append(-1 if x[i] == 0 else int(rng.integers(phase_type(s.service, s.mu).n)))
+    for st in net.streams:
+        if not st.interarrival.is_exponential:
+            out.append(int(rng.integers(phase_type(st.interarrival, st.rate).n)))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- reading numbers and names
+
+
+def rational(v, where: str) -> Fraction:
+    """A rational written as a string ``p/q`` or an integer (never a bool or float)."""
+    if isinstance(v, bool) or not isinstance(v, (str, int)):
+        raise Malformed(f"{where}: {v!r} is not a rational")
+    try:
+        out = Fraction(v)
+    except (ValueError, ZeroDivisionError):
+        raise Malformed(f"{where}: {v!r} is not a rational") from None
+    return out
+
+
+def integer(v, where: str, low: int = 0, high: int = 10**4) -> int:
+    """A JSON integer in [low, high] (the readers refuse anything else)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+        raise Malformed(f"{where}: {v!r} is not an integer in [{low}, {high}]")
+    return v
+
+
+def station_list(v, ids, where: str) -> list[int]:
+    """Indices of a list of known station ids (duplicates allowed: the reader's V is still defined)."""
+    if not isinstance(v, list) or any(not isinstance(s, str) or s not in ids for s in v):
+        raise Malformed(f"{where}: {v!r} is not a list of station ids of {list(ids)}")
+    return [ids.index(s) for s in v]
+
+
+def _mapping(v, where: str) -> dict:
+    if not isinstance(v, dict):
+        raise Malformed(f"{where}: {v!r} is not a mapping")
+    return v
+
+
+def _claim(cert, *path):
+    v = cert
+    for k in path:
+        if not isinstance(v, dict) or k not in v:
+            raise Malformed(f"claims: {'.'.join(path)} missing")
+        v = v[k]
+    return v
+
+
+PAIR = re.compile(r"^P\[([^,\[\]]+),([^,\[\]]+)\]$")
+TABLE = re.compile(r"^T\[([^|\[\]]+)\|([^\]]*)\]$")
+PIECE = re.compile(r"^P\[(.*)\]\[([^,\]]+),([^,\]]+)\]$")
+WALLV = re.compile(r"^t\[(.*)\]\[([^\]]+)\]$")
+QUART = re.compile(r"^V\[([0-9,]+)\]$")
+
+
+def _quadratic_part(pairs, ids):
+    """P as a full symmetric dict from {(a, b): value} named once per unordered pair."""
+    P = {}
+    for (a, b), v in pairs.items():
+        if a not in ids or b not in ids:
+            raise Malformed(f"coefficient P[{a},{b}]: unknown station")
+        if (a, b) in P:
+            raise Malformed(f"coefficient P[{a},{b}] given twice (as P[{b},{a}] too)")
+        P[(a, b)] = P[(b, a)] = v
+    return P
+
+
+def _qform(P, ids, x):
+    return sum(P.get((a, b), Fraction(0)) * x[i] * x[j] for i, a in enumerate(ids) for j, b in enumerate(ids))
+
+
+def _cell(text: str, where: str) -> tuple[int, ...]:
+    """``1,0`` or ``1,0;-1`` (levels, then phases) as one integer tuple."""
+    head, _, phases = text.partition(";")
+    try:
+        return tuple(int(c) for c in head.split(",") if c != "") + tuple(int(c) for c in phases.split(",") if c != "")
+    except ValueError:
+        raise Malformed(f"{where}: cell {text!r} is not a list of integers") from None
+
+
+def lyapunov(cert, ids):
+    """V(x[, phases]) = x'Px (+ sum_l x_l T_l[min(x_fast, K), phases] for the table template), lenient reader.
+
+    Kept for the existing tests (test_independent_drift, test_phases); the forger uses :func:`foster_function`.
+    """
+    P, T = {}, {}
+    for name, v in cert["coefficients"].items():
+        if name.startswith("P["):
+            a, b = name[2:-1].split(",")
+            P[(a, b)] = P[(b, a)] = Fraction(v)
+        else:
+            l, cell = name[2:-1].split("|")
+            T[(l, _cell(cell, name))] = Fraction(v)
+    opts = cert.get("options", {})
+    fast = [ids.index(s) for s in opts.get("fast", [])]
+
+    def V(x, phi=()):
+        v = _qform(P, ids, x)
+        if T:
+            cell = tuple(min(x[a], opts["K"]) for a in fast) + tuple(phi)
+            v += sum(x[i] * T[(l, cell)] for i, l in enumerate(ids) if l in opts["multipliers"])
+        return v
+
+    return V
+
+
+# ---------------------------------------------------------------- Foster certificates
+
+
+def _piece_conditions(label: str, ids) -> list[tuple[int, int]]:
+    """[(a, b)] meaning x_a >= x_b, from a piecewise cell label like ``1>=2,1<=3`` (``all``: none)."""
+    if label == "all":
+        return []
+    out = []
+    for cond in label.split(","):
+        m = re.match(r"^([^<>=]+)(>=|<=)([^<>=]+)$", cond)
+        if not m or m.group(1) not in ids or m.group(3) not in ids or m.group(1) == m.group(3):
+            raise Malformed(f"piecewise cell label {label!r}")
+        a, op, b = m.groups()
+        out.append((ids.index(a), ids.index(b)) if op == ">=" else (ids.index(b), ids.index(a)))
+    return out
+
+
+def foster_function(cert: dict, net):
+    """(V, nonneg) from a Foster certificate file: V(x, phi) as the file writes it, read without certify's templates.
+
+    ``nonneg`` says whether the template promises V >= 0 on the whole orthant (all but the table,
+    whose V is only bounded below).
+    """
+    ids = list(net.station_ids)
+    template = cert.get("template")
+    coeffs = _mapping(cert.get("coefficients"), "coefficients")
+    options = _mapping(cert.get("options", {}), "options")
+    vals = {n: rational(v, f"coefficients.{n}") for n, v in coeffs.items()}
+    if template == "quadratic":
+        if options:
+            raise Malformed(f"options {options!r} for the quadratic template")
+        pairs = {}
+        for n, v in vals.items():
+            m = PAIR.match(n)
+            if not m:
+                raise Malformed(f"coefficient name {n!r}")
+            pairs[m.groups()] = v
+        P = _quadratic_part(pairs, ids)
+        return (lambda x, phi=(): _qform(P, ids, x)), True
+    if template == "table":
+        if set(options) != {"K", "fast", "multipliers"}:
+            raise Malformed(f"table options {sorted(options)}")
+        K = integer(options["K"], "options.K", 1)
+        fast = station_list(options["fast"], ids, "options.fast")
+        mult = station_list(options["multipliers"], ids, "options.multipliers")
+        pairs, T = {}, {}
+        for n, v in vals.items():
+            m = PAIR.match(n)
+            if m:
+                pairs[m.groups()] = v
+                continue
+            m = TABLE.match(n)
+            if not m or m.group(1) not in ids:
+                raise Malformed(f"coefficient name {n!r}")
+            T[(ids.index(m.group(1)), _cell(m.group(2), n))] = v
+        if {l for l, _ in T} != set(mult) or len(set(mult)) != len(mult):
+            raise Malformed(f"options.multipliers {options['multipliers']!r} disagree with the table names")
+        P = _quadratic_part(pairs, ids)
+
+        def V(x, phi=()):
+            cell = tuple(min(x[a], K) for a in fast) + tuple(phi)
+            v = _qform(P, ids, x)
+            for lidx in mult:
+                if (lidx, cell) not in T:
+                    raise Malformed(f"no table value T[{ids[lidx]}|{cell}] for the state {x}, phases {phi}")
+                v += x[lidx] * T[(lidx, cell)]
+            return v
+
+        return V, False
+    if template == "piecewise":
+        if options:
+            raise Malformed(f"options {options!r} for the piecewise template")
+        pieces: dict[str, dict] = defaultdict(dict)
+        for n, v in vals.items():
+            m = PIECE.match(n)
+            if m:
+                pieces[m.group(1)][(m.group(2), m.group(3))] = v
+            elif not WALLV.match(n):
+                raise Malformed(f"coefficient name {n!r}")
+        P = {c: _quadratic_part(p, ids) for c, p in pieces.items()}
+        conds = {c: _piece_conditions(c, ids) for c in P}
+        if not P:
+            raise Malformed("no pieces")
+
+        def V(x, phi=()):
+            here = {_qform(P[c], ids, x) for c in P if all(x[a] >= x[b] for a, b in conds[c])}
+            if not here:
+                raise Malformed(f"no piece contains the state {x}")
+            if len(here) != 1:
+                raise AssertionError(f"V is not well defined at {x}: pieces give {sorted(here)}")
+            return here.pop()
+
+        return V, True
+    if template == "quartic":
+        if options:
+            raise Malformed(f"options {options!r} for the quartic template")
+        monos = {}
+        for n, v in vals.items():
+            m = QUART.match(n)
+            if not m:
+                continue  # Gram matrices, delta and multipliers: the checker's business, not V's
+            a = tuple(int(e) for e in m.group(1).split(","))
+            if len(a) != len(ids) or sum(a) != 4:
+                raise Malformed(f"coefficient {n!r} is not a quartic monomial in {len(ids)} variables")
+            monos[a] = v
+        if not monos:
+            raise Malformed("no quartic coefficients V[...]")
+        return (lambda x, phi=(): sum(c * math.prod(xi**e for xi, e in zip(x, a)) for a, c in monos.items())), True
+    raise Malformed(f"template {template!r}")
+
+
+def walls(net) -> list[tuple[int, int]]:
+    """Pairs of stations that share a choice set (stream or feedback): where JSQ decisions change."""
+    ids = list(net.station_ids)
+    sets = [c for st in net.streams for c, _ in st.routing_sets()] + [f.choice for f in net.feedback]
+    return sorted({(ids.index(a), ids.index(b)) for c in sets for a in c for b in c if a < b})
+
+
+def far_states(rng, net, N: int, count: int):
+    """States with |x|_1 >= N: many on or next to walls, some with empty or small queues, one queue dominating."""
+    J = net.J
+    wl = walls(net)
+    for _ in range(count):
+        x = [int(v) for v in rng.integers(0, 2 * N // J + 2, size=J)]
+        if wl and rng.random() < 0.6:
+            a, b = wl[int(rng.integers(len(wl)))]
+            x[b] = max(0, x[a] + int(rng.integers(-2, 3)))
+        if rng.random() < 0.35:
+            x[int(rng.integers(J))] = int(rng.integers(0, 2))
+        if rng.random() < 0.35:  # one queue dominates, the others small (where tables matter)
+            k = int(rng.integers(J))
+            x = [int(rng.integers(0, 9)) if i != k else N + int(rng.integers(0, N + 1)) for i in range(J)]
+        while sum(x) < N:
+            x[int(rng.integers(J))] += N - sum(x)
+        yield tuple(x)
+
+
+def check_foster(net, cert: dict, count: int = 80, seed: int = 0) -> None:
+    """Assert AV(x, phi) <= -delta (and V >= 0 where the template promises it) at random states beyond the bound."""
+    V, nonneg = foster_function(cert, net)
+    delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
+    es = _claim(cert, "claims", "exceptional_set")
+    if not isinstance(es, dict) or es.get("norm") != "l1":
+        raise Malformed(f"claims.exceptional_set {es!r}")
+    N = rational(es.get("bound"), "claims.exceptional_set.bound")
+    assert delta > 0, f"claimed delta {delta} is not positive"
+    n = max(1, math.ceil(N))
+    if n > 10**9:
+        raise Malformed(f"exceptional-set bound {N} too large to sample")
+    rng = np.random.default_rng(seed)
+    for x in far_states(rng, net, n, count):
+        phi = phase_vectors(net, x, rng)
+        vx = V(x, phi)
+        if nonneg:
+            assert vx >= 0, f"V{x, phi} = {vx} < 0"
+        av = sum((r * (V(y, f) - vx) for (y, f), r in jumps(net, x, phi)), Fraction(0))
+        assert av <= -delta, f"AV at x={x}, phases={phi} is {av} > -delta = {-delta}"
+
+
+# ---------------------------------------------------------------- growth certificates
+
+
+def growth_function(cert: dict, net):
+    """f(x, phi) = w'x (+ T[min(x_fast, K), phases]) as the growth certificate file writes it."""
+    ids = list(net.station_ids)
+    ws = _mapping(cert.get("weights"), "weights")
+    if set(ws) != set(ids):
+        raise Malformed(f"weights for {sorted(ws)}, stations are {ids}")
+    w = [rational(ws[s], f"weights.{s}") for s in ids]
+    tab = cert.get("table")
+    if tab is None:
+        return (lambda x, phi=(): sum((a * b for a, b in zip(w, x)), Fraction(0))), w, Fraction(0)
+    tab = _mapping(tab, "table")
+    if set(tab) != {"K", "fast", "values"}:
+        raise Malformed(f"table fields {sorted(tab)}")
+    fast = station_list(tab["fast"], ids, "table.fast")
+    K = integer(tab["K"], "table.K", 1 if fast else 0)
+    T = {}
+    for key, v in _mapping(tab["values"], "table.values").items():
+        try:
+            cell = tuple(int(c) for c in key.split(","))
+        except ValueError:
+            raise Malformed(f"table.values key {key!r}") from None
+        T[cell] = rational(v, f"table.values.{key}")
+
+    def f(x, phi=()):
+        cell = tuple(min(x[a], K) for a in fast) + tuple(phi)
+        if cell not in T:
+            raise Malformed(f"no table value for cell {cell} (state {x}, phases {phi})")
+        return sum((a * b for a, b in zip(w, x)), Fraction(0)) + T[cell]
+
+    return f, w, max((abs(v) for v in T.values()), default=Fraction(0))
+
+
+def check_growth(net, cert: dict, count: int = 200, seed: int = 0) -> None:
+    """Assert Af(x, phi) >= delta at random states with f > level (and that many such states were sampled)."""
+    f, w, bigT = growth_function(cert, net)
+    delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
+    level = rational(_claim(cert, "claims", "level"), "claims.level")
+    assert delta > 0, f"claimed delta {delta} is not positive"
+    assert all(v >= 0 for v in w) and any(v > 0 for v in w), f"weights {w}"
+    wmin = min(v for v in w if v > 0)
+    top = int(max(level, Fraction(0)) / wmin) + 2 * int(bigT / wmin) + 12
+    if top > 10**9:
+        raise Malformed(f"level {level} too large to sample")
+    rng = np.random.default_rng(seed)
+    J = net.J
+    checked = 0
+    for _ in range(count):
+        x = [int(v) for v in rng.integers(0, 10, size=J)]
+        big = [k for k in range(J) if w[k] > 0]
+        for k in rng.choice(big, size=int(rng.integers(1, len(big) + 1)), replace=False):
+            x[int(k)] += int(rng.integers(0, 2 * top))
+        if rng.random() < 0.3:
+            x[int(rng.integers(J))] = 0
+        x = tuple(x)
+        phi = phase_vectors(net, x, rng)
+        fx = f(x, phi)
+        if fx <= level:
+            continue
+        checked += 1
+        af = sum((r * (f(y, p) - fx) for (y, p), r in jumps(net, x, phi)), Fraction(0))
+        assert af >= delta, f"Af at x={x}, phases={phi} is {af} < delta = {delta}"
+    assert checked >= count // 5, f"only {checked} of {count} sampled states have f > level = {level}"
+
+
+# ---------------------------------------------------------------- static-split certificates
+
+
+def routed(net) -> dict[frozenset, Fraction]:
+    """Every choice set that receives customers, with its exogenous rate (0 for fed-back-only sets)."""
+    lam: dict[frozenset, Fraction] = defaultdict(Fraction)
+    for st in net.streams:
+        for c, r in st.routing_sets():
+            lam[frozenset(c)] += r
+    for fb in net.feedback:
+        lam[frozenset(fb.choice)] += 0
+    return dict(lam)
+
+
+def check_static_split(net, cert: dict) -> None:
+    """Recompute the dual of the static split LP from the network: constraints, value < 0, claims."""
+    ids = list(net.station_ids)
+    m = _mapping(cert.get("multipliers"), "multipliers")
+    if set(m) != {"sets", "stations"}:
+        raise Malformed(f"multipliers fields {sorted(m)}")
+    u = {}
+    for key, v in _mapping(m["sets"], "multipliers.sets").items():
+        members = key.split(",")
+        if len(set(members)) != len(members) or any(s not in ids for s in members):
+            raise Malformed(f"multipliers.sets key {key!r}")
+        if frozenset(members) in u:
+            raise Malformed(f"multipliers.sets: set {key!r} given twice")
+        u[frozenset(members)] = rational(v, f"multipliers.sets.{key}")
+    lam = routed(net)
+    if set(u) != set(lam):
+        raise Malformed(f"multipliers.sets for {sorted(map(sorted, u))}, routed sets are {sorted(map(sorted, lam))}")
+    st = _mapping(m["stations"], "multipliers.stations")
+    if set(st) != set(ids):
+        raise Malformed(f"multipliers.stations for {sorted(st)}")
+    w = {s: rational(st[s], f"multipliers.stations.{s}") for s in ids}
+    assert all(v >= 0 for v in w.values()) and sum(w.values()) == 1, f"station weights {w}"
+    mu = {s.id: s.mu for s in net.stations}
+    for C in lam:
+        for j in C:
+            back = sum((fb.prob * u[frozenset(fb.choice)] for fb in net.feedback if fb.source == j), Fraction(0))
+            assert u[C] + w[j] - back >= 0, f"dual constraint for set {sorted(C)} at station {j} violated"
+    value = sum((lam[C] * u[C] for C in lam), Fraction(0)) + sum((mu[s] * w[s] for s in ids), Fraction(0))
+    assert value < 0, f"dual value {value} is not negative"
+    assert rational(_claim(cert, "claims", "dual_value"), "claims.dual_value") == value
+    assert _claim(cert, "claims", "overloaded") == [s for s in ids if w[s] > 0]
+
+
+# ---------------------------------------------------------------- fluid certificates
+
+
+def fluid_max_rate(net, z, c_vec):
+    """max c'v over the fluid velocities at z, from the JSQ rules (scipy LP; the approach of tests/test_fluid.py).
+
+    Flows f >= 0 from each source (stream set, or feedback (i, C) at rate p mu_i u_i) to argmin_C z;
+    u_j = 1 where z_j > 0, u_j in [0, 1] where z_j = 0; v_j = inflow_j - mu_j u_j; v tangent at z
+    (v_j = 0 where z_j = 0, v_a = v_b where z_a = z_b > 0).  None when no velocity is admissible.
+    """
+    from scipy.optimize import linprog
+
+    ids = list(net.station_ids)
+    J = len(ids)
+    mu = [float(s.mu) for s in net.stations]
+    sources = [(None, [ids.index(s) for s in c], float(r)) for st in net.streams for c, r in st.routing_sets()]
+    sources += [(ids.index(fb.source), [ids.index(s) for s in fb.choice], float(fb.prob)) for fb in net.feedback]
+    cols = []
+    for k, (_, C, _) in enumerate(sources):
+        m = min(z[j] for j in C)
+        cols += [(k, j) for j in C if z[j] == m]
+    nf = len(cols)
+    n = nf + J
+    A_eq, b_eq = [], []
+    for k, (src, _, r) in enumerate(sources):
+        row = np.zeros(n)
+        for col, (kk, _) in enumerate(cols):
+            if kk == k:
+                row[col] = 1.0
+        if src is None:
+            b_eq.append(r)
+        else:
+            row[nf + src] = -r * mu[src]
+            b_eq.append(0.0)
+        A_eq.append(row)
+    Vm = np.zeros((J, n))
+    for col, (_, j) in enumerate(cols):
+        Vm[j, col] = 1.0
+    for j in range(J):
+        Vm[j, nf + j] = -mu[j]
+    for j in range(J):
+        if z[j] == 0:
+            A_eq.append(Vm[j])
+            b_eq.append(0.0)
+    for a in range(J):
+        for b in range(a + 1, J):
+            if z[a] == z[b] and z[a] > 0:
+                A_eq.append(Vm[a] - Vm[b])
+                b_eq.append(0.0)
+    bounds = [(0, None)] * nf + [((1, 1) if z[j] > 0 else (0, 1)) for j in range(J)]
+    obj = -(np.array([float(x) for x in c_vec]) @ Vm)
+    res = linprog(obj, A_eq=np.array(A_eq), b_eq=np.array(b_eq), bounds=bounds, method="highs")
+    if res.status == 2:
+        return None
+    assert res.status == 0, res.message
+    return -res.fun
+
+
+def check_fluid(net, cert: dict, count: int = 40, seed: int = 0) -> None:
+    """At random fluid states (ties, zeros): V >= eta |z|^2 (or eta |z|_1) and every true velocity has dV/dt <= -delta |z|_1 (or -delta)."""
+    ids = list(net.station_ids)
+    J = len(ids)
+    kind = cert.get("template")
+    coeffs = _mapping(cert.get("coefficients"), "coefficients")
+    delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
+    eta = rational(_claim(cert, "claims", "eta"), "claims.eta")
+    assert delta > 0 and eta > 0, f"claimed delta {delta}, eta {eta}"
+    if kind == "linear":
+        if set(coeffs) != {f"w[{s}]" for s in ids}:
+            raise Malformed(f"linear fluid coefficients {sorted(coeffs)}")
+        w = [rational(coeffs[f"w[{s}]"], f"coefficients.w[{s}]") for s in ids]
+        P = None
+    elif kind == "quadratic":
+        pairs = {}
+        for n, v in coeffs.items():
+            m = PAIR.match(n)
+            if not m:
+                raise Malformed(f"coefficient name {n!r}")
+            pairs[m.groups()] = rational(v, f"coefficients.{n}")
+        Pd = _quadratic_part(pairs, ids)
+        P = [[Pd.get((a, b), Fraction(0)) for b in ids] for a in ids]
+    else:
+        raise Malformed(f"fluid template {kind!r}")
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(count):
+        z = [int(v) for v in rng.integers(0, 4, size=J)]
+        if rng.random() < 0.5:
+            z[int(rng.integers(J))] = 0
+        if sum(z) == 0:
+            z[int(rng.integers(J))] = 1
+        if P is None:
+            assert sum(a * b for a, b in zip(w, z)) >= eta * sum(z), f"V({z}) < eta |z|_1"
+            c, bound = w, -float(delta)
+        else:
+            Vz = sum(P[i][j] * z[i] * z[j] for i in range(J) for j in range(J))
+            assert Vz >= eta * sum(v * v for v in z), f"V({z}) = {Vz} < eta |z|^2"
+            c = [2 * sum(P[i][j] * z[j] for j in range(J)) for i in range(J)]
+            bound = -float(delta) * sum(z)
+        best = fluid_max_rate(net, z, c)
+        if best is None:
+            continue
+        checked += 1
+        assert best <= bound + 1e-7 * (1 + abs(bound)), f"at z={z} some velocity has dV/dt = {best} > {bound}"
+    assert checked >= count // 4, f"only {checked} fluid states had admissible velocities"
+
+
+# ---------------------------------------------------------------- fork-join certificates
+
+
+def fj_transitions(net, q):
+    """[(new q, rate)] of the (n,k) fork-join chain, from its rules: arrivals fork to every server; the k-th
+    completed task of the oldest job ends it and cancels its other tasks (every server at the maximum drops)."""
+    d = [mu for _, mu in net.servers]
+    top = max(q)
+    ahead = sum(1 for x in q if x < top)
+    out = [(tuple(x + 1 for x in q), Fraction(net.rate))]
+    for i, x in enumerate(q):
+        if x == 0:
+            continue
+        if x == top and ahead == net.k - 1:
+            out.append((tuple(y - 1 if y == top else y for y in q), d[i]))
+        else:
+            out.append((q[:i] + (x - 1,) + q[i + 1 :], d[i]))
+    return out
+
+
+def fj_states(rng, net, low: int, count: int):
+    """Fork-join states (at most k-1 servers below the maximum) with maximum queue >= low."""
+    n, k = net.n, net.k
+    for _ in range(count):
+        top = low + int(rng.integers(0, low + 8))
+        q = [top] * n
+        behind = rng.choice(n, size=int(rng.integers(0, k)), replace=False)
+        for i in behind:
+            q[int(i)] = top - int(rng.integers(1, top + 1)) if rng.random() < 0.3 else max(0, top - int(rng.integers(1, low + 3)))
+        yield tuple(q)
+
+
+def check_fork_join(net, cert: dict, count: int = 150, seed: int = 0) -> None:
+    """Fork-join certificates from the rules: the Foster table's drift, the (k,k) quadratic's drift, the capacity bound."""
+    from itertools import combinations
+
+    ids = [s for s, _ in net.servers]
+    d = dict(net.servers)
+    lam = Fraction(net.rate)
+    kind = cert.get("kind")
+    rng = np.random.default_rng(seed)
+    if kind == "fork-join-capacity":
+        capped = cert.get("capped")
+        if not isinstance(capped, list) or len(set(capped)) != len(capped) or any(s not in ids for s in capped):
+            raise Malformed(f"capped {capped!r}")
+        assert len(capped) <= net.k - 1
+        bound = sum((d[s] for s in ids if s not in capped), Fraction(0)) / (net.k - len(capped))
+        assert bound < lam, f"throughput bound {bound} is not below the job rate {lam}"
+        theta = min(sum((d[s] for s in ids if s not in R), Fraction(0)) / (net.k - len(R))
+                    for m in range(net.k) for R in combinations(ids, m))
+        assert rational(_claim(cert, "claims", "bound"), "claims.bound") == bound
+        assert rational(_claim(cert, "claims", "theta"), "claims.theta") == theta
+        return
+    if kind == "fork-join-independent":
+        if cert.get("lyapunov") != "sum_i Q_i^2":
+            raise Malformed(f"lyapunov {cert.get('lyapunov')!r}")
+        es = _claim(cert, "claims", "exceptional_set")
+        if not isinstance(es, dict) or es.get("norm") != "l1":
+            raise Malformed(f"claims.exceptional_set {es!r}")
+        bound = rational(es.get("bound"), "claims.exceptional_set.bound")
+        assert net.k == net.n, "k differs from n"
+        low = max(1, math.ceil(bound))
+        for q in fj_states(rng, net, low, count):
+            if sum(q) < bound:
+                continue
+            vq = sum(x * x for x in q)
+            av = sum((r * (sum(x * x for x in y) - vq) for y, r in fj_transitions(net, q)), Fraction(0))
+            assert av <= -1, f"AV at q={q} is {av} > -1"
+        return
+    if kind != "fork-join-foster":
+        raise Malformed(f"fork-join kind {kind!r}")
+    K = integer(cert.get("K"), "K", 1)
+    classes = cert.get("classes")
+    if not isinstance(classes, list) or sorted(s for c in classes for s in (c if isinstance(c, list) else [c])) != sorted(ids):
+        raise Malformed(f"classes {classes!r} do not partition the servers")
+    cls_idx = [[ids.index(s) for s in c] for c in classes]
+    table = {}
+    for key, v in _mapping(cert.get("table"), "table").items():
+        try:
+            table[tuple(int(c) for c in key.split(","))] = rational(v, f"table.{key}")
+        except ValueError:
+            raise Malformed(f"table key {key!r}") from None
+    delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
+    if _claim(cert, "claims", "exceptional_set") != {"max_queue": K}:
+        raise Malformed("claims.exceptional_set")
+    assert delta > 0
+
+    def V(q):
+        top = max(q)
+        lags = [min(top - x, K) for x in q]
+        for c in cls_idx:  # servers of a class are interchangeable: the table is kept on sorted lags
+            vals = sorted((lags[i] for i in c), reverse=True)
+            for i, v in zip(c, vals):
+                lags[i] = v
+        if tuple(lags) not in table:
+            raise Malformed(f"no table value for lags {lags} (state {q})")
+        return top + table[tuple(lags)]
+
+    for q in fj_states(rng, net, K + 1, count):
+        vq = V(q)
+        av = sum((r * (V(y) - vq) for y, r in fj_transitions(net, q)), Fraction(0))
+        assert av <= -delta, f"AV at q={q} is {av} > -delta = {-delta}"
