@@ -14,6 +14,14 @@ horizon, one per replication) gets a t confidence interval across replications.
   empty, at least ``START_SCALE`` per unit of direction) drains back below 30% of
   its initial total within the horizon;
 * ``undecided`` otherwise.
+
+Stations with a capacity hold at most that many customers, so a large start puts
+``min(scale, capacity)`` customers there (a start that is then empty, or equal to
+an earlier one, is skipped).  Horizons are measured in the network's own time
+scale: the pilot run simulates about 2000 events (at most 10^5 expected), and
+the cap :data:`MAX_HORIZON` is divided by the slowest rate when that is below 1,
+so rates anywhere in the loader's range [1e-9, 1e9] give runs of bounded cost
+that still see events.
 """
 
 from __future__ import annotations
@@ -88,6 +96,7 @@ class Evidence:
 
 
 def _starts(net: Network, directions: Sequence[Sequence[int]], scale: int) -> list[Start]:
+    """Up to three large starts along ``directions``, each station capped at its capacity."""
     J = len(net.stations)
     out: list[Start] = []
     seen: set[tuple[int, ...]] = set()
@@ -96,9 +105,18 @@ def _starts(net: Network, directions: Sequence[Sequence[int]], scale: int) -> li
         if not any(g) or g in seen or len(out) >= 3:
             continue
         seen.add(g)
+        x0 = []
+        capped = False
+        for a, st in enumerate(net.stations):
+            want = scale * g[a]
+            if st.capacity is not None and want > st.capacity:
+                want, capped = st.capacity, True
+            x0.append(max(0, want))
+        if not any(x0) or any(s.x0 == tuple(x0) for s in out):
+            continue
         ids = [net.station_ids[a] for a in range(J) if g[a]]
-        out.append(Start(f"x{{{','.join(ids)}}} large (a direction where the Lyapunov LP's dual says no V decreases)",
-                         tuple(scale * v for v in g)))
+        label = f"x{{{','.join(ids)}}} large (a direction where the Lyapunov LP's dual says no V decreases"
+        out.append(Start(label + ("; capped at the capacities)" if capped else ")"), tuple(x0)))
     return out
 
 
@@ -139,11 +157,14 @@ def simulation_check(
     n_starts = 1 + min(3, len({tuple(g) for g in directions if any(g)}))
     lam = float(sum(s.rate for s in net.streams))
     mu = float(sum(s.mu for s in net.stations))
+    total = lam + mu
+    slowest = float(min([s.rate for s in net.streams] + [s.mu for s in net.stations]))
     # pilot: the simulator's speed (events per wall second) on this network
-    pilot = simulate(net, horizon=max(50.0, 2000.0 / max(lam + mu, 1e-9)), replications=2, seed=seed, progress=False)
+    pilot_h = min(max(50.0, 2000.0 / total), 1e5 / total)
+    pilot = simulate(net, horizon=pilot_h, replications=2, seed=seed, progress=False)
     speed = max(pilot.events_per_s, 1e4)
     per_start = max(0.2, (budget_s - (time.perf_counter() - t0)) * 0.85 / n_starts)
-    horizon = min(MAX_HORIZON, per_start * speed / (replications * (lam + mu)))
+    horizon = min(MAX_HORIZON / min(1.0, slowest), per_start * speed / (replications * total))
     level_each = 1 - (1 - LEVEL) / n_starts
     ev = Evidence("undecided", horizon, replications, LEVEL, station_ids=net.station_ids)
     ev.events += pilot.events

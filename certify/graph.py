@@ -26,7 +26,10 @@ A *simplified* graph may leave out ``kind``: a node with ``mu`` is a station,
 a node with ``rate`` a stream, and any other node with an incoming ``prob`` edge
 a feedback dispatcher.  Numbers may be ``int``, ``float`` (read as its shortest
 decimal), :class:`~fractions.Fraction`, :class:`~decimal.Decimal` or strings
-``"p/q"``; :func:`to_graph` writes Fractions.  Attributes not in this
+``"p/q"``; :func:`to_graph` writes Fractions.  Numbers follow the rules of
+:mod:`certify.loader` exactly (ranges, digit bounds, explicit phases
+authoritative, probabilities within 1e-9 of 1 normalised; what was derived is
+in :attr:`Network.notes <certify.model.Network.notes>`).  Attributes not in this
 convention are an error unless their names start with ``x-`` (they are then
 ignored).  ``from_graph(to_graph(net)) == net`` holds exactly.
 
@@ -55,6 +58,7 @@ import networkx as nx
 
 from .loader import (
     JSQ_FORMAT,
+    MAX_CAPACITY,
     _choices,
     _Ctx,
     _dist,
@@ -65,8 +69,8 @@ from .loader import (
     _kind,
     _map,
     _plain,
-    _pos,
     _prob,
+    _rate,
     _sample,
     _str,
     _tie_breaking,
@@ -174,9 +178,11 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
         sid[node] = s
         if "mu" not in attrs:
             ctx.fail(f"{p}.mu", "required attribute is missing")
-        mu = _pos(ctx, attrs["mu"], f"{p}.mu")
-        service = _dist(ctx, attrs["service"], f"{p}.service", 1 / mu) if "service" in attrs else EXPONENTIAL
-        cap = _int(ctx, attrs["capacity"], f"{p}.capacity", 1) if "capacity" in attrs else None
+        mu = _rate(ctx, attrs["mu"], f"{p}.mu")
+        service = EXPONENTIAL
+        if "service" in attrs:
+            service, mu = _dist(ctx, attrs["service"], f"{p}.service", mu, f"{p}.mu", "mu")
+        cap = _int(ctx, attrs["capacity"], f"{p}.capacity", 1, MAX_CAPACITY) if "capacity" in attrs else None
         stations.append(Station(s, mu, service, cap))
     if not stations:
         ctx.fail("graph", "has no station nodes (nodes with mu)")
@@ -208,10 +214,10 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
                 ctx.fail(p, "a stream dispatcher has no incoming edges")
             if "rate" not in attrs:
                 ctx.fail(f"{p}.rate", "required attribute is missing")
-            rate = _pos(ctx, attrs["rate"], f"{p}.rate")
+            rate = _rate(ctx, attrs["rate"], f"{p}.rate")
             kw: dict[str, Any] = {}
             if "interarrival" in attrs:
-                kw["interarrival"] = _dist(ctx, attrs["interarrival"], f"{p}.interarrival", 1 / rate)
+                kw["interarrival"], rate = _dist(ctx, attrs["interarrival"], f"{p}.interarrival", rate, f"{p}.rate")
             out = members(node)
             if "selection" in attrs:
                 sp = f"{p}.selection"
@@ -250,7 +256,8 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
     ties = _tie_breaking(ctx, gattrs.get("tie_breaking", []), 'graph["tie_breaking"]', ids)
     expected = _expected(ctx, gattrs["expected"], 'graph["expected"]') if "expected" in gattrs else None
     extras = tuple(sorted((k, _plain(v)) for k, v in gattrs.items() if k.startswith("x-")))
-    return Network(name, tuple(stations), tuple(streams), tuple(feedback), ties, extras, expected)
+    return Network(name, tuple(stations), tuple(streams), tuple(feedback), ties, extras, expected,
+                   notes=tuple(ctx.notes))
 
 
 def _dist_attr(d: Any) -> dict:

@@ -12,6 +12,47 @@ decimal (``"1/3"``, ``"0.25"``), which lets exact values that have no finite
 decimal expansion be written down; :func:`to_dict` uses that form for such values.
 Booleans are never numbers.
 
+One source of truth for every number
+-------------------------------------
+Every stage (fluid model, theorems, static split, Markov chain, simulator,
+network digest, certificates) reads the rates of :class:`~certify.model.Station`
+(``mu``) and :class:`~certify.model.Stream` (``rate``) and the probabilities as
+loaded, so the loader alone decides them, by these rules:
+
+* **Explicit phase-type laws are authoritative.**  For an explicit
+  ``hyperexponential`` (``probs``/``rates``) or ``coxian`` law the exact mean m
+  of the phases is computed.  If m equals the mean implied by the rate (1/mu
+  for service, 1/rate for interarrival times) nothing changes.  If they differ
+  by at most a relative ``1e-6`` (:data:`MEAN_TOLERANCE`), the phases as written
+  win: the station's ``mu`` (the stream's ``rate``) becomes exactly 1/m, and one
+  sentence naming the field and both exact values is appended to
+  :attr:`Network.notes <certify.model.Network.notes>`.  Beyond that the network
+  is refused, naming the field and both exact values.  So a decimal-rounded
+  phase rate (``0.0617283950617284`` for 5/81) still loads, and a law whose
+  phases are slower than ``mu`` says makes the station slower everywhere.
+* **Probabilities that must sum to 1** (hyperexponential ``probs``,
+  ``tie_breaking[].probs``, a stream's ``choices[].prob``): an exact sum of 1 is
+  kept as written; a sum within ``1e-9`` of 1 (:data:`SUM_TOLERANCE`) divides every
+  probability by that exact sum (they then sum to exactly 1) and a note names
+  the field and the sum; any other sum is refused.  Feedback probabilities of
+  one station must sum to at most 1, exactly (no tolerance).
+* **Numbers in range** (refused otherwise, naming the field and the rule):
+
+  - every rate (``mu``, a stream's ``rate``, the phase ``rates`` of an explicit
+    law, fork-join ``rate`` and server ``mu``) lies in ``[1e-9, 1e9]``
+    (:data:`RATE_MIN`, :data:`RATE_MAX`);
+  - the numerator and the denominator of every number as written have at most
+    :data:`MAX_DIGITS` = 60 decimal digits (decimal exponents beyond +-1000 are
+    refused before any integer is built); a rate derived from explicit phases
+    has at most :data:`MAX_DERIVED_DIGITS` = 1000;
+  - Erlang ``k`` and the number of phases of an explicit law are at most
+    :data:`MAX_PHASES` = 1000;
+  - ``scv`` of a gamma or lognormal law lies in ``[1/1000, 1000]``, of a
+    hyperexponential in ``[1, 1000]`` (:data:`SCV_MIN`, :data:`SCV_MAX`);
+  - a ``capacity`` is at most :data:`MAX_CAPACITY` = 10^9;
+  - a ``sample`` stream draws from at most :data:`MAX_SAMPLE_SETS` = 100000
+    distinct d-subsets (C(len(from), d)).
+
 Public functions: :func:`load`, :func:`loads`, :func:`from_dict`, :func:`to_dict`,
 :func:`dump`.
 """
@@ -43,7 +84,26 @@ from .model import (
     TieBreak,
 )
 
-__all__ = ["FORK_JOIN_FORMAT", "JSQ_FORMAT", "dump", "from_dict", "load", "loads", "to_dict"]
+__all__ = [
+    "FORK_JOIN_FORMAT",
+    "JSQ_FORMAT",
+    "MAX_CAPACITY",
+    "MAX_DERIVED_DIGITS",
+    "MAX_DIGITS",
+    "MAX_PHASES",
+    "MAX_SAMPLE_SETS",
+    "MEAN_TOLERANCE",
+    "RATE_MAX",
+    "RATE_MIN",
+    "SCV_MAX",
+    "SCV_MIN",
+    "SUM_TOLERANCE",
+    "dump",
+    "from_dict",
+    "load",
+    "loads",
+    "to_dict",
+]
 
 JSQ_FORMAT = "jsq-network/1"
 FORK_JOIN_FORMAT = "fork-join-redundancy/1"
@@ -60,6 +120,26 @@ _DIST_PARAMS = {
 }
 assert set(_DIST_PARAMS) == set(DIST_NAMES)
 _MAX_EXPONENT = 1000  # |decimal exponent| accepted; larger would build huge integers
+#: Every rate lies in [RATE_MIN, RATE_MAX].
+RATE_MIN = Fraction(1, 10**9)
+RATE_MAX = Fraction(10**9)
+#: Decimal digits allowed in the numerator and in the denominator of a number as written.
+MAX_DIGITS = 60
+#: Decimal digits allowed in the numerator and denominator of a rate derived from explicit phases.
+MAX_DERIVED_DIGITS = 1000
+#: Largest Erlang k and largest number of phases of an explicit hyperexponential or Coxian law.
+MAX_PHASES = 1000
+#: Range of a gamma or lognormal scv (a hyperexponential's scv lies in [1, SCV_MAX]).
+SCV_MIN = Fraction(1, 1000)
+SCV_MAX = Fraction(1000)
+#: Largest station capacity.
+MAX_CAPACITY = 10**9
+#: Largest number of d-subsets a ``sample`` stream draws from.
+MAX_SAMPLE_SETS = 100_000
+#: Relative difference up to which explicit phases override the stated rate (with a note).
+MEAN_TOLERANCE = Fraction(1, 10**6)
+#: Distance from 1 up to which probabilities that must sum to 1 are normalised (with a note).
+SUM_TOLERANCE = Fraction(1, 10**9)
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -69,9 +149,13 @@ class _Ctx:
 
     def __init__(self, file: str | None) -> None:
         self.file = file
+        self.notes: list[str] = []  # what the loader derived (Network.notes)
 
     def fail(self, path: str | None, rule: str) -> NoReturn:
         raise NetworkError(self.file, path, rule)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
 
 
 def _key(path: str | None, name: Any) -> str:
@@ -161,11 +245,15 @@ def _decimal(ctx: _Ctx, d: Decimal, v: Any, path: str) -> Fraction:
     if not d.is_finite():
         ctx.fail(path, f"{_show(v)} must be a finite number")
     if d and abs(d.adjusted()) > _MAX_EXPONENT:
-        ctx.fail(path, f"{_show(v)} is out of range (exponent beyond +-{_MAX_EXPONENT})")
+        ctx.fail(path, f"{_show(v)} is out of range (exponent beyond +-{_MAX_EXPONENT}; "
+                 f"numbers have at most {MAX_DIGITS} digits)")
+    if len(d.as_tuple().digits) > _MAX_EXPONENT:
+        ctx.fail(path, f"a number written with {len(d.as_tuple().digits)} digits has too many digits "
+                 f"(at most {MAX_DIGITS} in its numerator and denominator)")
     return Fraction(d)
 
 
-def _num(ctx: _Ctx, v: Any, path: str) -> Fraction:
+def _exact(ctx: _Ctx, v: Any, path: str) -> Fraction:
     """An exact number: int, Decimal, float (its shortest decimal), Fraction or "p/q"/"0.25"."""
     if isinstance(v, bool):
         ctx.fail(path, f"must be a number, got {_kind(v)}")
@@ -192,11 +280,46 @@ def _num(ctx: _Ctx, v: Any, path: str) -> Fraction:
     ctx.fail(path, f"must be a number, got {_kind(v)}")
 
 
+def _ndigits(n: int) -> int:
+    return len(str(abs(n)))
+
+
+def _brief(x: Fraction) -> str:
+    """An exact number for a message, shortened when it has very many digits."""
+    text = _show(x)
+    return text if len(text) <= 80 else f"{text[:30]}...{text[-10:]} ({len(text)} characters)"
+
+
+def _digits(ctx: _Ctx, x: Fraction, path: str, limit: int = MAX_DIGITS, what: str = "") -> Fraction:
+    """Refuse ``x`` when its numerator or denominator has more than ``limit`` decimal digits."""
+    worst = max(_ndigits(x.numerator), _ndigits(x.denominator))
+    if worst > limit:
+        ctx.fail(path, f"{what}{_brief(x)} has {worst} digits in its numerator or denominator "
+                 f"(at most {limit} allowed)")
+    return x
+
+
+def _num(ctx: _Ctx, v: Any, path: str) -> Fraction:
+    """An exact number with at most :data:`MAX_DIGITS` digits in numerator and denominator."""
+    return _digits(ctx, _exact(ctx, v, path), path)
+
+
 def _pos(ctx: _Ctx, v: Any, path: str) -> Fraction:
     x = _num(ctx, v, path)
     if x <= 0:
         ctx.fail(path, f"{_show(v)} must be > 0")
     return x
+
+
+def _rate(ctx: _Ctx, v: Any, path: str) -> Fraction:
+    """A rate: > 0 and in [:data:`RATE_MIN`, :data:`RATE_MAX`] (checked before the digit bound)."""
+    x = _exact(ctx, v, path)
+    if x <= 0:
+        ctx.fail(path, f"{_show(v)} must be > 0")
+    if not RATE_MIN <= x <= RATE_MAX:
+        shown = _show(v) if not isinstance(v, (int, Fraction)) else _brief(x)
+        ctx.fail(path, f"{shown} is outside the range [1e-9, 1e9] allowed for rates")
+    return _digits(ctx, x, path)
 
 
 def _prob(ctx: _Ctx, v: Any, path: str, zero_ok: bool = True) -> Fraction:
@@ -233,9 +356,17 @@ def _ids(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...], min_size: int = 1) 
     return tuple(seen)
 
 
-def _sum_one(ctx: _Ctx, total: Fraction, path: str) -> None:
-    if total != 1:
-        ctx.fail(path, f"probabilities sum to {_show(total)} (must be exactly 1)")
+def _sum_one(ctx: _Ctx, probs: list[Fraction], path: str) -> list[Fraction]:
+    """Probabilities that must sum to 1: as written when they do exactly; divided by their
+    exact sum (with a note) when it is within :data:`SUM_TOLERANCE` of 1; refused otherwise."""
+    total = sum(probs, Fraction(0))
+    if total == 1:
+        return probs
+    if abs(total - 1) > SUM_TOLERANCE:
+        ctx.fail(path, f"probabilities sum to {_brief(total)} (must be 1; a sum within 1e-9 of 1 is normalised)")
+    ctx.note(f"{path}: the probabilities sum to {_brief(total)}, not exactly 1; each is divided by that sum "
+             "(so they sum to exactly 1) and every stage uses the divided values")
+    return [q / total for q in probs]
 
 
 def _plain(v: Any) -> Any:
@@ -256,8 +387,41 @@ def _plain(v: Any) -> Any:
 
 
 # ------------------------------------------------------------------------- validation
-def _dist(ctx: _Ctx, v: Any, path: str, mean: Fraction) -> Distribution:
-    """A distribution shape; ``mean`` checks an explicit hyperexponential."""
+def _scv(ctx: _Ctx, v: Any, path: str, lo: Fraction, what: str) -> Fraction:
+    x = _pos(ctx, v, path) if lo == SCV_MIN else _num(ctx, v, path)
+    if x < lo:
+        ctx.fail(path, f"{_show(v)} must be >= {_show(lo)} for {what}")
+    if x > SCV_MAX:
+        ctx.fail(path, f"{_show(v)} must be <= {_show(SCV_MAX)} (the largest scv allowed)")
+    return x
+
+
+def _phase_rates(ctx: _Ctx, v: Any, path: str) -> list[Fraction]:
+    rates = _list(ctx, v, path, True)
+    if len(rates) > MAX_PHASES:
+        ctx.fail(path, f"has {len(rates)} phases (at most {MAX_PHASES} allowed)")
+    return [_rate(ctx, x, f"{path}[{i}]") for i, x in enumerate(rates)]
+
+
+def _authoritative(ctx: _Ctx, m: Fraction, path: str, rate: Fraction, rate_path: str, rate_name: str) -> Fraction:
+    """The rate every stage uses for a law whose explicit phases have mean ``m`` (module docstring)."""
+    if m == 1 / rate:
+        return rate
+    if abs(m * rate - 1) > MEAN_TOLERANCE:
+        ctx.fail(path, f"the explicit phases have mean {_brief(m)}, which must equal the mean 1/{rate_name} = "
+                 f"{_brief(1 / rate)} ({rate_path} = {_brief(rate)}) within a relative 1e-6")
+    derived = _digits(ctx, 1 / m, path, MAX_DERIVED_DIGITS, f"the {rate_name} derived from the phases, ")
+    ctx.note(f"{rate_path}: {_brief(rate)} as written, but the explicit phases of {path} have mean {_brief(m)}; "
+             f"{rate_name} = {_brief(derived)} (from the phases) is used by every stage")
+    return derived
+
+
+def _dist(ctx: _Ctx, v: Any, path: str, rate: Fraction, rate_path: str,
+          rate_name: str = "rate") -> tuple[Distribution, Fraction]:
+    """A distribution shape and the rate every stage uses (``rate``, or 1/mean of explicit phases).
+
+    ``rate`` is the rate as written at ``rate_path`` (``mu`` of a station, ``rate`` of a stream).
+    """
     _map(ctx, v, path)
     if "dist" not in v:
         ctx.fail(_key(path, "dist"), "required field is missing")
@@ -273,39 +437,32 @@ def _dist(ctx: _Ctx, v: Any, path: str, mean: Fraction) -> Distribution:
     params: dict[str, Any] = {}
     if name == "erlang":
         _fields(ctx, v, path, ("dist", "k"), ("k",))
-        params["k"] = _int(ctx, v["k"], _key(path, "k"), 1)
+        params["k"] = _int(ctx, v["k"], _key(path, "k"), 1, MAX_PHASES)
     elif name in ("gamma", "lognormal"):
         _fields(ctx, v, path, ("dist", "scv"), ("scv",))
-        params["scv"] = _pos(ctx, v["scv"], _key(path, "scv"))
+        params["scv"] = _scv(ctx, v["scv"], _key(path, "scv"), SCV_MIN, f"a {name} law")
     elif name == "hyperexponential":
         if "scv" in v:
             if "probs" in v or "rates" in v:
                 ctx.fail(path, 'give either "scv" or "probs" and "rates", not both')
-            scv = _num(ctx, v["scv"], _key(path, "scv"))
-            if scv < 1:
-                ctx.fail(_key(path, "scv"), f"{_show(v['scv'])} must be >= 1 for a hyperexponential")
-            params["scv"] = scv
+            params["scv"] = _scv(ctx, v["scv"], _key(path, "scv"), Fraction(1), "a hyperexponential")
         else:
             if "probs" not in v and "rates" not in v:
                 ctx.fail(path, 'hyperexponential needs "scv" or both "probs" and "rates"')
             _fields(ctx, v, path, ("dist", "probs", "rates"), ("probs", "rates"))
             pp, rp = _key(path, "probs"), _key(path, "rates")
             probs = [_prob(ctx, x, f"{pp}[{i}]") for i, x in enumerate(_list(ctx, v["probs"], pp, True))]
-            rates = [_pos(ctx, x, f"{rp}[{i}]") for i, x in enumerate(_list(ctx, v["rates"], rp, True))]
+            rates = _phase_rates(ctx, v["rates"], rp)
             if len(probs) != len(rates):
                 ctx.fail(path, f"probs has {len(probs)} entries but rates has {len(rates)} (must be equal)")
-            total = sum(probs, Fraction(0))
-            if abs(total - 1) > Fraction(1, 10**9):
-                ctx.fail(pp, f"probabilities sum to {_show(total)} (must be 1 within 1e-9)")
-            m = sum(p / r for p, r in zip(probs, rates))
-            if abs(m - mean) > mean * Fraction(1, 10**6):
-                ctx.fail(path, f"mean sum(probs/rates) = {float(m):.10g} must equal the mean "
-                         f"{float(mean):.10g} (1/rate) within relative 1e-6")
+            probs = _sum_one(ctx, probs, pp)
+            m = sum((p / r for p, r in zip(probs, rates)), Fraction(0))
+            rate = _authoritative(ctx, m, path, rate, rate_path, rate_name)
             params["probs"], params["rates"] = tuple(probs), tuple(rates)
     elif name == "coxian":
         _fields(ctx, v, path, ("dist", "probs", "rates"), ("rates",))
         pp, rp = _key(path, "probs"), _key(path, "rates")
-        rates = [_pos(ctx, x, f"{rp}[{i}]") for i, x in enumerate(_list(ctx, v["rates"], rp, True))]
+        rates = _phase_rates(ctx, v["rates"], rp)
         probs = [_prob(ctx, x, f"{pp}[{i}]") for i, x in enumerate(_list(ctx, v.get("probs", []), pp, False))]
         if len(probs) != len(rates) - 1:
             ctx.fail(pp, f"has {len(probs)} entries; a Coxian with {len(rates)} phases needs {len(rates) - 1} "
@@ -314,11 +471,9 @@ def _dist(ctx: _Ctx, v: Any, path: str, mean: Fraction) -> Distribution:
         for i, r in enumerate(rates):
             m += reach / r
             reach *= probs[i] if i < len(probs) else 0
-        if abs(m - mean) > mean * Fraction(1, 10**6):
-            ctx.fail(path, f"mean of the Coxian phases = {float(m):.10g} must equal the mean "
-                     f"{float(mean):.10g} (1/rate) within relative 1e-6")
+        rate = _authoritative(ctx, m, path, rate, rate_path, rate_name)
         params["probs"], params["rates"] = tuple(probs), tuple(rates)
-    return Distribution(name, tuple(sorted(params.items())))
+    return Distribution(name, tuple(sorted(params.items()))), rate
 
 
 def _choices(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> tuple:
@@ -327,14 +482,18 @@ def _choices(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> tuple:
         p = f"{path}[{i}]"
         _fields(ctx, _map(ctx, c, p), p, ("set", "prob"), ("set", "prob"))
         out.append((_ids(ctx, c["set"], _key(p, "set"), ids), _prob(ctx, c["prob"], _key(p, "prob"))))
-    _sum_one(ctx, sum((q for _, q in out), Fraction(0)), path)
-    return tuple(out)
+    probs = _sum_one(ctx, [q for _, q in out], path)
+    return tuple((c, q) for (c, _), q in zip(out, probs))
 
 
 def _sample(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> tuple:
     _fields(ctx, _map(ctx, v, path), path, ("from", "d"), ("from", "d"))
     pool = _ids(ctx, v["from"], _key(path, "from"), ids)
-    return pool, _int(ctx, v["d"], _key(path, "d"), 1, len(pool))
+    d = _int(ctx, v["d"], _key(path, "d"), 1, len(pool))
+    if math.comb(len(pool), d) > MAX_SAMPLE_SETS:
+        ctx.fail(path, f"drawing d = {d} of {len(pool)} stations gives {math.comb(len(pool), d)} possible sets "
+                 f"(at most {MAX_SAMPLE_SETS} allowed)")
+    return pool, d
 
 
 def _stream(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> Stream:
@@ -343,7 +502,7 @@ def _stream(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> Stream:
     if len(given) != 1:
         ctx.fail(path, 'needs exactly one of "choice", "choices" or "sample"'
                  + (f", got {' and '.join(given)}" if given else ""))
-    rate = _pos(ctx, v["rate"], _key(path, "rate"))
+    rate = _rate(ctx, v["rate"], _key(path, "rate"))
     kw: dict[str, Any] = {}
     if "choice" in v:
         kw["choice"] = _ids(ctx, v["choice"], _key(path, "choice"), ids)
@@ -352,7 +511,8 @@ def _stream(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> Stream:
     else:
         kw["sample"] = _sample(ctx, v["sample"], _key(path, "sample"), ids)
     if "interarrival" in v:
-        kw["interarrival"] = _dist(ctx, v["interarrival"], _key(path, "interarrival"), 1 / rate)
+        kw["interarrival"], rate = _dist(ctx, v["interarrival"], _key(path, "interarrival"), rate,
+                                         _key(path, "rate"))
     return Stream(rate, **kw)
 
 
@@ -360,9 +520,11 @@ def _station(ctx: _Ctx, sid: Any, v: Any, path: str) -> Station:
     if not isinstance(sid, str) or not sid:
         ctx.fail(path, f"station ids must be non-empty strings, got {_kind(sid)}")
     _fields(ctx, _map(ctx, v, path), path, ("mu", "service", "capacity"), ("mu",))
-    mu = _pos(ctx, v["mu"], _key(path, "mu"))
-    service = _dist(ctx, v["service"], _key(path, "service"), 1 / mu) if "service" in v else EXPONENTIAL
-    cap = _int(ctx, v["capacity"], _key(path, "capacity"), 1) if "capacity" in v else None
+    mu = _rate(ctx, v["mu"], _key(path, "mu"))
+    service = EXPONENTIAL
+    if "service" in v:
+        service, mu = _dist(ctx, v["service"], _key(path, "service"), mu, _key(path, "mu"), "mu")
+    cap = _int(ctx, v["capacity"], _key(path, "capacity"), 1, MAX_CAPACITY) if "capacity" in v else None
     return Station(sid, mu, service, cap)
 
 
@@ -402,9 +564,8 @@ def _tie_breaking(ctx: _Ctx, v: Any, path: str, ids: tuple[str, ...]) -> tuple[T
         for s in tied:
             if s not in probs:
                 ctx.fail(pp, f"missing a probability for station {json.dumps(s)} of the tied set")
-        vals = tuple((s, _prob(ctx, probs[s], _key(pp, s))) for s in tied)
-        _sum_one(ctx, sum((q for _, q in vals), Fraction(0)), pp)
-        out.append(TieBreak(tied, vals))
+        vals = _sum_one(ctx, [_prob(ctx, probs[s], _key(pp, s)) for s in tied], pp)
+        out.append(TieBreak(tied, tuple(zip(tied, vals))))
     return tuple(out)
 
 
@@ -417,8 +578,8 @@ def _expected(ctx: _Ctx, v: Any, path: str) -> dict:
         _str(ctx, v["quantity"], _key(path, "quantity"))
         if "value" not in v:
             ctx.fail(_key(path, "value"), "required field is missing")
-        _num(ctx, v["value"], _key(path, "value"))
-        if "tol" in v and _num(ctx, v["tol"], _key(path, "tol")) < 0:
+        _exact(ctx, v["value"], _key(path, "value"))
+        if "tol" in v and _exact(ctx, v["tol"], _key(path, "tol")) < 0:
             ctx.fail(_key(path, "tol"), f"{_show(v['tol'])} must be >= 0")
     else:
         ctx.fail(path, 'must have a "verdict" ("stable"/"unstable") or a "quantity" and a "value"')
@@ -481,12 +642,12 @@ def from_dict(doc: Mapping[str, Any], source: str | None = None) -> Network | Fo
             if not isinstance(sid, str) or not sid:
                 ctx.fail(p, f"server ids must be non-empty strings, got {_kind(sid)}")
             _fields(ctx, _map(ctx, s, p), p, ("mu",), ("mu",))
-            srv.append((sid, _pos(ctx, s["mu"], _key(p, "mu"))))
+            srv.append((sid, _rate(ctx, s["mu"], _key(p, "mu"))))
         n = _int(ctx, doc["n"], "n", 1)
         if n != len(srv):
             ctx.fail("n", f"{n} must equal the number of servers ({len(srv)})")
         k = _int(ctx, doc["k"], "k", 1, n)
-        rate = _pos(ctx, doc["rate"], "rate")
+        rate = _rate(ctx, doc["rate"], "rate")
         return ForkJoinNetwork(name, n, k, rate, tuple(srv), extras, expected, source)
     stations_doc = _map(ctx, doc["stations"], "stations")
     if not stations_doc:
@@ -499,7 +660,7 @@ def from_dict(doc: Mapping[str, Any], source: str | None = None) -> Network | Fo
                      for i, f in enumerate(_list(ctx, doc.get("feedback", []), "feedback")))
     _feedback_sums(ctx, feedback)
     ties = _tie_breaking(ctx, doc.get("tie_breaking", []), "tie_breaking", ids)
-    return Network(name, stations, streams, feedback, ties, extras, expected, source)
+    return Network(name, stations, streams, feedback, ties, extras, expected, source, notes=tuple(ctx.notes))
 
 
 # ------------------------------------------------------------------------------ parse

@@ -13,7 +13,16 @@ whose states carry
 
 Deterministic, lognormal and other gamma shapes have no finite phase
 representation: :class:`NotPhaseType` says so (those networks belong to the
-fluid certificates of general distributions).
+fluid certificates of general distributions).  So does an expansion too large
+to build: a law with more than :data:`MAX_LAW_PHASES` phases, or more than
+:data:`MAX_PHASE_VECTORS` phase vectors in all (the product over phase-type
+stations of phases + 1 and over phase-type streams of phases), refused before
+anything is built.
+
+Every number comes from the network as loaded: the chain's mean rates are
+1/mean of the phases, which :mod:`certify.loader` makes equal to ``mu`` (or the
+stream's ``rate``); hyperexponential probabilities are used as loaded (they sum
+to exactly 1), never re-normalised here.
 
 Pure Python, exact: no numpy.
 """
@@ -31,7 +40,13 @@ from .chain import Chain, compile_chain
 from .model import Distribution, Network
 from .rational import solve
 
-__all__ = ["PhaseType", "NotPhaseType", "phase_type", "PhaseChain", "expand", "markov_chain"]
+__all__ = ["PhaseType", "NotPhaseType", "phase_type", "phase_count", "PhaseChain", "expand", "markov_chain",
+           "MAX_LAW_PHASES", "MAX_PHASE_VECTORS"]
+
+#: Most phases of one law (the loader's bound on Erlang k and on explicit phase lists).
+MAX_LAW_PHASES = 1000
+#: Most phase vectors of a phase-type expansion (:meth:`PhaseChain.phase_space`).
+MAX_PHASE_VECTORS = 10_000
 
 
 class NotPhaseType(ValueError):
@@ -60,18 +75,30 @@ class PhaseType:
 
     @cached_property
     def mean(self) -> Fraction:
-        """alpha (-S)^{-1} 1, solved exactly."""
+        """alpha (-S)^{-1} 1, solved exactly (by back-substitution when every move goes to a later phase,
+        as in every law of the format: linear in the number of phases and moves)."""
         n = self.n
+        if all(j > i for i, j, _ in self.moves):
+            out: dict[int, list[tuple[int, Fraction]]] = defaultdict(list)
+            for i, j, r in self.moves:
+                out[i].append((j, r))
+            m = [Fraction(0)] * n
+            for i in range(n - 1, -1, -1):
+                total = self.exit[i] + sum((r for _, r in out[i]), Fraction(0))
+                if total == 0:
+                    raise NotPhaseType(f"{self.label or 'phase-type'}: some phase never finishes")
+                m[i] = (1 + sum((r * m[j] for j, r in out[i]), Fraction(0))) / total
+            return sum((a * v for a, v in zip(self.alpha, m)), Fraction(0))
         A = [[Fraction(0)] * n for _ in range(n)]
         for i in range(n):
             A[i][i] += self.exit[i]
         for i, j, r in self.moves:
             A[i][i] += r
             A[i][j] -= r
-        m = solve(A, [Fraction(1)] * n)
-        if m is None:
+        sol = solve(A, [Fraction(1)] * n)
+        if sol is None:
             raise NotPhaseType(f"{self.label or 'phase-type'}: some phase never finishes")
-        return sum((a * v for a, v in zip(self.alpha, m)), Fraction(0))
+        return sum((a * v for a, v in zip(self.alpha, sol)), Fraction(0))
 
     def proper(self) -> bool:
         """True when every phase can reach the end (so every service and interarrival time is finite)."""
@@ -95,6 +122,27 @@ def _rational_sqrt(q: Fraction) -> Fraction | None:
     return Fraction(a, b) if a * a == q.numerator and b * b == q.denominator else None
 
 
+def phase_count(dist: Distribution) -> int | None:
+    """The number of phases :func:`phase_type` gives ``dist``, without building it (None: no PH form).
+
+    >>> phase_count(Distribution("erlang", (("k", 7),))), phase_count(Distribution("lognormal", (("scv", 2),)))
+    (7, None)
+    """
+    p = dict(dist.params)
+    if dist.is_exponential:
+        return 1
+    if dist.dist == "erlang":
+        return int(p["k"])
+    if dist.dist == "gamma":
+        inv = 1 / Fraction(p["scv"])
+        return int(inv) if inv.denominator == 1 else None
+    if dist.dist == "hyperexponential":
+        return 2 if "scv" in p else sum(1 for q in p["probs"] if q > 0)
+    if dist.dist == "coxian":
+        return len(p["rates"])
+    return None
+
+
 def phase_type(dist: Distribution, rate: Fraction) -> PhaseType:
     """The PH representation of ``dist`` with mean ``1/rate`` (``rate`` = mu or the stream rate).
 
@@ -108,6 +156,9 @@ def phase_type(dist: Distribution, rate: Fraction) -> PhaseType:
     name, p = dist.dist, dict(dist.params)
     if dist.is_exponential:
         return PhaseType((Fraction(1),), (Fraction(rate),), (), "exponential")
+    n = phase_count(dist)
+    if n is not None and n > MAX_LAW_PHASES:
+        raise NotPhaseType(f"{dist.describe()} would have {n} phases (limit {MAX_LAW_PHASES})")
     if name == "gamma" and (1 / p["scv"]).denominator == 1:
         name, p = "erlang", {"k": int(1 / p["scv"])}
     if name == "erlang":
@@ -128,10 +179,13 @@ def phase_type(dist: Distribution, rate: Fraction) -> PhaseType:
         probs, rates = (p1, 1 - p1), (2 * p1 * rate, 2 * (1 - p1) * rate)
         return PhaseType(probs, rates, (), f"H{2}(balanced, scv={c2})")
     if name == "hyperexponential":
+        # The probabilities as loaded (the loader makes them sum to exactly 1); never re-normalised here.
         keep = [(q, r) for q, r in zip(p["probs"], p["rates"]) if q > 0]
         total = sum((q for q, _ in keep), Fraction(0))
-        note = "" if total == 1 else f" (probs normalised: they sum to {total})"
-        return PhaseType(tuple(q / total for q, _ in keep), tuple(r for _, r in keep), (), f"H{len(keep)}{note}")
+        if total != 1:
+            raise NotPhaseType(f"hyperexponential probabilities sum to {total}, not exactly 1 "
+                               "(certify.load normalises sums within 1e-9 of 1)")
+        return PhaseType(tuple(q for q, _ in keep), tuple(r for _, r in keep), (), f"H{len(keep)}")
     if name == "coxian":
         rates, go = p["rates"], p["probs"]
         n = len(rates)
@@ -232,6 +286,7 @@ def expand(net: Network) -> PhaseChain:
     >>> ch.expansion, ch.phase_space()
     (('service at 1: Erlang-2, 2 phases',), [(-1,), (0,), (1,)])
     """
+    _check_size(net)
     base = compile_chain(net)
     idx = {sid: i for i, sid in enumerate(net.station_ids)}
     service: list[PhaseType | None] = []
@@ -280,6 +335,23 @@ def expand(net: Network) -> PhaseChain:
         exp_arrivals=tuple(sorted(exp_arr.items())),
         expansion=tuple(lines),
     )
+
+
+def _check_size(net: Network) -> None:
+    """Raise :class:`NotPhaseType` when the expansion would exceed :data:`MAX_PHASE_VECTORS` (nothing built)."""
+    vectors = 1
+    for what, dist in [*((f"service at station {st.id}", st.service) for st in net.stations),
+                       *((f"interarrival times of stream {k + 1}", s.interarrival) for k, s in enumerate(net.streams))]:
+        if dist.is_exponential:
+            continue
+        n = phase_count(dist)
+        if n is None:
+            continue  # phase_type says why
+        if n > MAX_LAW_PHASES:
+            raise NotPhaseType(f"{what}: {dist.describe()} would have {n} phases (limit {MAX_LAW_PHASES})")
+        vectors *= n + 1 if what.startswith("service") else n
+    if vectors > MAX_PHASE_VECTORS:
+        raise NotPhaseType(f"the phase-type expansion would have {vectors} phase vectors (limit {MAX_PHASE_VECTORS})")
 
 
 def markov_chain(net: Network) -> Chain:

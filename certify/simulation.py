@@ -229,8 +229,20 @@ class Compiled:
 
 
 def _law(dist: Distribution, rate: Fraction) -> list[float]:
-    """The kernel row ``[code, a, b, m, p_0, r_0, ...]`` of ``dist`` with mean ``1/rate``."""
+    """The kernel row ``[code, a, b, m, p_0, r_0, ...]`` of ``dist`` with mean ``1/rate``.
+
+    ``rate`` is the station's ``mu`` (the stream's ``rate``) as loaded, which for an
+    explicit hyperexponential or Coxian law is exactly 1/mean of its phases
+    (:mod:`certify.loader`); phase-type laws are taken from
+    :func:`certify.phases.phase_type`, the very law the Markov chain uses (its exact
+    probabilities and rates, rounded once to floats), never re-normalised here.
+    """
+    from .phases import NotPhaseType, phase_type
+
     r = float(rate)
+    if not (math.isfinite(r) and r > 0):
+        raise ValueError(f"cannot simulate {dist.describe()} with rate {rate}: the rate must be a positive "
+                         "finite float (the loader keeps rates in [1e-9, 1e9])")
     p = dict(dist.params)
     name = dist.dist
     if dist.is_exponential:
@@ -246,17 +258,25 @@ def _law(dist: Distribution, rate: Fraction) -> list[float]:
         s2 = math.log1p(float(p["scv"]))
         return [K.LOGNORMAL, -math.log(r) - s2 / 2, math.sqrt(s2), 0.0]
     if name == "hyperexponential":
-        if "scv" in p:
+        try:
+            ph = phase_type(dist, rate)
+        except NotPhaseType as exc:
+            if "probs" in p:
+                raise ValueError(f"cannot simulate {dist.describe()}: {exc}") from None
+            # balanced-means H2 with irrational parameters: no Markov chain exists, floats are all there is
             c2 = float(p["scv"])
             p1 = (1 + math.sqrt((c2 - 1) / (c2 + 1))) / 2
-            probs, rates = [p1, 1 - p1], [2 * p1 * r, 2 * (1 - p1) * r]
+            cum, rates = [p1, 1.0], [2 * p1 * r, 2 * (1 - p1) * r]
         else:
-            keep = [(float(q), float(x)) for q, x in zip(p["probs"], p["rates"]) if q > 0]
-            total = sum(q for q, _ in keep)
-            probs, rates = [q / total for q, _ in keep], [x for _, x in keep]
-        cum = list(np.cumsum(probs))
+            acc, cum = Fraction(0), []
+            for a in ph.alpha:
+                acc += a
+                cum.append(float(acc))  # the last is float(1) = 1.0 exactly
+            rates = [float(x) for x in ph.exit]
         return [K.HYPER, 0.0, 0.0, len(rates)] + [v for pr in zip(cum, rates) for v in pr]
     if name == "coxian":
+        # the kernel walks the Coxian's phases with the same exact rates and move-on probabilities as
+        # phase_type's (exit rates rates[i] (1 - probs[i]), moves rates[i] probs[i])
         go = [float(q) for q in p["probs"]] + [0.0]
         rates = [float(x) for x in p["rates"]]
         return [K.COXIAN, 0.0, 0.0, len(rates)] + [v for pr in zip(go, rates) for v in pr]
@@ -301,7 +321,7 @@ def compile_network(net: Network) -> Compiled:
             streams.append([K.FIXED, 1, set_id(sm.choice)])
             stream_cum.append([1.0])
         elif sm.choices is not None:
-            cum = np.cumsum([float(q) for _, q in sm.choices]).tolist()
+            cum = [float(sum((q for _, q in sm.choices[: i + 1]), Fraction(0))) for i in range(len(sm.choices))]
             streams.append([K.CHOICES, len(sm.choices), *(set_id(c) for c, _ in sm.choices)])
             stream_cum.append(cum)
         else:

@@ -859,19 +859,39 @@ class _Builder:
         return Q
 
 
+#: A solve whose relative residual ||A x - b|| / ||b|| exceeds this is refused (rates spanning too many
+#: orders of magnitude for double precision), rather than reported.
+MAX_RESIDUAL = 1e-6
+#: GMRES restart cycles (of 60 iterations) before the sparse LU fallback.
+GMRES_CYCLES = 10
+
+
 def _linear_solve(A: sp.csc_matrix, b: np.ndarray, direct: bool) -> np.ndarray:
-    """Solve A x = b: sparse LU, or GMRES preconditioned by an incomplete LU (LU if it fails)."""
+    """Solve A x = b: sparse LU, or GMRES preconditioned by an incomplete LU (LU if it fails).
+
+    Raises ValueError when even the LU solution has a relative residual above :data:`MAX_RESIDUAL`.
+    """
     if not direct:
         from scipy.sparse.linalg import LinearOperator, gmres, spilu
 
         try:
             ilu = spilu(A, drop_tol=1e-3, fill_factor=3)
-            x, info = gmres(A, b, M=LinearOperator(A.shape, ilu.solve), rtol=1e-12, atol=0.0, restart=60, maxiter=200)
+            x, info = gmres(A, b, M=LinearOperator(A.shape, ilu.solve), rtol=1e-12, atol=0.0, restart=60,
+                            maxiter=GMRES_CYCLES)
             if info == 0 and np.linalg.norm(A @ x - b) <= 1e-10 * np.linalg.norm(b):
                 return x
         except RuntimeError:
             pass
-    return splu(A, permc_spec="MMD_AT_PLUS_A").solve(b)
+    x = splu(A, permc_spec="MMD_AT_PLUS_A").solve(b)
+    scale = np.linalg.norm(b)
+    res = np.linalg.norm(A @ x - b) / scale if scale > 0 else 0.0
+    if not (np.isfinite(x).all() and res <= MAX_RESIDUAL):
+        rates = np.abs(A.data)
+        rates = rates[rates > 0]
+        span = f"; its rates span {np.log10(rates.max() / rates.min()):.0f} orders of magnitude" if rates.size else ""
+        raise ValueError(f"the stationary equations cannot be solved accurately in double precision (relative "
+                         f"residual {res:.2g} > {MAX_RESIDUAL:g}{span})")
+    return x
 
 
 def _solve(Q: sp.csr_matrix, start: int, direct: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -939,8 +959,11 @@ def stationary(net: Network, truncate: int | None = None) -> StationaryResult:
     """
     if isinstance(net, ForkJoinNetwork):
         raise NetworkError(net.source, "format", "stationary analysis of fork-join-redundancy/1 networks is not supported")
-    if truncate is not None and (not isinstance(truncate, int) or truncate < 1):
+    if truncate is not None and (isinstance(truncate, bool) or not isinstance(truncate, int) or truncate < 1):
         raise NetworkError(net.source, "truncate", f"{truncate} must be an integer >= 1")
+    if truncate is not None and truncate > STATE_LIMIT:
+        raise NetworkError(net.source, "truncate", f"{truncate} must be <= {STATE_LIMIT} (the largest chain built "
+                           f"has {STATE_LIMIT} states)")
     try:
         chain = markov_chain(net)
     except NotPhaseType as exc:

@@ -3,6 +3,7 @@
 import json
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +182,11 @@ def test_to_dict_number_forms():
     assert doc["stations"]["1"]["mu"] == 2 and isinstance(doc["stations"]["1"]["mu"], int)
     assert doc["stations"]["2"]["mu"] == "1/3"
     assert doc["streams"][0]["rate"] == 0.1
+
+
+def test_only_rounded_phase_rates_get_notes(corpus_dir):
+    """Of the corpus and models/, only ce-dist-B-h2.json (5/81 rounded) gets a note: its mu comes from the phases."""
+    models = Path(__file__).resolve().parents[1] / "models"
+    files = sorted(corpus_dir.glob("*.json")) + sorted(models.glob("*.json")) + sorted(models.glob("*.toml"))
+    noted = {f.name for f in files if getattr(load(f), "notes", ())}
+    assert noted == {"ce-dist-B-h2.json"}
