@@ -533,20 +533,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NetworkError as exc:
         print(f"certify: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `certify prove ... | head`: the reader left, nothing more to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:  # e.g. an output file that became unwritable while the work ran
-        if isinstance(exc, BrokenPipeError):
-            raise
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"certify: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("certify: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `certify prove ... | head`: the reader left, nothing more to say
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 if __name__ == "__main__":

@@ -482,7 +482,7 @@ def _foster_try(
                 res.reasons.append(
                     f"{what}: AV <= -{float(chk.facts['delta']):.3g} at every state with |x|_1 >= "
                     f"{chk.facts['exceptional_l1_bound']} (checked exactly; Foster's criterion): positive recurrent "
-                    "for " + _primitives(chain) + " and the given tie-breaking, and for no other laws"
+                    "for " + _primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)"
                 )
                 return True
             last = chk.failures

@@ -297,3 +297,14 @@ def test_json_value_rationals_and_lists():
     from certify.cli import json_value
 
     assert json_value({"a": (F(1, 3), 2, "s"), 3: [F(4)], "f": float("inf")}) == {"a": ["1/3", 2, "s"], "3": ["4"], "f": "inf"}
+
+
+def test_closed_pipe_ends_quietly(tmp_path):
+    """`certify regions --list | head -1` ends with exit 0 and no traceback when the reader leaves early."""
+    ring = {"format": "jsq-network/1", "stations": {str(i): {"mu": 1} for i in range(1, 8)},
+            "streams": [{"choice": [str(i), str(i % 7 + 1)], "rate": 0.2} for i in range(1, 8)]}
+    path = tmp_path / "ring7.json"
+    path.write_text(json.dumps(ring))
+    cmd = f"{sys.executable} -m certify regions {path} --list | head -1"
+    out = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
