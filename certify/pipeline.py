@@ -650,7 +650,7 @@ def prove(
         except TimeLimitReached as exc:
             run.cut = exc.stage
             res.verdict, res.method, res.certificate = "undecided", "none", None
-            res.reasons.append(f"time limit reached during {exc.stage}: no verdict from a partial enumeration")
+            res.reasons.append(f"time limit reached during {exc.stage}: nothing is concluded from a partial enumeration")
             res.reasons.append(run.summary())
         disagree = _theorems(res, net, run)
         use_sim = templates is None if simulate is None else simulate

@@ -33,7 +33,7 @@ def test_ring_returns_within_the_time_limit():
 def test_ring_markov_stages_stop_at_the_deadline():
     """Without fluid certificates the region enumeration is what the deadline interrupts."""
     res = certify.prove(ring(), time_limit=2, fluid=False, simulate=False)
-    assert "time limit reached during region enumeration: no verdict from a partial enumeration" in res.reasons
+    assert "time limit reached during region enumeration: nothing is concluded from a partial enumeration" in res.reasons
     assert res.verdict == "undecided"
 
 
