@@ -590,7 +590,7 @@ def check_static_split(net, cert: dict) -> None:
 
 
 def fluid_max_rate(net, z, c_vec):
-    """max c'v over the fluid velocities at z, from the JSQ rules (scipy LP; the approach of tests/test_fluid.py).
+    """max c'v over the fluid velocities at z, from the JSQ rules (scipy LP, independent of certify.fluid; used by tests/test_fluid.py and the forger).
 
     Flows f >= 0 from each source (stream set, or feedback (i, C) at rate p mu_i u_i) to argmin_C z;
     u_j = 1 where z_j > 0, u_j in [0, 1] where z_j = 0; v_j = inflow_j - mu_j u_j; v tangent at z

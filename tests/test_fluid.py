@@ -5,64 +5,13 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 import certify
 from certify.chain import compile_chain
 from certify.fluid import fluid_faces
 from certify.loader import from_dict, load, to_dict
 
-
-def true_max_rate(chain, z, c_vec):
-    """max c'v over the fluid velocities at z, written from the JSQ rules (scipy LP, independent of certify.fluid).
-
-    Flows f_{k,j} >= 0 go from each source (stream set, or feedback (i, C) at rate p mu_i u_i) to
-    argmin_C z; u_j = 1 where z_j > 0, u_j in [0, 1] where z_j = 0; v_j = inflow_j - mu_j u_j; and
-    v is tangent at z: v_j = 0 where z_j = 0, v_a = v_b wherever z_a = z_b (a.e. along any fluid path).
-    Returns None when no velocity is admissible (no fluid path stays at z's face).
-    """
-    J = chain.J
-    mu = [float(m) for m in chain.mu]
-    sources = [(None, C, float(r)) for C, r in chain.arrivals] + [(i, C, float(p)) for i, C, p in chain.feedback]
-    cols = []
-    for k, (_, C, _) in enumerate(sources):
-        m = min(z[j] for j in C)
-        cols += [(k, j) for j in C if z[j] == m]
-    nf = len(cols)
-    n = nf + J
-    A_eq, b_eq = [], []
-    for k, (src, _, r) in enumerate(sources):
-        row = np.zeros(n)
-        for col, (kk, _) in enumerate(cols):
-            if kk == k:
-                row[col] = 1.0
-        if src is None:
-            b_eq.append(r)
-        else:
-            row[nf + src] = -r * mu[src]
-            b_eq.append(0.0)
-        A_eq.append(row)
-    V = np.zeros((J, n))  # v = V @ (f, u)
-    for col, (_, j) in enumerate(cols):
-        V[j, col] = 1.0
-    for j in range(J):
-        V[j, nf + j] = -mu[j]
-    for j in range(J):
-        if z[j] == 0:
-            A_eq.append(V[j])
-            b_eq.append(0.0)
-    for a in range(J):
-        for b in range(a + 1, J):
-            if z[a] == z[b] and z[a] > 0:
-                A_eq.append(V[a] - V[b])
-                b_eq.append(0.0)
-    bounds = [(0, None)] * nf + [((1, 1) if z[j] > 0 else (0, 1)) for j in range(J)]
-    obj = -(np.array([float(x) for x in c_vec]) @ V)
-    res = linprog(obj, A_eq=np.array(A_eq), b_eq=np.array(b_eq), bounds=bounds, method="highs")
-    if res.status == 2:
-        return None
-    assert res.status == 0, res.message
-    return -res.fun
+from .independent import fluid_max_rate
 
 
 def random_points(J, rng, count):
@@ -103,7 +52,7 @@ def test_certificate_decreases_along_true_velocities(corpus_dir, name, kind):
             P = np.array([[float(v) for v in row] for row in coeffs])
             c = 2 * P @ z
             bound = -delta * z.sum()
-        best = true_max_rate(chain, z, c)
+        best = fluid_max_rate(net, z, c)
         if best is None:
             continue
         checked += 1
