@@ -36,9 +36,9 @@ import numpy as np
 from docs_section import write_section  # noqa: E402  (sibling module; scripts run as files)
 
 import certify
-from certify.chain import compile_chain
-from certify.drift import compile_drifts
-from certify.search import solve_template
+from certify.markov.chain import compile_chain
+from certify.markov.drift import compile_drifts
+from certify.search.lp import solve_template
 from certify.templates import Quadratic
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -47,7 +47,7 @@ from docs_section import write_section  # noqa: E402  (sibling module; scripts r
 from scipy.stats import t as student_t
 
 import certify
-from certify.model import Distribution, Network
+from certify.core.model import Distribution, Network
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "benchmarks.md"

@@ -60,9 +60,9 @@ from typing import Any
 from docs_section import write_section  # noqa: E402  (sibling module; scripts run as files)
 
 import certify
-from certify.loader import from_dict, load, to_dict
-from certify.model import Network
-from certify.phases import NotPhaseType, markov_chain
+from certify.core.model import Network
+from certify.io.loader import from_dict, load, to_dict
+from certify.markov.phases import NotPhaseType, markov_chain
 from certify.templates import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[1]

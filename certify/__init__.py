@@ -1,7 +1,7 @@
 """certify: prove or refute stability of join-the-shortest-queue networks.
 
 The public API is loaded lazily, so that importing the exact checker
-(:mod:`certify.exact`, :mod:`certify.certificate`) never pulls in numpy or a
+(:mod:`certify.exact`, :mod:`certify.certificates`) never pulls in numpy or a
 solver.
 
 >>> import certify
@@ -16,28 +16,27 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .sweep import sweep  # eager (stdlib only): binds certify.sweep to the function, not the submodule
-
-__version__ = "0.1.0"
+from .core.version import __version__
+from .workflows.sweep import sweep  # eager (stdlib only): binds certify.sweep to the function, not the submodule
 
 _API = {
-    "load": "loader",
-    "loads": "loader",
-    "from_dict": "loader",
-    "to_dict": "loader",
-    "dump": "loader",
-    "from_graph": "graph",
-    "to_graph": "graph",
-    "NetworkError": "errors",
-    "Network": "model",
-    "ForkJoinNetwork": "model",
-    "prove": "pipeline",
-    "Result": "pipeline",
-    "compile_chain": "chain",
-    "enumerate_regions": "regions",
-    "load_certificate": "certificate",
-    "simulate": "simulation",
-    "SimulationResult": "simulation",
+    "load": "io.loader",
+    "loads": "io.loader",
+    "from_dict": "io.loader",
+    "to_dict": "io.loader",
+    "dump": "io.loader",
+    "from_graph": "io.graph",
+    "to_graph": "io.graph",
+    "NetworkError": "core.errors",
+    "Network": "core.model",
+    "ForkJoinNetwork": "core.model",
+    "prove": "proof.pipeline",
+    "Result": "proof.pipeline",
+    "compile_chain": "markov.chain",
+    "enumerate_regions": "markov.regions",
+    "load_certificate": "certificates",
+    "simulate": "simulation.simulate",
+    "SimulationResult": "simulation.simulate",
 }
 
 __all__ = [*_API, "verify", "sweep", "__version__"]
@@ -45,8 +44,8 @@ __all__ = [*_API, "verify", "sweep", "__version__"]
 
 def verify(net: Any, cert: Any) -> Any:
     """Re-check a certificate (a dict or a path) against a network exactly; returns a Check."""
-    from .certificate import load_certificate
-    from .certificate import verify as _verify
+    from .certificates import load_certificate
+    from .certificates import verify as _verify
 
     if not isinstance(cert, dict):
         cert = load_certificate(cert)

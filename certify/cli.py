@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from . import __version__
-from .errors import NetworkError
+from .core.errors import NetworkError
+from .core.version import __version__
 
 __all__ = ["main", "EXIT_NO_CERTIFICATE"]
 
@@ -84,7 +84,7 @@ def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
 
 def solver_name(text: str) -> str:
     """An argparse type: one of the installed solvers, as cvxpy spells it (case-insensitive)."""
-    from .solvers import SolverNotInstalled, check_solver
+    from .search.solvers import SolverNotInstalled, check_solver
 
     try:
         return check_solver(text)
@@ -161,7 +161,7 @@ def check_output(option: str, path: str, kind: str = "file") -> None:
 
 
 def _refuse_fork_join(net: Any, command: str) -> None:
-    from .model import ForkJoinNetwork
+    from .core.model import ForkJoinNetwork
 
     if isinstance(net, ForkJoinNetwork):
         raise NetworkError(net.source, "format", f"{FORK_JOIN_ONLY}, not by `certify {command}`")
@@ -194,14 +194,14 @@ def json_value(v: Any) -> Any:
 
 
 def _load(path: str):
-    from .loader import load
+    from .io.loader import load
 
     return load(path)
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
-    from .pipeline import VERDICTS, prove
-    from .solvers import collect, notes_reason
+    from .proof.pipeline import VERDICTS, prove
+    from .search.solvers import collect, notes_reason
     from .templates import TEMPLATES
 
     if args.template:
@@ -252,10 +252,10 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .certificate import load_certificate, verify
+    from .certificates import load_certificate, verify
 
     if args.certificate is None:  # a directory of NAME.json + NAME.cert.json, or a manifest
-        from .regression import verify_pairs
+        from .workflows.regression import verify_pairs
 
         results = verify_pairs(args.network)
         if args.json:
@@ -288,8 +288,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_regions(args: argparse.Namespace) -> int:
-    from .chain import compile_chain
-    from .drift import compile_drifts
+    from .markov.chain import compile_chain
+    from .markov.drift import compile_drifts
 
     net = _load(args.file)
     _refuse_fork_join(net, "regions")
@@ -321,7 +321,7 @@ def _parse_x0(text: str, net) -> list[int]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from .simulation import check_x0, simulate
+    from .simulation.simulate import check_x0, simulate
 
     if not args.warmup < args.horizon:
         raise NetworkError(None, "--warmup", f"{args.warmup:g} must be smaller than --horizon ({args.horizon:g})")
@@ -376,7 +376,7 @@ def _plot(res, path: str) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import parse_vary, sweep
+    from .workflows.sweep import parse_vary, sweep
 
     check_output("--out", args.out, "sqlite")
     if args.csv:
@@ -511,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_stationary(args: argparse.Namespace) -> int:
-    from .stationary import stationary
+    from .stationary.analysis import stationary
 
     net = _load(args.file)
     _refuse_fork_join(net, "stationary")

@@ -37,8 +37,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import certify
-from certify.loader import load as load_network
-from certify.sweep import exact_str
+from certify.io.loader import load as load_network
+from certify.workflows.sweep import exact_str
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "tie-breaking-J3.json"

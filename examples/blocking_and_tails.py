@@ -20,8 +20,8 @@ import argparse
 import sys
 from fractions import Fraction
 
-from certify.loader import from_dict
-from certify.stationary import loss2_blocking, stationary
+from certify.io.loader import from_dict
+from certify.stationary.analysis import loss2_blocking, stationary
 
 
 def loss_network(a: Fraction, K: int):

@@ -21,8 +21,8 @@ import sys
 from fractions import Fraction
 
 import certify
-from certify.forkjoin import maximal_design, throughput_capacity
-from certify.model import ForkJoinNetwork
+from certify.core.model import ForkJoinNetwork
+from certify.forkjoin.check import maximal_design, throughput_capacity
 
 DESIGNS = [
     (2, ("1/3", "1/3", "1/3")),

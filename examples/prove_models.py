@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import certify
-from certify.chain import compile_chain
-from certify.model import ForkJoinNetwork
-from certify.regions import enumerate_regions
+from certify.core.model import ForkJoinNetwork
+from certify.markov.chain import compile_chain
+from certify.markov.regions import enumerate_regions
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 FAST_MAX_REGIONS = 200

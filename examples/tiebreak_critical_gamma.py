@@ -26,7 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import certify
-from certify.loader import from_dict, to_dict
+from certify.io.loader import from_dict, to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -83,7 +83,7 @@ def verify_isolated(net, cert: dict, timeout: float = 10.0, extra_memory: int = 
     what this process already maps; past that it gets MemoryError (reported as raised).
     """
     if fn is None:
-        from certify.certificate import verify as fn
+        from certify.certificates import verify as fn
 
     r, w = os.pipe()
     t0 = time.perf_counter()
@@ -200,7 +200,7 @@ def phase_vectors(net, x, rng):
     """A random phase vector consistent with x (a phase-type station's phase is -1 exactly when it is empty)."""
     if not has_phases(net):
         return ()
-    from certify.phases import phase_type  # the laws' phases (the transitions are written in test_phases)
+    from certify.markov.phases import phase_type  # the laws' phases (the transitions are written in test_phases)
 
     out = []
     for i, s in enumerate(net.stations):
@@ -590,7 +590,8 @@ def check_static_split(net, cert: dict) -> None:
 
 
 def fluid_max_rate(net, z, c_vec):
-    """max c'v over the fluid velocities at z, from the JSQ rules (scipy LP, independent of certify.fluid; used by tests/test_fluid.py and the forger).
+    """max c'v over the fluid velocities at z, from the JSQ rules (scipy LP, independent of certify.markov.fluid;
+    used by tests/test_fluid.py and the forger).
 
     Flows f >= 0 from each source (stream set, or feedback (i, C) at rate p mu_i u_i) to argmin_C z;
     u_j = 1 where z_j > 0, u_j in [0, 1] where z_j = 0; v_j = inflow_j - mu_j u_j; v tangent at z

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from certify.errors import NetworkError
-from certify.loader import from_dict, load
+from certify.core.errors import NetworkError
+from certify.io.loader import from_dict, load
 
 BASE = {
     "format": "jsq-network/1",

@@ -9,8 +9,9 @@ from fractions import Fraction
 import pytest
 
 import certify
-from certify.certificate import _body_digest, verify
-from certify.loader import load
+from certify.certificates import verify
+from certify.core.envelope import _body_digest
+from certify.io.loader import load
 
 CASES = ["dhk2-A-m0.97.json", "ce-tie-expB-g0.50.json", "fm-gsq1-m1.05.json", "ce-tie-expA-g1.00.json"]
 

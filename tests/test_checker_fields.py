@@ -6,19 +6,19 @@ from fractions import Fraction
 import pytest
 
 import certify
-from certify.certificate import (
-    _body_digest,
+from certify.certificates import (
     closed_set_certificate,
     finite_certificate,
     network_digest,
     theorem_certificate,
     verify,
 )
-from certify.chain import compile_chain
+from certify.core.envelope import _body_digest
 from certify.exact import check_closed_set, check_finite, closed_set
-from certify.loader import from_dict
-from certify.phases import markov_chain
-from certify.theory import theorem_verdicts
+from certify.exact.theory import theorem_verdicts
+from certify.io.loader import from_dict
+from certify.markov.chain import compile_chain
+from certify.markov.phases import markov_chain
 
 
 def net_of(stations, streams, feedback=(), ties=()):

@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 
 import certify
-from certify.certificate import verify
-from certify.loader import load
-from certify.phases import NotPhaseType, markov_chain
+from certify.certificates import verify
+from certify.io.loader import load
+from certify.markov.phases import NotPhaseType, markov_chain
 from tests.conftest import CORPUS
 
-# Families with a known theorem (certify.theory).
+# Families with a known theorem (certify.exact.theory).
 THEOREM_FAMILIES = {"dhk_homogeneous", "bramson_no_feedback", "mm_jsq_parallel", "dhk_two_station", "foley_mcdonald_gsq",
                     "jackson_singleton", "fork_join_redundancy"}
 # Families whose stable cases (margin <= 0.97) must get a fluid certificate (general distributions).

@@ -5,8 +5,8 @@ import json
 import pytest
 
 import certify
-from certify.evidence import simulation_check
-from certify.loader import load
+from certify.io.loader import load
+from certify.simulation.evidence import simulation_check
 from tests.conftest import CORPUS
 
 

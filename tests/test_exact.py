@@ -2,9 +2,9 @@
 
 from fractions import Fraction as F
 
-from certify.chain import Chain, compile_chain
 from certify.exact import check_foster, check_growth, check_static_split
-from certify.loader import from_dict
+from certify.io.loader import from_dict
+from certify.markov.chain import Chain, compile_chain
 from tests.conftest import assert_runs_without_numpy
 
 
@@ -24,10 +24,10 @@ def test_checker_imports_no_numpy_or_solver():
     code = (
         "import sys\n"
         "from fractions import Fraction as F\n"
-        "from certify.loader import loads\n"
-        "from certify.chain import compile_chain\n"
+        "from certify.io.loader import loads\n"
+        "from certify.markov.chain import compile_chain\n"
         "from certify.exact import check_foster\n"
-        "import certify.certificate\n"
+        "import certify.certificates\n"
         "net = loads('{\"format\": \"jsq-network/1\", \"stations\": {\"1\": {\"mu\": 2}, \"2\": {\"mu\": 1}},"
         " \"streams\": [{\"choice\": [\"1\", \"2\"], \"rate\": 2}]}')\n"
         "res = check_foster(compile_chain(net), 'quadratic', [F(1), F(0), F(1)])\n"

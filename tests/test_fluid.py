@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import certify
-from certify.chain import compile_chain
-from certify.fluid import fluid_faces
-from certify.loader import from_dict, load, to_dict
+from certify.io.loader import from_dict, load, to_dict
+from certify.markov.chain import compile_chain
+from certify.markov.fluid import fluid_faces
 
 from .independent import fluid_max_rate
 
@@ -33,7 +33,7 @@ CASES = ["dhk2-A-m0.97.json", "dhk-hom-J4-s13-m0.90.json", "bramson-J5-s33-m0.90
 def test_certificate_decreases_along_true_velocities(corpus_dir, name, kind):
     """At random fluid states (ties, zeros) every admissible velocity, from an independent LP, decreases V."""
     from certify.exact import check_fluid
-    from certify.fluid_search import fluid_candidates, solve_fluid
+    from certify.search.fluid import fluid_candidates, solve_fluid
 
     net = load(corpus_dir / name)
     chain = compile_chain(net)

@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import certify
-from certify.loader import from_dict, load
+from certify.io.loader import from_dict, load
 from tests import independent as ind
 from tests.conftest import CORPUS
 
@@ -54,11 +54,11 @@ def _prove(net, **kw):
 
 
 def _fluid(net, kind):
-    from certify.certificate import fluid_certificate
-    from certify.chain import compile_chain
+    from certify.certificates import fluid_certificate
     from certify.exact import check_fluid
-    from certify.fluid import fluid_faces
-    from certify.fluid_search import fluid_candidates, solve_fluid
+    from certify.markov.chain import compile_chain
+    from certify.markov.fluid import fluid_faces
+    from certify.search.fluid import fluid_candidates, solve_fluid
 
     chain = compile_chain(net)
     faces = fluid_faces(chain)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import certify
-from certify.certificate import FORMAT, network_digest
-from certify.loader import from_dict, to_dict
+from certify.certificates import FORMAT, network_digest
+from certify.io.loader import from_dict, to_dict
 from tests.independent import check_foster, check_growth, reseal, verify_isolated
 
 CLI = [sys.executable, "-m", "certify.cli"]

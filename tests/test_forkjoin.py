@@ -8,21 +8,20 @@ from itertools import product
 import pytest
 
 import certify
-from certify.certificate import _body_digest
 from certify.cli import main
-from certify.forkjoin import (
+from certify.core.envelope import _body_digest
+from certify.core.model import ForkJoinNetwork
+from certify.forkjoin.check import (
     canonical,
     check_capacity,
     check_forkjoin_foster,
     count_patterns,
     equal_rate_classes,
-    find_foster_table,
     in_state_space,
     lag_cells,
     lag_regions,
     maximal_design,
     mu_star,
-    prove_forkjoin,
     region_drift,
     server_rates,
     state_region,
@@ -30,8 +29,8 @@ from certify.forkjoin import (
     traffic_intensity,
     transitions,
 )
-from certify.loader import load
-from certify.model import ForkJoinNetwork
+from certify.forkjoin.prove import find_foster_table, prove_forkjoin
+from certify.io.loader import load
 from tests.conftest import assert_runs_without_numpy
 
 
@@ -247,7 +246,7 @@ def test_lag_table_proves_every_stable_public_case(corpus_dir):
 
 def test_lp_search_gives_checked_table(corpus_dir):
     """The cvxpy LP over the regions yields a table that passes the exact check."""
-    from certify.forkjoin_search import lp_table
+    from certify.forkjoin.search import lp_table
 
     net = load(corpus_dir / "fjr-n3k2-nonmax-602020-rho0.72.json")
     classes = equal_rate_classes(net)
@@ -352,8 +351,8 @@ def test_checker_imports_no_numpy(corpus_dir, tmp_path):
         paths.append((str(corpus_dir / f"{name}.json"), str(out)))
     code = (
         "import sys, json\n"
-        "from certify.loader import load\n"
-        "from certify.certificate import verify\n"
+        "from certify.io.loader import load\n"
+        "from certify.certificates import verify\n"
         f"for net, cert in {paths!r}:\n"
         "    assert verify(load(net), json.load(open(cert))).ok\n"
     )

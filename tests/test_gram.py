@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from certify.gram import fit_with_slack, is_psd, ldl_psd, project_affine
+from certify.templates.gram import fit_with_slack, is_psd, ldl_psd, project_affine
 
 
 def _rand_q(rng, lo=-5, hi=5, den=7):

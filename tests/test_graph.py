@@ -5,10 +5,10 @@ from fractions import Fraction
 import networkx as nx
 import pytest
 
-from certify.errors import NetworkError
-from certify.graph import from_graph, to_graph
-from certify.loader import load, loads
-from certify.model import Distribution, Feedback, Network, Station, Stream, TieBreak
+from certify.core.errors import NetworkError
+from certify.core.model import Distribution, Feedback, Network, Station, Stream, TieBreak
+from certify.io.graph import from_graph, to_graph
+from certify.io.loader import load, loads
 
 
 def test_corpus_round_trip(corpus_dir):

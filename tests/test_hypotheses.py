@@ -3,9 +3,9 @@
 from fractions import Fraction as F
 
 import certify
-from certify.chain import compile_chain
-from certify.loader import from_dict
-from certify.theory import Hypotheses, jackson, theorem_verdicts, two_station
+from certify.exact.theory import Hypotheses, jackson, theorem_verdicts, two_station
+from certify.io.loader import from_dict
+from certify.markov.chain import compile_chain
 
 
 def _single(rate, mu=2, arrival="deterministic", service="deterministic"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import certify
-from certify.loader import load
+from certify.io.loader import load
 from tests.independent import drift, generator, lyapunov
 
 __all__ = ["generator", "drift", "lyapunov"]  # re-exported: other test modules import them from here

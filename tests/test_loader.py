@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from certify.errors import NetworkError
-from certify.loader import dump, from_dict, load, loads, to_dict
-from certify.model import Distribution, ForkJoinNetwork, Network
+from certify.core.errors import NetworkError
+from certify.core.model import Distribution, ForkJoinNetwork, Network
+from certify.io.loader import dump, from_dict, load, loads, to_dict
 
 JSON_NET = """{
   "format": "jsq-network/1",

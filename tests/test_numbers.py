@@ -1,6 +1,6 @@
 """One source of truth for every number: explicit phases, sums within 1e-9, ranges, and extreme-but-allowed values.
 
-The rules are those of the :mod:`certify.loader` module docstring; every stage reads the
+The rules are those of the :mod:`certify.io.loader` module docstring; every stage reads the
 numbers the loader produced, so these tests compare stages against the loaded network.
 """
 
@@ -19,15 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import certify
-from certify.chain import compile_chain
-from certify.errors import NetworkError
-from certify.evidence import simulation_check
-from certify.graph import from_graph
-from certify.loader import MAX_PHASES, from_dict, load, to_dict
-from certify.model import Distribution, Network, Station, Stream
-from certify.phases import MAX_PHASE_VECTORS, NotPhaseType, markov_chain, phase_type
-from certify.simulation import compile_network, simulate
-from certify.stationary import stationary
+from certify.core.errors import NetworkError
+from certify.core.model import Distribution, Network, Station, Stream
+from certify.io.graph import from_graph
+from certify.io.loader import MAX_PHASES, from_dict, load, to_dict
+from certify.markov.chain import compile_chain
+from certify.markov.phases import MAX_PHASE_VECTORS, NotPhaseType, markov_chain, phase_type
+from certify.simulation.evidence import simulation_check
+from certify.simulation.simulate import compile_network, simulate
+from certify.stationary.analysis import stationary
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 

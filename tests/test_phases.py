@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import certify
-from certify.drift import compile_drifts
-from certify.errors import NetworkError
-from certify.loader import from_dict
-from certify.model import Distribution
-from certify.phases import NotPhaseType, expand, markov_chain, phase_type
-from certify.regions import enumerate_regions, signature
+from certify.core.errors import NetworkError
+from certify.core.model import Distribution
+from certify.io.loader import from_dict
+from certify.markov.drift import compile_drifts
+from certify.markov.phases import NotPhaseType, expand, markov_chain, phase_type
+from certify.markov.regions import enumerate_regions, signature
 from tests.test_independent_drift import lyapunov
 
 _spec = importlib.util.spec_from_file_location("criteria", Path(__file__).resolve().parents[1] / "models" / "criteria.py")

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import certify
-from certify.chain import Chain, compile_chain
-from certify.drift import compile_drifts
 from certify.exact import check_foster
-from certify.loader import from_dict, load
+from certify.io.loader import from_dict, load
+from certify.markov.chain import Chain, compile_chain
+from certify.markov.drift import compile_drifts
+from certify.search.template import search_template
 from certify.templates import TEMPLATES
 from certify.templates.piecewise import PiecewiseQuadratic
 from certify.templates.quadratic import Quadratic
@@ -101,7 +102,7 @@ def test_proves_what_the_quadratic_cannot():
     """On a DHK counterexample network at half its boundary load no plain quadratic exists, a piecewise one does."""
     net = network(*CE_DIST_012)
     chain = compile_chain(net)
-    assert not Quadratic(chain, compile_drifts(chain)).search().found
+    assert not search_template(Quadratic(chain, compile_drifts(chain))).found
     prove_piecewise(net)
 
 
@@ -114,7 +115,7 @@ def test_never_proves_unstable(corpus_dir):
         net = load(corpus_dir / name)
         assert certify.prove(net, templates=["piecewise"]).verdict != "stable", name
     chain = compile_chain(load(corpus_dir / "ce-tie-expA-g1.00.json"))
-    assert not PiecewiseQuadratic(chain, compile_drifts(chain)).search().found
+    assert not search_template(PiecewiseQuadratic(chain, compile_drifts(chain))).found
 
 
 def test_stable_certificate_refused_past_the_boundary():
@@ -180,7 +181,7 @@ def test_checker_imports_no_numpy():
     code = (
         "import sys\n"
         "from fractions import Fraction as F\n"
-        "from certify.chain import Chain\n"
+        "from certify.markov.chain import Chain\n"
         "from certify.exact import check_foster\n"
         "ch = Chain(('1', '2'), (F(1), F(2)), (((0, 1), F(2)),), (), (F(1), F(1)))\n"
         "th = {n: F(0) for n in ('t[1>=2/1<=2][1]', 't[1>=2/1<=2][2]', 'P[1>=2][1,2]', 'P[1<=2][1,2]')}\n"

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import certify
-from certify.certificate import _body_digest
-from certify.chain import Chain, compile_chain
-from certify.drift import compile_drifts
+from certify.core.envelope import _body_digest
+from certify.core.model import Network, Station, Stream
 from certify.exact import check_foster
-from certify.model import Network, Station, Stream
+from certify.markov.chain import Chain, compile_chain
+from certify.markov.drift import compile_drifts
+from certify.search.template import search_template
 from certify.templates import TEMPLATES
 from certify.templates import polynomial as poly
 from certify.templates.polynomial import QuarticSOS
@@ -102,7 +103,7 @@ def test_overloaded_network_is_not_proved():
     """No quartic certificate exists for JSQ with lam > sum mu: the SDP finds none, and x^4 is refused exactly."""
     chain = compile_chain(jsq([1, 1], 3))
     tmpl = QuarticSOS(chain, compile_drifts(chain))
-    assert not tmpl.search().found
+    assert not search_template(tmpl).found
     mm1 = Chain(("1",), (F(2),), (((0,), F(3)),), (), (F(1),))  # lam 3 > mu 2
     res = check_foster(mm1, "quartic", {"V[4]": F(1), "T[2|2]": F(1), "delta": F(1), "n[r1][3]": F(3)})
     assert not res.ok and any("identity fails" in f for f in res.failures)
@@ -185,7 +186,7 @@ def hetero():
     chain = compile_chain(jsq([1, 2, F(3, 2)], 4))
     drifts = compile_drifts(chain)
     tmpl = QuarticSOS(chain, drifts)
-    sol = tmpl.search()
+    sol = search_template(tmpl)
     assert sol.found
     return chain, drifts, tmpl, np.array(sol.theta, dtype=float)
 

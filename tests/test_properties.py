@@ -10,10 +10,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from certify.errors import NetworkError
-from certify.graph import from_graph, to_graph
-from certify.loader import dump, from_dict, load, to_dict
-from certify.model import ForkJoinNetwork, Network
+from certify.core.errors import NetworkError
+from certify.core.model import ForkJoinNetwork, Network
+from certify.io.graph import from_graph, to_graph
+from certify.io.loader import dump, from_dict, load, to_dict
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

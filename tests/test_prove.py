@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import certify
-from certify.loader import from_dict
+from certify.io.loader import from_dict
 
 
 def network(mus, streams, feedback=(), ties=()):
@@ -190,7 +190,7 @@ def test_progress_hears_every_attempt_as_it_happens(corpus_dir):
 
 def test_closed_set_is_exactly_unstable():
     """Customers that never leave station 2, which a stream enters directly, give an exact closed-set certificate."""
-    from certify.certificate import verify
+    from certify.certificates import verify
 
     net = network([1, 1], [((0, 1), F(1, 2)), ((1,), F(1, 10))], [(1, (1,), 1)])
     res = certify.prove(net, simulate=False)
@@ -255,7 +255,7 @@ def test_size_text_counts_streams_as_written():
 
 def test_finite_state_verdict_writes_a_certificate(tmp_path):
     """prove(out=...) writes a finite-state certificate that verify re-checks."""
-    from certify.certificate import load_certificate, verify
+    from certify.certificates import load_certificate, verify
 
     net = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 1, "capacity": 3}, "2": {"mu": 1, "capacity": 2}},
                      "streams": [{"choice": ["1", "2"], "rate": 3}]})

@@ -5,8 +5,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from certify.chain import Chain
-from certify.regions import cone_generators, enumerate_regions, signature
+from certify.markov.chain import Chain
+from certify.markov.regions import cone_generators, enumerate_regions, signature
 
 
 def full(J):
@@ -94,7 +94,7 @@ def test_cone_generators_generate(chain):
 @pytest.mark.parametrize("chain", [FEEDBACK, FEEDBACK4], ids=["feedback3", "feedback4"])
 def test_mean_drift_is_sum_of_jumps(chain):
     """The fast mean-drift computation equals the sum of the region's individual jumps."""
-    from certify.drift import compile_drifts
+    from certify.markov.drift import compile_drifts
 
     for rd in compile_drifts(chain, enumerate_regions(chain, {0: 2})):
         total = [0] * chain.J

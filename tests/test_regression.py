@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import certify
-from certify.certificate import dumps
-from certify.regression import find_pairs, verify_pairs
+from certify.certificates import dumps
+from certify.workflows.regression import find_pairs, verify_pairs
 
 pytest_plugins = ["pytester"]
 

@@ -22,11 +22,11 @@ from scipy.optimize import brentq
 from scipy.sparse.linalg import spsolve
 
 import certify
-from certify import sim_kernel as K
-from certify import simulation
-from certify.loader import from_dict
-from certify.phases import phase_type
-from certify.simulation import check_x0, compile_network, replication_state, simulate
+from certify.io.loader import from_dict
+from certify.markov.phases import phase_type
+from certify.simulation import kernel as K
+from certify.simulation import simulate as simulation
+from certify.simulation.simulate import check_x0, compile_network, replication_state, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVEL = 0.99

@@ -12,9 +12,9 @@ import pytest
 from scipy.optimize import brentq
 
 import certify
-from certify.errors import NetworkError
-from certify.loader import from_dict
-from certify.stationary import caudal_root, loss2_blocking, qbd_blocks, rate_matrix, stationary
+from certify.core.errors import NetworkError
+from certify.io.loader import from_dict
+from certify.stationary.analysis import caudal_root, loss2_blocking, qbd_blocks, rate_matrix, stationary
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
 QUANTITY_FILES = sorted(
@@ -279,7 +279,7 @@ def test_cli_table_and_truncate(corpus_dir):
 @pytest.mark.slow
 def test_phase_type_network_agrees_with_simulation():
     """A phase-type network with feedback and capacities agrees with the simulator within its confidence intervals."""
-    from certify.simulation import simulate
+    from certify.simulation.simulate import simulate
 
     net = net_of(
         {"1": {"mu": 1.0, "service": {"dist": "hyperexponential", "scv": "5/3"}, "capacity": 4},

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 import certify
-import certify.pipeline
+import certify.proof.pipeline
 from certify.cli import main
-from certify.loader import dump, from_dict
+from certify.io.loader import dump, from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
-sweep_mod = importlib.import_module("certify.sweep")  # the module (certify.sweep is the function)
+sweep_mod = importlib.import_module("certify.workflows.sweep")  # the module (certify.sweep is the function)
 
 _spec = importlib.util.spec_from_file_location("criteria", ROOT / "models" / "criteria.py")
 criteria = importlib.util.module_from_spec(_spec)
@@ -87,13 +87,13 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     assert 3 <= len(before) < n, "the sweep was not stopped half-way"
 
     calls = []
-    real = certify.pipeline.prove
+    real = certify.proof.pipeline.prove
 
     def counting(*a, **kw):
         calls.append(1)
         return real(*a, **kw)
 
-    monkeypatch.setattr(certify.pipeline, "prove", counting)
+    monkeypatch.setattr(certify.proof.pipeline, "prove", counting)
     res = certify.sweep(certify.load(net_file), [("streams[0].rate", f"0.1:1.9:{n}")], time_limit=20, out=db, workers=1)
     assert res.key == _key_of(db)
     assert (res.reused, res.computed, len(calls)) == (len(before), n - len(before), n - len(before))
@@ -156,7 +156,7 @@ def test_csv_export_round_trips(tmp_path):
 
 def test_atlas_draws_the_theorem_boundary(tmp_path):
     """A 1-D atlas of M/M-JSQ puts the theorem boundary at lam = mu_1 + mu_2 exactly, and 2-D maps with a boundary are drawn."""
-    atlas = importlib.import_module("certify.atlas")
+    atlas = importlib.import_module("certify.workflows.atlas")
     net = from_dict(PAIR)
     res = certify.sweep(net, [("streams[0].rate", "0.5:3.5:4")], time_limit=20, workers=1)
     xs, names = atlas._boundary_1d(res)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import certify
-from certify.chain import compile_chain
-from certify.loader import from_dict, load
-from certify.theory import homogeneous_feedback, jackson, no_feedback, theorem_verdicts, two_station
+from certify.exact.theory import homogeneous_feedback, jackson, no_feedback, theorem_verdicts, two_station
+from certify.io.loader import from_dict, load
+from certify.markov.chain import compile_chain
 from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,7 +107,7 @@ def test_critical_theorem_is_reported_as_boundary():
 
 def test_disagreement_is_flagged_and_gives_no_verdict(monkeypatch):
     """If a theorem and an exactly checked certificate ever disagree, prove says so loudly and gives no verdict."""
-    import certify.theory as theory
+    import certify.exact.theory as theory
 
     real = theory.no_feedback
 
@@ -125,7 +125,7 @@ def test_fork_join_theorem_matches_corpus(corpus_dir):
     """Seed 003's criterion (lam < theta) gives every public fork-join label, and prove reports it."""
     for path in sorted(corpus_dir.glob("fjr-*.json")):
         net = load(path)
-        from certify.theory import fork_join
+        from certify.exact.theory import fork_join
 
         assert fork_join(net).verdict == net.expected["verdict"], path.name
         assert certify.prove(net).theorems[0]["theorem"].startswith("fork-join")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import certify
-from certify.loader import from_dict
+from certify.io.loader import from_dict
 
 _spec = importlib.util.spec_from_file_location("criteria", Path(__file__).resolve().parents[1] / "models" / "criteria.py")
 criteria = importlib.util.module_from_spec(_spec)

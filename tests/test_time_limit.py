@@ -5,11 +5,11 @@ import time
 import pytest
 
 import certify
-from certify.chain import compile_chain
-from certify.fluid import fluid_faces
-from certify.loader import from_dict
-from certify.pipeline import prove
-from certify.regions import TimeLimitReached, enumerate_regions
+from certify.io.loader import from_dict
+from certify.markov.chain import compile_chain
+from certify.markov.fluid import fluid_faces
+from certify.markov.regions import TimeLimitReached, enumerate_regions
+from certify.proof.pipeline import prove
 
 
 def ring(J=9):
@@ -31,9 +31,12 @@ def test_ring_returns_within_the_time_limit():
 
 
 def test_ring_markov_stages_stop_at_the_deadline():
-    """Without fluid certificates the region enumeration is what the deadline interrupts."""
+    """Without fluid certificates the deadline interrupts the region stage (enumeration or drift compilation): undecided."""
+    t0 = time.perf_counter()
     res = certify.prove(ring(), time_limit=2, fluid=False, simulate=False)
-    assert "time limit reached during region enumeration: nothing is concluded from a partial enumeration" in res.reasons
+    assert time.perf_counter() - t0 < 5
+    cut = [r for r in res.reasons if r.startswith("time limit reached during ")]
+    assert cut and cut[0].endswith(": nothing is concluded from a partial enumeration"), res.reasons
     assert res.verdict == "undecided"
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from certify import solvers
 from certify.cli import main
-from certify.pipeline import Attempt, Result
+from certify.proof.pipeline import Attempt, Result
+from certify.search import solvers
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "certify.cli"]
@@ -262,8 +262,8 @@ def _holds(desc: str, x: tuple[int, ...], ids: list[str]) -> bool:
 def test_region_descriptions_are_minimal_and_exact(corpus_dir, name):
     """Region.describe names each tie once (x1 = x2 = x3, never x1 = x3 next to it) and defines exactly the region."""
     import certify
-    from certify.chain import compile_chain
-    from certify.regions import enumerate_regions
+    from certify.markov.chain import compile_chain
+    from certify.markov.regions import enumerate_regions
 
     chain = compile_chain(certify.load(corpus_dir / name))
     ids = list(chain.ids)
@@ -281,7 +281,7 @@ def test_region_descriptions_are_minimal_and_exact(corpus_dir, name):
 
 def test_region_description_of_fixed_levels():
     """Clip levels are printed as exact values (x1 = 3), not as lower bounds only."""
-    from certify.regions import INF, Region
+    from certify.markov.regions import INF, Region
 
     # x1 = 3 (level), x2 >= x1 + 1
     d = [[0, -3, -4], [3, 0, -1], [INF, INF, 0]]

@@ -17,11 +17,12 @@ to the search or to the checker:
 * ``affine_drifts(theta)``: AV <= a'x + c on each region, for the exceptional-set bound.
 
 Templates whose conditions are not linear rows (SOS/SDP templates, say)
-override the three hooks that the search loop and the checker call:
-``search(solver)`` (numeric search; the default is the LP of
-:func:`certify.search.solve_template`), ``candidates(theta)`` (rational
+override the two hooks that the search loop and the checker call,
+``candidates(theta)`` (rational
 roundings to try, e.g. Peyrl–Parrilo projections) and ``exact_drift(theta, levels)``
-(the exact drift condition; the default checks the rows).
+(the exact drift condition; the default checks the rows).  Their numeric
+search lives in :mod:`certify.search`: :func:`certify.search.template.search_template`
+dispatches by template type (the LP of :func:`certify.search.lp.solve_template`, or an SDP).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from fractions import Fraction
 from math import ceil
 from typing import Any, ClassVar
 
-from ..chain import Chain
-from ..drift import RegionDrift
-from ..regions import vertex_bound
+from ..markov.chain import Chain
+from ..markov.drift import RegionDrift
+from ..markov.regions import vertex_bound
 
 __all__ = [
     "DriftRow",
@@ -219,12 +220,6 @@ class Template(ABC):
         """V written out, for humans."""
 
     # ---- hooks of the search loop and the checker (override for non-LP templates) ----
-
-    def search(self, solver: str | None = None):  # -> certify.search.LPResult
-        """Numeric search for coefficients (the default: the LP over the drift and side rows)."""
-        from ..search import solve_template
-
-        return solve_template(self, solver=solver)
 
     def candidates(self, theta: Sequence[float]) -> Iterator[list[Fraction]]:
         """Rational coefficient vectors to check, from the float solution (coarse grid first)."""

@@ -1,6 +1,6 @@
 """Piecewise-quadratic template (Morrison–Kumar style): V(x) = x'P_s x on ordering cell s (DESIGN §3).
 
-Cells are those of :mod:`certify.cells`: the walls x_a = x_b of the station
+Cells are those of :mod:`certify.markov.cells`: the walls x_a = x_b of the station
 pairs that share a routing set cut the orthant into cells s, and each state
 uses the quadratic piece of its canonical cell (sign +1 on wall (a, b) exactly
 when x_a >= x_b).
@@ -14,7 +14,7 @@ so the two pieces agree on the wall; agreement across every codimension-one
 wall makes V well defined and continuous on the whole orthant.
 
 Drift.  Each JSQ region is refined by the wall differences x_a - x_b (exact
-values in -2..2, or >= 3, or <= -3, see :func:`certify.cells.refine`).  On a
+values in -2..2, or >= 3, or <= -3, see :func:`certify.markov.cells.refine`).  On a
 refined region R the canonical cell s of x and s(d) of x + d are fixed for
 every jump d, and for x in R
 
@@ -55,9 +55,9 @@ from fractions import Fraction
 from math import lcm
 from typing import Any
 
-from ..cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
-from ..chain import Chain
-from ..drift import compile_drifts
+from ..markov.cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
+from ..markov.chain import Chain
+from ..markov.drift import compile_drifts
 from .base import DENOMINATORS, SideRow, Template, _gen_str, round_to_grid
 
 __all__ = ["PiecewiseQuadratic", "MAX_STATIONS"]

@@ -37,20 +37,20 @@ so AV(x) <= -delta s^3 / h^3 + e2 s^2 + e1 s + e0 with e_i >= 0 computed from th
 absolute values of the coefficients.  For s >= max(1, h^3 (e2 + e1 + e0 + delta) / delta)
 this is <= -delta s^2 <= -delta; N = J L + that bound, maximised over the regions.
 
-The numeric search (:meth:`QuarticSOS.search`) is one SDP (cvxpy; Clarabel, else
+The numeric search (:func:`certify.search.sdp.solve_quartic`) is one SDP (cvxpy; Clarabel, else
 SCS) maximising delta with |c_a| <= 1 and the Gram matrices kept a little inside
 the PSD cone.  Rounding (:meth:`QuarticSOS.candidates`, Peyrl–Parrilo): c and
 delta are rounded first (delta a little down), which fixes every left side
 exactly; then the Gram matrices are rounded and, per monomial, the nonnegative
 slack (n, or w on the V side) takes the residual when it can, else the Gram
 entries of that monomial are projected exactly onto the identity
-(:func:`certify.gram.fit_with_slack`).  PSD is then checked by exact LDL^T
-(:func:`certify.gram.ldl_psd`).  The certificate stores c, T, delta, every Q and
+(:func:`certify.templates.gram.fit_with_slack`).  PSD is then checked by exact LDL^T
+(:func:`certify.templates.gram.ldl_psd`).  The certificate stores c, T, delta, every Q and
 every n by name, so ``certify verify`` re-checks everything from the file.
 
 Like every homogeneous polynomial, V cannot see tie-breaking probabilities
-(DESIGN §10).  Pure Python at module level: numpy and cvxpy are imported inside
-:meth:`QuarticSOS.search` only.
+(DESIGN §10).  Pure Python: the SDP (numpy and cvxpy) lives in
+:mod:`certify.search.sdp`.
 """
 
 from __future__ import annotations
@@ -63,11 +63,11 @@ from itertools import combinations_with_replacement
 from math import ceil, comb, factorial, floor, lcm, prod
 from typing import Any
 
-from ..chain import Chain
-from ..drift import Jump, RegionDrift
-from ..gram import fit_with_slack, ldl_psd
-from ..regions import cone_generators, enumerate_regions, vertex_bound
+from ..markov.chain import Chain
+from ..markov.drift import Jump, RegionDrift
+from ..markov.regions import cone_generators, enumerate_regions, vertex_bound
 from .base import DENOMINATORS, Template, round_to_grid
+from .gram import fit_with_slack, ldl_psd
 
 __all__ = ["QuarticSOS", "monomials", "MAX_STATIONS", "MAX_GENERATORS"]
 
@@ -171,8 +171,8 @@ class QuarticSOS(Template):
     upper triangle), ``delta``, ``Q[r<region>.g<k>][i,j]`` (Gram matrix of the
     multiplier lam_k on region ``region``, upper triangle) and ``n[r<region>][b]``
     (the nonnegative cubic coefficients, b an exponent over the generators).
-    Regions are numbered as :func:`certify.regions.enumerate_regions` lists them,
-    generators as :func:`certify.regions.cone_generators` does.
+    Regions are numbered as :func:`certify.markov.regions.enumerate_regions` lists them,
+    generators as :func:`certify.markov.regions.cone_generators` does.
     """
 
     name = "quartic"
@@ -393,101 +393,6 @@ class QuarticSOS(Template):
         return failures, facts
 
     # ---- numeric search and rounding ----
-
-    def search(self, solver: str | None = None):  # -> certify.search.LPResult
-        """One SDP: maximise delta subject to the identities, the Gram matrices PSD (with a margin)."""
-        import time
-
-        import cvxpy as cp
-        import numpy as np
-        import scipy.sparse as sp
-
-        from ..search import LPResult
-        from ..solvers import installed_solvers, solve
-
-        nvar = len(self._names)
-        have = set(installed_solvers())
-        sdp = [s for s in ("CLARABEL", "SCS") if s in have]
-        if solver not in ("CLARABEL", "SCS", "MOSEK", "CVXOPT") or solver not in have:
-            solver = sdp[0] if sdp else "none"  # an LP-only solver (HiGHS) was asked for: use an SDP one
-        if not self.blocks:
-            return LPResult("no-rows", None, None, 0, nvar, 0.0, solver, notes=["no unbounded region"])
-        if max(b.K for b in self.blocks) > MAX_GENERATORS:
-            return LPResult("too-large", None, None, self.n_equations, nvar, 0.0, solver,
-                            notes=[f"a region has more than {MAX_GENERATORS} cone generators"])
-        if solver == "none":
-            return LPResult("solver-error", None, None, self.n_equations, nvar, 0.0, solver, notes=["no SDP solver installed"])
-        t0 = time.perf_counter()
-        nv, m2 = len(self.vmonos), len(self.qmonos)
-        D = self.chain.scale
-        c = cp.Variable(nv)
-        delta = cp.Variable()
-        T = cp.Variable((m2, m2), symmetric=True)
-        # coefficient map of m(x)'T m(x) on vec(T): symmetric in (i, j), so the vec order is irrelevant
-        rows, cols = [], []
-        for i in range(m2):
-            for j in range(m2):
-                rows.append(self.vpos[tuple(p + q for p, q in zip(self.qmonos[i], self.qmonos[j]))])
-                cols.append(i * m2 + j)
-        MT = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(nv, m2 * m2))
-        cons = [c <= 1, c >= -1, T >> GRAM_MARGIN * np.eye(m2), c - MT @ cp.vec(T, order="F") >= 0]
-        grams: list[list[Any]] = []
-        ns = []
-        for blk in self.blocks:
-            rd = self.drifts[blk.region]
-            K, nb = blk.K, len(blk.bmonos)
-            bpos = {b: k for k, b in enumerate(blk.bmonos)}
-            # F[b, a]: coefficient of lam^b in -(m . grad x^a)(G lam)
-            F = np.zeros((nb, nv))
-            for ia, a in enumerate(self.vmonos):
-                for i in range(self.chain.J):
-                    if a[i] and rd.mean[i]:
-                        alpha = a[:i] + (a[i] - 1,) + a[i + 1 :]
-                        for b, e in self._power(blk.G, alpha).items():
-                            F[bpos[b], ia] -= rd.mean[i] * a[i] * e / D
-            mult = np.array([_multinomial(b) for b in blk.bmonos], dtype=float)
-            n = cp.Variable(nb, nonneg=True)
-            ns.append(n)
-            rhs = n
-            Qs = []
-            if blk.gram:
-                for k in range(K):
-                    Q = cp.Variable((K, K), symmetric=True)
-                    Qs.append(Q)
-                    cons.append(Q >> GRAM_MARGIN * np.eye(K))
-                    r_, c_ = [], []
-                    for i in range(K):
-                        for j in range(K):
-                            bk = [0] * K
-                            bk[k] += 1
-                            bk[i] += 1
-                            bk[j] += 1
-                            r_.append(bpos[tuple(bk)])
-                            c_.append(i * K + j)
-                    AQ = sp.csr_matrix((np.ones(len(r_)), (r_, c_)), shape=(nb, K * K))
-                    rhs = rhs + AQ @ cp.vec(Q, order="F")
-            grams.append(Qs)
-            cons.append(F @ c - mult * delta == rhs)
-        prob = cp.Problem(cp.Maximize(delta), cons)
-        status, notes = solve(prob, solver)  # warnings captured; a solver failure is reported, never a verdict
-        elapsed = time.perf_counter() - t0
-        if status not in ("optimal", "optimal_inaccurate") or delta.value is None or c.value is None:
-            return LPResult(status, None, None, self.n_equations, nvar, elapsed, solver, notes=notes)
-        theta = np.zeros(nvar)
-        theta[:nv] = c.value
-        Tv = np.asarray(T.value)
-        for t, (i, j) in enumerate(self.tpairs):
-            theta[self.toff + t] = Tv[i, j]
-        theta[self.idelta] = float(delta.value)
-        for blk, Qs, n in zip(self.blocks, grams, ns):
-            for Q, ent in zip(Qs, blk.qidx):
-                Qv = np.asarray(Q.value)
-                for i, j, idx in ent:
-                    theta[idx] = Qv[i, j]
-            theta[blk.noff : blk.noff + len(blk.bmonos)] = n.value
-        blocks = sum(len(q) for q in grams) + 1
-        notes = [f"{blocks} Gram matrices, {self.n_equations} identity equations", *notes]
-        return LPResult(status, float(delta.value), theta, self.n_equations, nvar, elapsed, solver, notes=notes)
 
     def candidates(self, theta: Sequence[float]) -> Iterator[list[Fraction]]:
         """Peyrl–Parrilo roundings, coarse grid first (see the module docstring)."""

@@ -13,8 +13,8 @@ from itertools import product
 from math import lcm
 from typing import Any
 
-from ..chain import Chain
-from ..drift import cell_moves, cell_of
+from ..markov.chain import Chain
+from ..markov.drift import cell_moves, cell_of
 from .base import MAX_REFINEMENT, clip_level, refinement_factor, station_list
 from .quadratic import Quadratic
 
@@ -52,7 +52,7 @@ def default_fast(chain: Chain) -> list[int]:
     quadratics).  If no set is distinguishable, all candidates are kept.
 
     >>> from fractions import Fraction as F
-    >>> from certify.chain import Chain
+    >>> from certify.markov.chain import Chain
     >>> # stations 0,1 share a stream and 0 feeds 2; stations 2,3 share another and both leave
     >>> ch = Chain(("1", "2", "3", "4"), (F(1),) * 4, (((0, 1), F(1)), ((2, 3), F(1))), ((0, (2,), F(1)),),
     ...            (F(0), F(1), F(1), F(1)))

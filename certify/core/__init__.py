@@ -1,0 +1,1 @@
+"""The bottom layer: errors, the exact network model, exact numbers, hypotheses and the certificate envelope."""

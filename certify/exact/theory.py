@@ -1,0 +1,418 @@
+"""Known stability theorems, with their hypotheses checked exactly on the network (DESIGN §8).
+
+Each criterion is a plain function ``criterion(chain, hyp=MARKOVIAN) ->
+TheoremVerdict | None``: ``None`` when its structural hypotheses (which
+routing it covers) do not hold; otherwise the inequality's outcome --
+``stable``, ``unstable``, or ``critical`` -- with the numbers that decide it,
+the source, the hypotheses it checked, and whether that outcome is *proved*
+on this network (``proved``; ``missing`` says what is not).  ``hyp``
+(:class:`Hypotheses`) carries what the means alone do not tell: whether the
+interarrival laws meet Dai's conditions (:func:`certify.core.hypotheses.dai_violations`);
+build it with ``Hypotheses.of(net)``.  A bare chain stands for its exponential
+network, for which every condition holds.  Everything is exact (Fractions);
+no numpy is imported.
+
+``critical``: the deciding inequality holds with equality (e.g. lam = sum mu, or
+a_j = mu_j at the worst station).  The theorems say nothing there -- a critical
+network may be null recurrent or transient -- so ``critical`` is never a verdict
+of :func:`certify.prove`; it is reported as "on the stability boundary".
+
+Which side needs what:
+
+* ``unstable`` sides rest on flow balance (some set of stations receives more
+  work than it can serve under every routing): no distributional hypothesis
+  beyond i.i.d. primitives with these means.
+* ``stable`` sides of the Jackson, no-feedback and homogeneous-feedback
+  theorems rest on the fluid model and Dai's theorem (fluid stable => positive
+  Harris recurrent), which needs every interarrival law **unbounded and spread
+  out** (Dai 1995; Bramson 2011, conditions (1.11)-(1.12), which also give his
+  (1.7)).  A deterministic interarrival law breaks both: then the stable side is
+  reported with ``proved=False`` and ``missing`` naming the streams.
+
+The criteria:
+
+* Generalized Jackson networks (every choice set a single station): stable iff
+  the traffic equations give a_j < mu_j at every station (Dai 1995 via the
+  fluid model; general i.i.d. primitives, Dai's interarrival conditions).
+* No feedback (Bramson 2011 Thm 1.2 / Cor. 1.1; Foss–Chernova 1998):
+  stable iff for every non-empty set A of stations sum_{C subset A} lam_C < mu(A)
+  (interarrival conditions (1.11)-(1.12)); a reversed inequality overloads A
+  under every policy.  M/M-JSQ with heterogeneous servers (one stream choosing
+  among all stations) is the special case lam < sum mu.
+* Homogeneous feedback p[i][C] = p_C, p* < 1 (Dai–Hasenbein–Kim 2007, by
+  fluid limits and Dai 1995): stable iff Lambda_C + lam*/(1-p*) P_C < mu_C for
+  every non-empty C; a reversed inequality gives divergence (no
+  distributional hypothesis).
+* Two stations with heterogeneous feedback: DHK 2007 prove that three linear
+  inequalities in the means characterize positive Harris recurrence for J = 2,
+  but the inequalities used here (C0/C1/C2) are the ones written in
+  ``../shared/corpus/README.md``, "derived by a fluid argument and checked on 320
+  simulated networks" -- not checked against the paper's statement.  So this
+  criterion is a **cross-check** only (``proved=False`` always): it is
+  reported next to the certificates and never gives a verdict.
+
+* Fork-join with redundancy (seed 003; the corpus water-filling formula):
+  with static rates d_i the system is stable iff lam < theta, the root of
+  sum_i min(d_i, theta) = k theta; theta = mu*/k exactly for the maximal
+  designs (max d_i <= mu*/k).  :func:`fork_join`: Poisson jobs and exponential
+  servers (the only laws of the ``fork-join-redundancy/1`` format), so its
+  semantics is ``markovian``; the unstable side (lam > theta) is the capacity
+  bound, which holds for any arrival process with this rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from ..core.numbers import solve
+from ..markov.chain import Chain
+
+if TYPE_CHECKING:
+    from ..core.model import Network
+
+__all__ = [
+    "TheoremVerdict",
+    "Hypotheses",
+    "MARKOVIAN",
+    "CRITERIA",
+    "theorem_verdicts",
+    "jackson",
+    "no_feedback",
+    "homogeneous_feedback",
+    "two_station",
+    "fork_join",
+]
+
+
+@dataclass(frozen=True)
+class TheoremVerdict:
+    """A theorem's outcome on a network, with the hypotheses it checked.
+
+    ``verdict`` is what the theorem's inequality says: ``stable``, ``unstable``,
+    or ``critical`` (equality: the theorem says nothing).  It is a proof on this
+    network only when ``proved`` is True; otherwise ``missing`` lists the
+    hypotheses that fail or are not established (e.g. Dai's interarrival
+    conditions, or a criterion that is a cross-check, not a proved theorem).
+    """
+
+    theorem: str
+    verdict: str  # "stable" | "unstable" | "critical"
+    source: str
+    numbers: str
+    semantics: str = "general"
+    hypotheses: tuple[str, ...] = field(default=())
+    proved: bool = True
+    missing: tuple[str, ...] = field(default=())
+
+    @property
+    def decides(self) -> bool:
+        """True when this is a proved ``stable`` or ``unstable`` verdict (``critical`` decides nothing)."""
+        return self.proved and self.verdict in ("stable", "unstable")
+
+    def to_json(self) -> dict:
+        return {
+            "theorem": self.theorem,
+            "verdict": self.verdict,
+            "source": self.source,
+            "numbers": self.numbers,
+            "semantics": self.semantics,
+            "hypotheses": list(self.hypotheses),
+            "proved": self.proved,
+            "missing": list(self.missing),
+        }
+
+
+@dataclass(frozen=True)
+class Hypotheses:
+    """What the criteria need beyond the means: the streams that break Dai's interarrival conditions."""
+
+    interarrival: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, net: Network) -> Hypotheses:
+        """The hypotheses as they hold on ``net`` (checked exactly: :func:`certify.core.hypotheses.dai_violations`)."""
+        from ..core.hypotheses import dai_violations
+
+        return cls(tuple(dai_violations(net)))
+
+
+# A bare chain stands for its exponential network: Poisson streams meet Dai's conditions.
+MARKOVIAN = Hypotheses()
+
+DAI_HYPOTHESIS = "interarrival laws unbounded and spread out (Dai 1995; Bramson 2011 (1.11)-(1.12))"
+
+
+def _fluid_theorem(
+    theorem: str, worst: int, source: str, numbers: str, structural: tuple[str, ...], hyp: Hypotheses
+) -> TheoremVerdict:
+    """A verdict of a theorem whose stable side is fluid stability + Dai's theorem and whose unstable side is flow balance."""
+    verdict = _verdict(worst)
+    if verdict == "stable":
+        if hyp.interarrival:
+            checked = (*structural, f"{DAI_HYPOTHESIS}: FAILS ({'; '.join(hyp.interarrival)})")
+            missing = (f"Dai's conditions on the interarrival times fail: {'; '.join(hyp.interarrival)}",)
+            return TheoremVerdict(theorem, verdict, source, numbers, hypotheses=checked, proved=False, missing=missing)
+        return TheoremVerdict(theorem, verdict, source, numbers, hypotheses=(*structural, f"{DAI_HYPOTHESIS}: hold"))
+    if verdict == "unstable":
+        return TheoremVerdict(
+            theorem, verdict, source, numbers, hypotheses=(*structural, "unstable side: flow balance, any distributions")
+        )
+    return TheoremVerdict(
+        theorem, verdict, source, numbers, hypotheses=structural, proved=False,
+        missing=("the inequality holds with equality (critical): the theorem gives no verdict",),
+    )
+
+
+def _show(x: Fraction) -> str:
+    """``x`` to 6 significant digits, unless rounding would hide which side of 1 (or 0) it lies on.
+
+    >>> _show(Fraction(3, 4)), _show(Fraction(10000009, 10000000))
+    ('0.75', '1.0000009')
+    """
+    text = f"{float(x):.6g}"
+    if Fraction(text) == x or float(text) not in (0.0, 1.0, -1.0):
+        return text
+    return f"{float(x):.15g}"
+
+
+def _sign(lhs: Fraction, rhs: Fraction) -> int:
+    return (lhs > rhs) - (lhs < rhs)
+
+
+def _name(chain: Chain, S) -> str:
+    return "{" + ",".join(chain.ids[j] for j in sorted(S)) + "}"
+
+
+def _lam(chain: Chain) -> dict[tuple[int, ...], Fraction]:
+    return dict(chain.arrivals)
+
+
+def _verdict(worst: int) -> str:
+    return {-1: "stable", 0: "critical", 1: "unstable"}[worst]
+
+
+def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Generalized Jackson network: every stream and feedback goes to a single station.
+
+    Hypotheses: every choice set holds one station; no capacities (the
+    caller's concern); i.i.d. primitives.  Stable iff a_j < mu_j for every j,
+    a the solution of the traffic equations (Dai 1995, which needs Dai's
+    interarrival conditions); a_j > mu_j somewhere is flow balance (no
+    distributional hypothesis).
+    """
+    if any(len(C) > 1 for C, _ in chain.arrivals) or any(len(C) > 1 for _, C, _ in chain.feedback):
+        return None
+    J = chain.J
+    # a = lam + P' a, solved exactly: (I - P') a = lam
+    A = [[Fraction(int(i == j)) for j in range(J)] for i in range(J)]
+    lam = [Fraction(0)] * J
+    for C, r in chain.arrivals:
+        lam[C[0]] += r
+    for i, C, p in chain.feedback:
+        A[C[0]][i] -= p
+    a = solve(A, lam)
+    if a is None:
+        return None
+    signs = [_sign(a[j], chain.mu[j]) for j in range(J)]
+    worst = max(signs)
+    j = signs.index(worst)
+    return _fluid_theorem(
+        "generalized Jackson network (traffic equations)",
+        worst,
+        "J. G. Dai, 'On positive Harris recurrence of multiclass queueing networks', Ann. Appl. Probab. 5 (1995)",
+        f"max_j a_j/mu_j = {_show(a[j] / chain.mu[j])} at station {chain.ids[j]} (a = traffic-equation rates)",
+        ("every choice set holds one station", "no capacities"),
+        hyp,
+    )
+
+
+def _subsets(J: int):
+    for k in range(1, J + 1):
+        yield from combinations(range(J), k)
+
+
+def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Bramson's subset condition for networks without feedback (M/M-JSQ as a special case).
+
+    Hypotheses: no feedback; no capacities; i.i.d. primitives.  The stable side
+    is Bramson 2011 Thm 1.2 / Cor. 1.1, which needs the interarrival conditions
+    (1.11) unbounded and (1.12) spread out (they also give his condition (1.7));
+    the unstable side (Lambda_A > mu(A) for some A) is flow balance.
+    """
+    if chain.feedback:
+        return None
+    lam = _lam(chain)
+    worst, arg, ratio = -2, None, Fraction(0)
+    for A in _subsets(chain.J):
+        S = set(A)
+        load = sum((r for C, r in lam.items() if set(C) <= S), Fraction(0))
+        cap = sum((chain.mu[j] for j in A), Fraction(0))
+        s = _sign(load, cap)
+        if (s, load / cap) > (worst, ratio):
+            worst, arg, ratio = s, A, load / cap
+    full = tuple(range(chain.J))
+    mmjsq = len(lam) == 1 and next(iter(lam)) == full and chain.J > 1
+    name = "M/M-JSQ, heterogeneous servers: lam < sum mu" if mmjsq else "no feedback: subset condition"
+    src = (
+        "S. Foss, N. Chernova, 'On the stability of a partially accessible multi-station queue with state-dependent "
+        "routing', Queueing Systems 29 (1998); M. Bramson, 'Stability of join the shortest queue networks', "
+        "Ann. Appl. Probab. 21 (2011)"
+    )
+    return _fluid_theorem(
+        name, worst, src, f"max_A Lambda_A/mu(A) = {_show(ratio)} at A = {_name(chain, arg)}",
+        ("no feedback", "no capacities"), hyp,
+    )
+
+
+def homogeneous_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Dai–Hasenbein–Kim: feedback p[i][C] = p_C, the same from every station.
+
+    Hypotheses: p[i][C] = p_C for every station i; p* < 1; no capacities;
+    i.i.d. primitives.  The stable side is proved by fluid limits and Dai 1995
+    (Dai's interarrival conditions); the reversed inequality gives divergence
+    of the total queue length (no distributional hypothesis).
+    """
+    if not chain.feedback:
+        return None
+    rows: list[dict[tuple[int, ...], Fraction]] = [{} for _ in range(chain.J)]
+    for i, C, p in chain.feedback:
+        rows[i][C] = rows[i].get(C, Fraction(0)) + p
+    if any(r != rows[0] for r in rows[1:]):
+        return None
+    pC = rows[0]
+    p_star = sum(pC.values(), Fraction(0))
+    if p_star >= 1:
+        return None
+    lam = _lam(chain)
+    lam_star = sum(lam.values(), Fraction(0))
+    worst, arg, ratio = -2, None, Fraction(0)
+    for A in _subsets(chain.J):
+        S = set(A)
+        lhs = sum((r for C, r in lam.items() if set(C) <= S), Fraction(0)) + lam_star / (1 - p_star) * sum(
+            (p for C, p in pC.items() if set(C) <= S), Fraction(0)
+        )
+        cap = sum((chain.mu[j] for j in A), Fraction(0))
+        s = _sign(lhs, cap)
+        if (s, lhs / cap) > (worst, ratio):
+            worst, arg, ratio = s, A, lhs / cap
+    return _fluid_theorem(
+        "homogeneous feedback (Lambda_C + lam*/(1-p*) P_C < mu_C)",
+        worst,
+        "J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of join-the-shortest-queue networks', Queueing Systems 57 "
+        "(2007), doi:10.1007/s11134-007-9046-5",
+        f"max_C (Lambda_C + lam*/(1-p*) P_C)/mu_C = {_show(ratio)} at C = {_name(chain, arg)} "
+        f"(lam* = {float(lam_star):.6g}, p* = {float(p_star):.6g})",
+        ("feedback p[i][C] = p_C from every station", "p* < 1", "no capacities"),
+        hyp,
+    )
+
+
+def two_station(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
+    """Two stations with (heterogeneous) feedback: conditions C0, C1, C2 -- a cross-check, never a proof.
+
+    DHK 2007 characterize J = 2 by three linear inequalities, but C0/C1/C2 here
+    are the corpus README's version ("derived by a fluid argument and checked on
+    320 simulated networks"), not checked against the paper.  So the outcome is
+    always ``proved=False``: it is compared with the certificates, and gives no
+    verdict of its own.  Hypotheses as for DHK: two stations, p_1*, p_2* < 1, no
+    capacities (and Dai's interarrival conditions for the stable side).
+    """
+    if chain.J != 2 or not chain.feedback:
+        return None
+    lam = _lam(chain)
+    l1, l2, l12 = lam.get((0,), Fraction(0)), lam.get((1,), Fraction(0)), lam.get((0, 1), Fraction(0))
+    p = {(i, C): q for i, C, q in chain.feedback}
+
+    def pp(i: int, C: tuple[int, ...]) -> Fraction:
+        return p.get((i, C), Fraction(0))
+
+    m1, m2 = chain.mu
+    p1s = pp(0, (0,)) + pp(0, (1,)) + pp(0, (0, 1))
+    p2s = pp(1, (0,)) + pp(1, (1,)) + pp(1, (0, 1))
+    if p1s >= 1 or p2s >= 1:
+        return None
+    c1 = 1 - pp(0, (0,)) - pp(0, (0, 1))
+    c2 = 1 - pp(1, (1,)) - pp(1, (0, 1))
+    C0 = (l1 + l2 + l12) - (m1 * (1 - p1s) + m2 * (1 - p2s))
+    C1 = (l1 - m1 * (1 - pp(0, (0,)))) * c2 + pp(1, (0,)) * (l2 + l12 + m1 * (pp(0, (1,)) + pp(0, (0, 1))))
+    C2 = (l2 - m2 * (1 - pp(1, (1,)))) * c1 + pp(0, (1,)) * (l1 + l12 + m2 * (pp(1, (0,)) + pp(1, (0, 1))))
+    signs = [_sign(c, Fraction(0)) for c in (C0, C1, C2)]
+    worst = max(signs)
+    missing = ["a cross-check: conditions C0/C1/C2 as written in the corpus README (derived by a fluid argument, "
+               "checked by simulation), not a proved theorem here"]
+    if worst < 0 and hyp.interarrival:
+        missing.append(f"Dai's conditions on the interarrival times fail: {'; '.join(hyp.interarrival)}")
+    return TheoremVerdict(
+        "two stations, heterogeneous feedback (C0, C1, C2; cross-check)",
+        _verdict(worst),
+        "conditions C0/C1/C2 of ../shared/corpus/README.md (derived there by a fluid argument and checked on 320 "
+        "simulated networks), after the two-station result of J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of "
+        "join-the-shortest-queue networks', Queueing Systems 57 (2007)",
+        f"C0: {_show(C0)}, C1: {_show(C1)}, C2: {_show(C2)} (each must be < 0)",
+        hypotheses=("two stations", "p_1*, p_2* < 1", "no capacities"),
+        proved=False,
+        missing=tuple(missing),
+    )
+
+
+# Most specific first: the first applicable criterion is reported.
+CRITERIA: tuple[Callable[..., TheoremVerdict | None], ...] = (jackson, no_feedback, homogeneous_feedback, two_station)
+
+
+def theorem_verdicts(chain: Chain, net: Network | None = None) -> list[TheoremVerdict]:
+    """Every criterion whose structural hypotheses hold for ``chain`` (mean data; capacities are the caller's concern).
+
+    ``net`` (the network ``chain`` was compiled from) supplies the
+    distributional hypotheses (:class:`Hypotheses`); without it the chain
+    stands for its exponential network.  Only verdicts with ``proved`` (see
+    :attr:`TheoremVerdict.decides`) are proofs on the network.
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(2)), (((0, 1), F(5, 2)),), (), (F(1), F(1)))
+    >>> [(t.theorem, t.verdict, t.proved) for t in theorem_verdicts(ch)]
+    [('M/M-JSQ, heterogeneous servers: lam < sum mu', 'stable', True)]
+    """
+    hyp = MARKOVIAN if net is None else Hypotheses.of(net)
+    out = []
+    for crit in CRITERIA:
+        tv = crit(chain, hyp)
+        if tv is not None:
+            out.append(tv)
+    return out
+
+
+def fork_join(net) -> TheoremVerdict:
+    """Seed 003 for an (n,k) fork-join network with redundancy: stable iff lam < theta (exponential servers).
+
+    Hypotheses: Poisson jobs and exponential servers (the ``fork-join-redundancy/1``
+    format has no other laws), static rates d_i; semantics ``markovian``.  The
+    unstable side (lam > theta) is the capacity bound (any arrival process with
+    this rate); lam = theta is ``critical`` (no verdict).
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import ForkJoinNetwork
+    >>> fj = ForkJoinNetwork("n3k2", 3, 2, F(36, 100), (("1", F(6, 10)), ("2", F(2, 10)), ("3", F(2, 10))))
+    >>> fork_join(fj).verdict, fork_join(fj).numbers.split(";")[0]
+    ('stable', 'theta = 0.4 (water-filling)')
+    """
+    from ..forkjoin.check import maximal_design, throughput_capacity, traffic_intensity
+
+    theta = throughput_capacity(net)
+    lam = Fraction(net.rate)
+    verdict = _verdict(_sign(lam, theta))
+    return TheoremVerdict(
+        "fork-join with redundancy: lam < theta",
+        verdict,
+        "'Stability of Fork-Join Systems with Redundancy and Heterogeneous Servers' (seed 003); theta from "
+        "sum_i min(d_i, theta) = k theta",
+        f"theta = {float(theta):.6g} (water-filling); lam/theta = {_show(lam / theta)}; rho = k lam/mu* = "
+        f"{float(traffic_intensity(net)):.6g}; maximal design: {maximal_design(net)}",
+        semantics="markovian",
+        hypotheses=("exponential servers", "Poisson jobs", "static rates d_i"),
+        proved=verdict != "critical",
+        missing=() if verdict != "critical" else ("lam = theta (critical): the theorem gives no verdict",),
+    )

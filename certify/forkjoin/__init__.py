@@ -1,0 +1,1 @@
+"""Fork-join networks with redundancy: exact checks (:mod:`.check`), the numeric search (:mod:`.search`), the prover (:mod:`.prove`)."""

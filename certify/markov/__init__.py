@@ -1,0 +1,1 @@
+"""The Markov chain of a network: chain, phase-type expansion, regions, cells, drifts and fluid faces."""

@@ -1,0 +1,193 @@
+"""Compile a network into the data of its Markov chain, by station index.
+
+The result, :class:`Chain`, is what every later stage reads: exact service
+rates, arrival streams merged by choice set, feedback merged by (station, set),
+exit probabilities and tie-breaking.  Pure Python, exact (no numpy).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from math import lcm
+
+from ..core.model import Network
+
+__all__ = ["Chain", "compile_chain", "drain_order"]
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The CTMC data of a Markovian JSQ network, stations numbered ``0..J-1``.
+
+    Attributes
+    ----------
+    ids : station ids, in model order.
+    mu : exact service rates.
+    arrivals : ``((choice_set, rate), ...)`` with choice sets as sorted index tuples.
+    feedback : ``((station, choice_set, prob), ...)``.
+    leave : probability that a customer leaves after service at each station.
+    ties : ``{tied_set: {station: prob}}`` for the non-uniform tie-breaking rules.
+    """
+
+    ids: tuple[str, ...]
+    mu: tuple[Fraction, ...]
+    arrivals: tuple[tuple[tuple[int, ...], Fraction], ...]
+    feedback: tuple[tuple[int, tuple[int, ...], Fraction], ...]
+    leave: tuple[Fraction, ...]
+    ties: tuple[tuple[tuple[int, ...], tuple[Fraction, ...]], ...] = ()
+
+    @property
+    def J(self) -> int:
+        return len(self.mu)
+
+    @property
+    def has_phases(self) -> bool:
+        """True for a phase-type expansion (:class:`certify.markov.phases.PhaseChain`), whose states carry phases."""
+        return False
+
+    @property
+    def base_levels(self) -> dict[int, int]:
+        """Clip levels every region refinement must include (phase-type stations need x_i = 1 vs >= 2)."""
+        return {}
+
+    # An exponential chain is a phase-type chain with no phases: these are the neutral values.
+    @property
+    def ph_stations(self) -> tuple[int, ...]:
+        """Stations with phase-type (non-exponential) service."""
+        return ()
+
+    @property
+    def expansion(self) -> tuple[str, ...]:
+        """One line per primitive expanded into phases."""
+        return ()
+
+    def phase_space(self) -> list[tuple[int, ...]]:
+        """Every phase vector of the chain (one empty vector when there are no phases)."""
+        return [()]
+
+    def proper(self) -> list[str]:
+        """The primitives whose phases cannot all finish (none without phases)."""
+        return []
+
+    @property
+    def routing_sets(self) -> tuple[tuple[int, ...], ...]:
+        """Choice sets with two or more stations, whose argmin splits the state space."""
+        sets = {c for c, _ in self.arrivals} | {c for _, c, _ in self.feedback}
+        return tuple(sorted((c for c in sets if len(c) > 1), key=lambda c: (len(c), c)))
+
+    @property
+    def shifted_sets(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Feedback (i, C) with i in C: routing compares queues after i's departure."""
+        return tuple(sorted({(i, c) for i, c, _ in self.feedback if len(c) > 1 and i in c}))
+
+    def tie_split(self, tied: tuple[int, ...]) -> tuple[tuple[int, Fraction], ...]:
+        """How a customer whose tied-shortest set is ``tied`` splits over it (zero shares dropped)."""
+        if len(tied) == 1:
+            return ((tied[0], Fraction(1)),)
+        for s, probs in self.ties:
+            if s == tied:
+                return tuple((j, p) for j, p in zip(s, probs) if p != 0)
+        share = Fraction(1, len(tied))
+        return tuple((j, share) for j in tied)
+
+    @cached_property
+    def scale(self) -> int:
+        """A positive integer D such that D times every jump rate of the chain is an integer.
+
+        Jump rates are products lam_C * gamma or mu_i * (leave_i or p * gamma), so the
+        product of the least common denominators of each factor kind works.  Drift
+        computations run on these integers (much faster than Fractions).
+        """
+        lam = lcm(*(r.denominator for _, r in self.arrivals)) if self.arrivals else 1
+        mu = lcm(*(m.denominator for m in self.mu))
+        probs = lcm(*(p.denominator for _, _, p in self.feedback), *(x.denominator for x in self.leave))
+        biggest = max([len(c) for c, _ in self.arrivals] + [len(c) for _, c, _ in self.feedback] + [1])
+        ties = lcm(*range(1, biggest + 1), *(p.denominator for _, ps in self.ties for p in ps))
+        return lam * mu * probs * ties
+
+    @cached_property
+    def total_rate(self) -> Fraction:
+        """An upper bound on the total jump rate out of any state (uniformization constant)."""
+        return sum((r for _, r in self.arrivals), Fraction(0)) + sum(self.mu, Fraction(0))
+
+
+def compile_chain(net: Network) -> Chain:
+    """Compile a validated network into its :class:`Chain` (exponential semantics).
+
+    Streams with random selection sets are split into independent Poisson streams,
+    one per set; streams and feedback with the same set are merged.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> net = Network("mm1", (Station("a", F(2)),), (Stream(F(1), choice=("a",)),))
+    >>> compile_chain(net).arrivals
+    (((0,), Fraction(1, 1)),)
+    """
+    idx = {sid: i for i, sid in enumerate(net.station_ids)}
+
+    def key(ids: tuple[str, ...]) -> tuple[int, ...]:
+        return tuple(sorted(idx[s] for s in ids))
+
+    arr: dict[tuple[int, ...], Fraction] = defaultdict(Fraction)
+    for stream in net.streams:
+        for ids, rate in stream.routing_sets():
+            arr[key(ids)] += rate
+    fb: dict[tuple[int, tuple[int, ...]], Fraction] = defaultdict(Fraction)
+    for f in net.feedback:
+        if f.prob:
+            fb[(idx[f.source], key(f.choice))] += f.prob
+    leave = [Fraction(1)] * len(idx)
+    for (i, _), p in fb.items():
+        leave[i] -= p
+    ties = []
+    for tb in net.tie_breaking:
+        probs = dict(tb.probs)
+        s = key(tb.set)
+        ties.append((s, tuple(probs[net.station_ids[j]] for j in s)))
+    return Chain(
+        ids=net.station_ids,
+        mu=tuple(s.mu for s in net.stations),
+        arrivals=tuple(sorted((c, r) for c, r in arr.items() if r)),
+        feedback=tuple(sorted((i, c, p) for (i, c), p in fb.items())),
+        leave=tuple(leave),
+        ties=tuple(sorted(ties)),
+    )
+
+
+def drain_order(chain: Chain) -> list[int] | None:
+    """Stations in an order from which each can pass a customer out of the network.
+
+    A station is *draining* if its customers leave with positive probability, or if
+    some feedback set it routes to with positive probability holds only draining
+    stations.  When every station drains, the empty state is reachable from every
+    state (serve the customers one at a time along such routes), so the states
+    reachable from empty form the single closed class.  Returns ``None`` when some
+    station is not shown to drain.
+
+    For a phase-type chain every phase of every service and interarrival law
+    must also be able to finish (``PhaseChain.proper``): then each service in
+    progress ends with positive probability before any other event, stream phases
+    cycle through arrivals, and the states (0, stream phases) reachable from
+    empty are reached again from every state.
+    """
+    if chain.proper():
+        return None
+    order: list[int] = []
+    done: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i in range(chain.J):
+            if i in done:
+                continue
+            ok = chain.leave[i] > 0 or any(
+                src == i and p > 0 and set(c) <= done for src, c, p in chain.feedback
+            )
+            if ok:
+                done.add(i)
+                order.append(i)
+                changed = True
+    return order if len(order) == chain.J else None

@@ -1,0 +1,73 @@
+"""Jumps and mean drift of the chain on each region (exact, in scaled integers).
+
+On a region every jump rate is constant, so the generator acts on any
+template V through a finite list of (jump vector, rate) pairs.  Rates are kept
+as integers scaled by :attr:`certify.markov.chain.Chain.scale` (true rate = value /
+scale): exact, and far faster than Fractions on large networks.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from .chain import Chain
+from .jumps import Jump, RegionDrift, _Rates, region_jumps, region_mean
+from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
+
+__all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "cell_of", "cell_moves"]
+
+
+def compile_drifts(chain: Chain, regions: list[Region] | None = None, deadline: float | None = None) -> list[RegionDrift]:
+    """Mean drift (scaled by ``chain.scale``) and cone generators of every region.
+
+    With a ``deadline`` (``time.perf_counter()`` value) the loop polls the clock
+    and raises :class:`certify.markov.regions.TimeLimitReached` once it has passed.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> [d.mean for d in compile_drifts(mm1)], mm1.scale
+    ([(1,), (-1,)], 1)
+    """
+    if regions is None:
+        regions = enumerate_regions(chain, chain.base_levels, deadline=deadline)
+    if chain.has_phases:
+        from .phase_drift import compile_phase_drifts
+
+        return list(compile_phase_drifts(chain, regions, deadline=deadline))  # type: ignore[arg-type]
+    rates = _Rates(chain)
+    out = []
+    for k, r in enumerate(regions):
+        if deadline is not None and k % POLL_EVERY == 0:
+            check_deadline(deadline, "drift compilation")
+        out.append(RegionDrift(r, region_mean(chain, r, rates), tuple(cone_generators(r)), rates))
+    return out
+
+
+def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:
+    """The table cell of a region (refined by clip levels K at ``fast``): min(x_fast, K), then the phases."""
+    return tuple(min(-rd.region.dbm[0][a + 1], K) for a in fast) + rd.phase
+
+
+def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
+    """Cell c = (min(x_fast, K), phases) on a region refined by clip levels, the cells its jumps lead to.
+
+    Returns (c, {target cell: scaled rate}, total scaled rate of cell-changing jumps).
+    On a refined region x_a is either a known k <= K or >= K+1, so the least
+    value of x_a on the region (``-dbm[0][a]``) plus the jump, clipped at K, is
+    the target level.
+    """
+    lows = [-rd.region.dbm[0][a + 1] for a in fast]
+    c = cell_of(rd, fast, K)
+    pos = {a: k for k, a in enumerate(fast)}
+    moves: dict[tuple[int, ...], int] = defaultdict(int)
+    for d, phase, rate in rd.phase_moves():
+        lv = list(lows)
+        for a, s in d:
+            if a in pos:
+                lv[pos[a]] += s
+        c2 = tuple(min(v, K) for v in lv) + tuple(phase)
+        if c2 != c:
+            moves[c2] += rate
+    return c, dict(moves), sum(moves.values())

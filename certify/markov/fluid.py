@@ -1,0 +1,257 @@
+"""The fluid model of a JSQ network: faces and their admissible velocities (exact).
+
+Scale queue lengths and time by n: the limits z(t) are *fluid paths*.  On a
+face F of the fluid state space (fixed argmin sets of the routing sets, fixed
+set E of empty stations) a fluid path that stays in F moves with a velocity
+
+    v_j = (inflow into j) - mu_j u_j,
+
+where every stream or feedback flow splits *arbitrarily* over its tied set
+(any tie-breaking rule), u_j = 1 for non-empty stations, u_j in [0, 1] for
+empty ones, and v is tangent to F: v = 0 on E, and stations whose queues are
+equal on F move together.  Only the total inflow of a tie class matters for the
+class's common velocity, so v is fixed by the throughputs t_e = mu_e u_e of the
+empty stations; those satisfy the flow balance of the empty set.  When no flow
+splits over two or more empty stations, the balance has one solution (solved
+exactly here); otherwise it is relaxed to the box 0 <= t_e <= mu_e and the one
+equation "out of E = into E from outside" — a superset of the true velocity
+set, so conditions checked over it are sufficient.
+
+:func:`fluid_faces` lists the faces with their velocity sets; :func:`max_rate`
+maximises a linear function of the velocity over a face exactly (a fractional
+knapsack).  Pure Python, exact: no numpy.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import lcm
+
+from ..core.numbers import solve
+from .chain import Chain
+from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
+
+__all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain"]
+
+
+@dataclass(frozen=True)
+class FluidFace:
+    """A face of the fluid state space with its admissible velocities.
+
+    Velocities are ``v0 + sum_e t_e * dirs[e]`` over the throughputs t of the
+    empty stations in ``box`` (upper bounds mu_e) with ``sum_e h_e t_e = beta``;
+    ``fixed`` faces have one velocity (``dirs`` empty).  ``generators`` span the
+    closure of the face (0/1 vectors).
+    """
+
+    region: Region
+    generators: tuple[tuple[int, ...], ...]
+    v0: tuple[Fraction, ...]
+    empties: tuple[int, ...] = ()
+    dirs: tuple[tuple[Fraction, ...], ...] = ()
+    box: tuple[Fraction, ...] = ()
+    h: tuple[Fraction, ...] = ()
+    beta: Fraction = Fraction(0)
+
+    @property
+    def fixed(self) -> bool:
+        return not self.dirs
+
+
+def fluid_chain(chain: Chain) -> Chain:
+    """A chain with the same routing sets and no post-departure comparison (fluid faces ignore it).
+
+    Feedback sets become zero-information arrival sets, so :func:`enumerate_regions`
+    splits the state space by exactly the fluid signatures.
+    """
+    sets = {c for c, _ in chain.arrivals} | {c for _, c, _ in chain.feedback}
+    return Chain(chain.ids, chain.mu, tuple(sorted((c, Fraction(1)) for c in sets)), (), tuple(Fraction(1) for _ in chain.mu))
+
+
+def _classes(region: Region, J: int) -> list[tuple[int, ...]]:
+    """Tie classes of the non-empty stations: x_a = x_b on the whole region."""
+    empty = set(region.empty)
+    out: list[list[int]] = []
+    for a in range(J):
+        if a in empty:
+            continue
+        for cl in out:
+            b = cl[0]
+            if region.dbm[a + 1][b + 1] == 0 and region.dbm[b + 1][a + 1] == 0:
+                cl.append(a)
+                break
+        else:
+            out.append([a])
+    return [tuple(c) for c in out]
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """The flows of a chain in integers scaled by D: (source station or None, set, rate if busy, rate per unit t)."""
+
+    D: int
+    flows: tuple[tuple[int | None, tuple[int, ...], int, int], ...]
+    mu: tuple[int, ...]
+
+    @classmethod
+    def of(cls, chain: Chain) -> _Sources:
+        nums = [*(lam for _, lam in chain.arrivals), *chain.mu, *(p for _, _, p in chain.feedback)]
+        nums += [chain.mu[i] * p for i, _, p in chain.feedback]
+        D = lcm(*(Fraction(x).denominator for x in nums))
+        flows: list[tuple[int | None, tuple[int, ...], int, int]] = [(None, C, int(lam * D), 0) for C, lam in chain.arrivals]
+        flows += [(i, C, int(chain.mu[i] * p * D), int(p * D)) for i, C, p in chain.feedback]
+        return cls(D, tuple(flows), tuple(int(m * D) for m in chain.mu))
+
+
+def _face(chain: Chain, region: Region, src_data: _Sources | None = None) -> FluidFace | None:
+    """The velocity set of one face, or None when no fluid path can stay on it."""
+    J = chain.J
+    sd = src_data or _Sources.of(chain)
+    D = sd.D
+    empty = tuple(region.empty)
+    E = set(empty)
+    classes = _classes(region, J)
+    cls_of = {a: k for k, cl in enumerate(classes) for a in cl}
+    argmin = dict(zip(chain.routing_sets, region.argmin))
+
+    def target(C: tuple[int, ...]) -> tuple[int, ...]:
+        return argmin.get(C, C)
+
+    # Accumulate in integers scaled by D (exact, and much faster than Fractions), convert at the end.
+    fixed_i = [0] * len(classes)  # inflow into each class not depending on t
+    t_cls_i: dict[int, list[int]] = {e: [0] * len(classes) for e in empty}  # per unit t_e
+    ext_e_i: dict[int, int] = defaultdict(int)  # fixed inflow into a single empty station
+    ext_E_i = 0  # fixed inflow into E (any split)
+    stay_i: dict[int, int] = defaultdict(int)  # feedback of e that stays in E (per unit t_e)
+    q_i: dict[tuple[int, int], int] = defaultdict(int)  # e' -> e (single empty target), per unit t_e'
+    split_in_E = False
+    for src, C, busy, per_t in sd.flows:
+        B = target(C)
+        from_empty = src is not None and src in E
+        r = per_t if from_empty else busy
+        if B[0] in E:
+            if len(B) > 1:
+                split_in_E = True
+            if not from_empty:
+                ext_E_i += r
+                if len(B) == 1:
+                    ext_e_i[B[0]] += r
+            else:
+                stay_i[src] += r  # type: ignore[index]
+                if len(B) == 1:
+                    q_i[(src, B[0])] += r  # type: ignore[index]
+        else:
+            k = cls_of[B[0]]
+            if not from_empty:
+                fixed_i[k] += r
+            else:
+                t_cls_i[src][k] += r  # type: ignore[index]
+    t_to_class = {e: [Fraction(x, D) for x in row] for e, row in t_cls_i.items()}
+    ext_e = defaultdict(Fraction, {e: Fraction(x, D) for e, x in ext_e_i.items()})
+    ext_E = Fraction(ext_E_i, D)
+    stay = defaultdict(Fraction, {e: Fraction(x, D) for e, x in stay_i.items()})
+    q_single = {k: Fraction(x, D) for k, x in q_i.items()}
+    # v_T = (fixed_T + sum_e t_e w_eT - mu(T)) / |T|, the same for every member of T
+    v0 = [Fraction(0)] * J
+    dirs = []
+    for k, cl in enumerate(classes):
+        val = Fraction(fixed_i[k] - sum(sd.mu[a] for a in cl), D * len(cl))
+        for a in cl:
+            v0[a] = val
+    for e in empty:
+        d = [Fraction(0)] * J
+        for k, cl in enumerate(classes):
+            w = t_to_class[e][k] / len(cl)
+            for a in cl:
+                d[a] = w
+        dirs.append(tuple(d))
+    gens = tuple(cone_generators(region))
+    if not empty:
+        return FluidFace(region, gens, tuple(v0))
+    if not split_in_E:
+        # t_e = ext_e + sum_e' q(e' -> e) t_e' (q per unit throughput), solved exactly
+        idx = {e: n for n, e in enumerate(empty)}
+        A = [[Fraction(int(a == b)) for b in empty] for a in empty]
+        for (a_src, dst), q in q_single.items():
+            A[idx[dst]][idx[a_src]] -= q
+        t = solve(A, [ext_e[e] for e in empty])
+        if t is not None:
+            if any(t[idx[e]] > chain.mu[e] or t[idx[e]] < 0 for e in empty):
+                return None  # the empty stations cannot keep up: the fluid leaves this face at once
+            for e in empty:
+                for a in range(J):
+                    v0[a] += t[idx[e]] * dirs[idx[e]][a]
+            return FluidFace(region, gens, tuple(v0))
+    # relaxed: 0 <= t_e <= mu_e and sum_e t_e (1 - stay_e) = ext_E
+    h = tuple(1 - stay[e] for e in empty)
+    box = tuple(chain.mu[e] for e in empty)
+    if ext_E > sum((hh * bb for hh, bb in zip(h, box)), Fraction(0)):
+        return None
+    return FluidFace(region, gens, tuple(v0), empty, tuple(dirs), box, h, ext_E)
+
+
+def fluid_faces(chain: Chain, deadline: float | None = None) -> list[FluidFace]:
+    """Every face of the fluid state space on which a fluid path can stay, with its velocities.
+
+    With a ``deadline`` (``time.perf_counter()`` value) the enumeration polls the
+    clock and raises :class:`certify.markov.regions.TimeLimitReached` once it has passed.
+
+    >>> from fractions import Fraction as F
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> [(f.generators, f.v0) for f in fluid_faces(mm1)]
+    [(((1,),), (Fraction(-1, 1),))]
+    """
+    fc = fluid_chain(chain)
+    sd = _Sources.of(chain)
+    out = []
+    for k, region in enumerate(enumerate_regions(fc, deadline=deadline)):
+        if deadline is not None and k % POLL_EVERY == 0:
+            check_deadline(deadline, "fluid face listing")
+        face = _face(chain, region, sd)
+        if face is not None and face.generators:
+            out.append(face)
+    return out
+
+
+def max_rate(face: FluidFace, c: Sequence[Fraction]) -> Fraction:
+    """max over the face's admissible velocities v of c'v, exactly.
+
+    A linear function of the empty throughputs t over a box cut by one
+    equation: fill the best ratio c'd_e / h_e first (a fractional knapsack).
+    """
+    J = len(c)
+    base = sum((c[a] * face.v0[a] for a in range(J)), Fraction(0))
+    if face.fixed:
+        return base
+    gains = [sum((c[a] * d[a] for a in range(J)), Fraction(0)) for d in face.dirs]
+    best = base
+    need = face.beta
+    free = [(g, u) for g, h, u in zip(gains, face.h, face.box) if h == 0]
+    best += sum((g * u for g, u in free if g > 0), Fraction(0))
+    items = sorted(((g / h, g, h, u) for g, h, u in zip(gains, face.h, face.box) if h > 0), key=lambda x: -x[0])
+    for _, g, h, u in items:
+        if need <= 0:
+            break
+        take = min(u, need / h)
+        best += g * take
+        need -= h * take
+    return best
+
+
+def fluid_rows(chain: Chain, faces: Sequence[FluidFace], kind: str) -> list[tuple[int, tuple[int, ...]]]:
+    """The conditions of a fluid certificate: (face index, generator) for ``quadratic``, (face, ()) for ``linear``."""
+    if kind == "linear":
+        return [(k, ()) for k in range(len(faces))]
+    return [(k, g) for k, f in enumerate(faces) for g in f.generators]
+
+
+def rate_vector(kind: str, coeffs: Sequence[Sequence[Fraction]] | Sequence[Fraction], g: Sequence[int]) -> list[Fraction]:
+    """c with dV/dt = c'v at the points of the generator g: 2Pg (quadratic) or w (linear)."""
+    if kind == "linear":
+        return [Fraction(x) for x in coeffs]  # type: ignore[arg-type]
+    P = coeffs
+    J = len(P)
+    return [2 * sum((Fraction(P[i][j]) for j in range(J) if g[j]), Fraction(0)) for i in range(J)]  # type: ignore[index]

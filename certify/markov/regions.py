@@ -1,0 +1,392 @@
+"""JSQ regions: the polyhedra on which every routing decision is constant.
+
+A region is the set of states with one *routing signature*: for each choice set
+C in use the tied-shortest set argmin_C x, the set of empty stations, and, for
+each feedback from a station i into a set C containing i, argmin_C (x - e_i)
+while i is busy.  Every condition is a difference constraint
+``x_u - x_v <= c`` (integer c; a strict ``<`` is ``<= -1`` on integers), so a
+region is stored as a closed difference-bound matrix (DBM) over the nodes
+``0`` (the origin) and ``1..J`` (the stations).  Feasibility of such a system
+over the integers equals feasibility over the reals (no negative cycle), so the
+enumeration below is exact and visits only non-empty regions.
+
+Pure Python, exact: the checker relies on this module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations
+
+from .chain import Chain
+
+__all__ = [
+    "Region",
+    "enumerate_regions",
+    "signature",
+    "cone_generators",
+    "vertex_bound",
+    "VERTEX_BOUND_PER_STATION",
+    "TimeLimitReached",
+    "check_deadline",
+]
+
+
+class TimeLimitReached(Exception):
+    """A long enumeration or compilation passed the run's deadline; ``stage`` names what was cut short.
+
+    Raised (never a partial result) by :func:`enumerate_regions`,
+    :func:`certify.markov.drift.compile_drifts` and :func:`certify.markov.fluid.fluid_faces`
+    when given a ``deadline``; :func:`certify.prove` turns it into the reason
+    "time limit reached during <stage>" and the verdict ``undecided``.
+    """
+
+    def __init__(self, stage: str):
+        super().__init__(f"time limit reached during {stage}")
+        self.stage = stage
+
+
+def check_deadline(deadline: float | None, stage: str) -> None:
+    """Raise :class:`TimeLimitReached` when ``deadline`` (a ``time.perf_counter()`` value) has passed."""
+    if deadline is not None and time.perf_counter() > deadline:
+        raise TimeLimitReached(stage)
+
+
+# Deadlines are polled once per this many steps of a long loop (a step costs microseconds).
+POLL_EVERY = 256
+
+INF = 1 << 60
+
+# Every raw constraint has |c| <= 2, so each vertex coordinate of a region is at
+# most 2 per station on a path from the origin: vertices lie in [0, 2J]^J.
+VERTEX_BOUND_PER_STATION = 2
+
+
+def vertex_bound(J: int, levels: Mapping[int, int] | None = None) -> int:
+    """A bound on every vertex coordinate of every region: J times the largest raw constant.
+
+    With clip levels (``x_a = k`` for k <= K, or ``x_a >= K+1``) the constants reach K+1.
+    """
+    top = max([VERTEX_BOUND_PER_STATION, *((k + 1) for k in (levels or {}).values())])
+    return J * top
+
+
+def _empty_dbm(J: int) -> list[list[int]]:
+    n = J + 1
+    d = [[INF] * n for _ in range(n)]
+    for u in range(n):
+        d[u][u] = 0
+    for a in range(1, n):
+        d[0][a] = 0  # x_0 - x_a <= 0, i.e. x_a >= 0
+    return d
+
+
+def _add(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | None:
+    """Return the closure of ``d`` plus ``x_u - x_v <= c``, or None if infeasible."""
+    if d[u][v] <= c:
+        return d
+    if d[v][u] + c < 0:
+        return None
+    n = len(d)
+    # Only finite entries of row v can shorten a path; rows that do not change are shared.
+    fin = [(j, rv) for j, rv in enumerate(d[v]) if rv < INF]
+    out = []
+    for i in range(n):
+        row = d[i]
+        cu = row[u]
+        if cu >= INF:
+            out.append(row)
+            continue
+        base = cu + c
+        new = None
+        for j, rv in fin:
+            val = base + rv
+            if val < row[j]:
+                if new is None:
+                    new = list(row)
+                new[j] = val
+        out.append(row if new is None else new)
+    return out
+
+
+@cache
+def _tied_constraints(C: tuple[int, ...], B: tuple[int, ...], shift: int | None) -> tuple[tuple[int, int, int], ...]:
+    """Constraints (u, v, c) on DBM nodes saying argmin_C (x - e_shift) = B."""
+    def s(a: int) -> int:
+        return 1 if a == shift else 0
+
+    cons = []
+    b0 = B[0]
+    for b in B[1:]:
+        # y_b - y_b0 = 0 with y = x - e_shift
+        cons.append((b + 1, b0 + 1, s(b) - s(b0)))
+        cons.append((b0 + 1, b + 1, s(b0) - s(b)))
+    for c in C:
+        if c not in B:
+            # y_b0 - y_c <= -1
+            cons.append((b0 + 1, c + 1, -1 + s(b0) - s(c)))
+    return tuple(cons)
+
+
+@dataclass(frozen=True)
+class Region:
+    """One non-empty region.
+
+    Attributes
+    ----------
+    argmin : for each routing set C (in ``chain.routing_sets`` order) the tied-shortest set.
+    empty : the empty stations.
+    shifted : for each (i, C) of ``chain.shifted_sets``, argmin_C (x - e_i), or ``()`` when i is empty.
+    dbm : the closed difference-bound matrix; ``dbm[u][v]`` bounds ``x_u - x_v`` (node 0 is the origin).
+    levels : for each clipped station (in the order of the ``levels`` argument of
+        :func:`enumerate_regions`), its level: ``k <= K`` means ``x_a = k``, ``K+1`` means ``x_a >= K+1``.
+    """
+
+    argmin: tuple[tuple[int, ...], ...]
+    empty: tuple[int, ...]
+    shifted: tuple[tuple[int, ...], ...]
+    dbm: tuple[tuple[int, ...], ...]
+    levels: tuple[int, ...] = ()
+
+    @property
+    def key(self) -> tuple:
+        return (self.argmin, self.empty, self.shifted, self.levels)
+
+    def contains(self, x: Sequence[int]) -> bool:
+        """True if the state ``x`` satisfies every constraint of the region."""
+        v = (0, *x)
+        n = len(v)
+        return all(
+            self.dbm[u][w] >= INF or v[u] - v[w] <= self.dbm[u][w] for u in range(n) for w in range(n)
+        )
+
+    def point(self) -> tuple[int, ...]:
+        """An integer state of the region (x_a = -dbm[0][a], the least solution)."""
+        return tuple(-self.dbm[0][a] for a in range(1, len(self.dbm)))
+
+    def describe(self, ids: Sequence[str]) -> str:
+        """A minimal exact description, e.g. ``x1 = x2, x1 < x3, x1 >= 1`` (``x >= 0`` is implied, never printed).
+
+        The region's closed difference-bound matrix is reduced (Larsen et al.,
+        "Efficient verification of real-time systems: compact data structure and
+        state-space reduction", 1997): stations tied by equalities form classes,
+        written as one chain ``x1 = x2 = x3`` (``x1 = x2 = 0`` for the class of
+        the origin, ``x4 = x1 + 1`` for a fixed offset); between the classes'
+        first members only the bounds not implied by a path through another
+        class are kept.  The constraints printed define exactly the region
+        (within the states, x >= 0).
+        """
+        d = self.dbm
+        n = len(d)
+
+        def name(u: int) -> str:
+            return f"x{ids[u - 1]}"
+
+        # classes of nodes tied by equalities (x_u - x_v = d[u][v] = -d[v][u]); node 0 is the origin
+        rep = list(range(n))
+        for v in range(n):
+            for u in range(v):
+                if d[u][v] < INF and d[v][u] < INF and d[u][v] + d[v][u] == 0:
+                    rep[v] = rep[u]
+                    break
+        reps = [u for u in range(n) if rep[u] == u]
+        parts: list[str] = []
+        origin: list[str] = []
+        for r in reps:
+            members = [v for v in range(n) if rep[v] == r]
+            if len(members) == 1:
+                continue
+            offsets: dict[int, list[int]] = {}
+            for v in members:
+                offsets.setdefault(d[v][r], []).append(v)  # x_v = x_r + d[v][r]
+            if r == 0:
+                for off, vs in sorted(offsets.items()):
+                    names = [name(v) for v in vs if v]
+                    if names:
+                        origin.append(" = ".join([*names, str(off)]))
+                continue
+            base = name(r)
+            for off, vs in sorted(offsets.items(), key=lambda kv: (kv[0] != 0, kv[0])):
+                names = [name(v) for v in vs]
+                if off == 0:
+                    parts.append(" = ".join(names))
+                else:
+                    parts.append(" = ".join(names) + f" = {base} {'+' if off > 0 else '-'} {abs(off)}")
+        bounds: list[str] = []
+        for u in reps:
+            for v in reps:
+                c = d[u][v]
+                if u == v or c >= INF:
+                    continue
+                if any(d[u][w] < INF and d[w][v] < INF and d[u][w] + d[w][v] <= c for w in reps if w not in (u, v)):
+                    continue  # implied by a path through another class
+                if u == 0:  # x_v >= -c
+                    if c < 0:
+                        bounds.append(f"{name(v)} >= {-c}")
+                elif v == 0:  # x_u <= c
+                    bounds.append(f"{name(u)} <= {c}")
+                elif c == 0:
+                    parts.append(f"{name(u)} <= {name(v)}")
+                elif c == -1:
+                    parts.append(f"{name(u)} < {name(v)}")
+                else:
+                    parts.append(f"{name(u)} <= {name(v)} {'-' if c < 0 else '+'} {abs(c)}")
+        out = parts + origin + bounds
+        return ", ".join(out) if out else "all states"
+
+
+def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None = None) -> tuple:
+    """The routing signature (region key) of state ``x``, computed directly."""
+    def argmin(C: Sequence[int], y: Sequence[int]) -> tuple[int, ...]:
+        m = min(y[c] for c in C)
+        return tuple(c for c in C if y[c] == m)
+
+    am = tuple(argmin(C, x) for C in chain.routing_sets)
+    empty = tuple(a for a in range(chain.J) if x[a] == 0)
+    sh: list[tuple[int, ...]] = []
+    for i, C in chain.shifted_sets:
+        if x[i] == 0:
+            sh.append(())
+        else:
+            y = list(x)
+            y[i] -= 1
+            sh.append(argmin(C, y))
+    lv = tuple(min(x[a], K + 1) for a, K in (levels or {}).items())
+    return (am, empty, tuple(sh), lv)
+
+
+def enumerate_regions(
+    chain: Chain, levels: Mapping[int, int] | None = None, deadline: float | None = None
+) -> list[Region]:
+    """All non-empty regions of ``chain``, by backtracking over the signature.
+
+    Each partial signature is kept as a closed DBM; a branch is cut as soon as its
+    constraints have a negative cycle, so only non-empty regions are produced.
+    ``levels`` maps stations to clip levels K: the regions are then refined by
+    ``x_a = 0, 1, ..., K`` or ``x_a >= K+1`` (for bounded-table templates).
+    With a ``deadline`` (a ``time.perf_counter()`` value) the backtracking polls
+    the clock every :data:`POLL_EVERY` nodes and raises :class:`TimeLimitReached`
+    once it has passed (the overshoot is one poll interval, microseconds).
+
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> len(enumerate_regions(ch))   # x1=x2 (empty or not), x1<x2, x2<x1 (x_min empty or not)
+    6
+    """
+    J = chain.J
+    sets = chain.routing_sets
+    shifted = chain.shifted_sets
+    clip = dict(levels or {})
+    order = list(clip)
+    out: list[Region] = []
+    steps = [0]
+
+    def tick() -> None:
+        steps[0] += 1
+        if deadline is not None and steps[0] % POLL_EVERY == 0:
+            check_deadline(deadline, "region enumeration")
+
+    def subsets(C: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        for k in range(1, len(C) + 1):
+            yield from combinations(C, k)
+
+    def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: tuple, sh: tuple) -> None:
+        tick()
+        if k == len(shifted):
+            lv = tuple(_level(d, a, clip[a]) for a in order)
+            out.append(Region(am, empty, sh, tuple(tuple(r) for r in d), lv))
+            return
+        i, C = shifted[k]
+        if i in empty:
+            rec_shift(d, k + 1, empty, am, (*sh, ()))
+            return
+        for B in subsets(C):
+            d2: list[list[int]] | None = d
+            for u, v, c in _tied_constraints(C, B, i):
+                d2 = _add(d2, u, v, c) if d2 is not None else None
+                if d2 is None:
+                    break
+            if d2 is not None:
+                rec_shift(d2, k + 1, empty, am, (*sh, B))
+
+    def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: tuple) -> None:
+        tick()
+        if a == J:
+            rec_shift(d, 0, empty, am, ())
+            return
+        if a in clip:
+            K = clip[a]
+            for k in range(K + 2):
+                dk = _add(d, 0, a + 1, -k)  # x_a >= k
+                if dk is not None and k <= K:
+                    dk = _add(dk, a + 1, 0, k)  # x_a <= k
+                if dk is not None:
+                    rec_empty(dk, a + 1, (*empty, a) if k == 0 else empty, am)
+            return
+        d0 = _add(d, a + 1, 0, 0)  # x_a = 0
+        if d0 is not None:
+            rec_empty(d0, a + 1, (*empty, a), am)
+        d1 = _add(d, 0, a + 1, -1)  # x_a >= 1
+        if d1 is not None:
+            rec_empty(d1, a + 1, empty, am)
+
+    def rec_sets(d: list[list[int]], k: int, am: tuple) -> None:
+        tick()
+        if k == len(sets):
+            rec_empty(d, 0, (), am)
+            return
+        C = sets[k]
+        for B in subsets(C):
+            d2: list[list[int]] | None = d
+            for u, v, c in _tied_constraints(C, B, None):
+                d2 = _add(d2, u, v, c) if d2 is not None else None
+                if d2 is None:
+                    break
+            if d2 is not None:
+                rec_sets(d2, k + 1, (*am, B))
+
+    rec_sets(_empty_dbm(J), 0, ())
+    return out
+
+
+def _level(d: list[list[int]], a: int, K: int) -> int:
+    lo = -d[0][a + 1]
+    return lo if lo <= K else K + 1
+
+
+def cone_generators(region: Region) -> list[tuple[int, ...]]:
+    """Generators of the recession cone of ``region``, as 0/1 station vectors.
+
+    The cone is {r : r_u <= r_v whenever x_u - x_v is bounded above, r_a = 0 for
+    bounded x_a}: a cone of preorders.  Every r in it is a nonnegative combination
+    of indicators of up-sets (its level sets), and an up-set splits into its
+    connected components, each an up-set; so the indicators of the *connected*
+    up-sets generate the cone.  They are found by growing principal up-sets
+    ``up(k)`` with overlapping ones.  Empty list: the region is bounded.
+    """
+    d = region.dbm
+    n = len(d)
+    free = [a for a in range(1, n) if d[a][0] >= INF]  # unbounded stations
+    up: dict[int, frozenset[int]] = {}
+    for a in free:
+        up[a] = frozenset(b for b in free if d[a][b] < INF)  # r_a <= r_b
+    seen: set[frozenset[int]] = set()
+    stack = list({u for u in up.values()})
+    seen.update(stack)
+    while stack:
+        U = stack.pop()
+        for a in free:
+            if a in U:
+                continue
+            ua = up[a]
+            if ua & U:
+                W = U | ua
+                if W not in seen:
+                    seen.add(W)
+                    stack.append(W)
+    gens = [tuple(1 if (a + 1) in U else 0 for a in range(n - 1)) for U in seen]
+    return sorted(gens, reverse=True)

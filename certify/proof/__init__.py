@@ -1,0 +1,1 @@
+"""The JSQ prover: the pipeline of :func:`certify.prove` (:mod:`.pipeline`)."""

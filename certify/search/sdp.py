@@ -1,0 +1,109 @@
+"""The SDP search of the quartic SOS template (:class:`certify.templates.polynomial.QuarticSOS`).
+
+One SDP: maximise delta subject to the coefficient identities and the Gram
+matrices PSD (with a margin).  The exact side of the template (identities,
+rounding, the checker) stays in :mod:`certify.templates.polynomial`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+
+from ..templates import polynomial as poly
+from ..templates.polynomial import QuarticSOS
+from .lp import LPResult
+from .solvers import installed_solvers, solve
+
+__all__ = ["solve_quartic"]
+
+
+def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
+    """One SDP: maximise delta subject to the identities, the Gram matrices PSD (with a margin)."""
+    nvar = len(tmpl._names)
+    have = set(installed_solvers())
+    sdp = [s for s in ("CLARABEL", "SCS") if s in have]
+    if solver not in ("CLARABEL", "SCS", "MOSEK", "CVXOPT") or solver not in have:
+        solver = sdp[0] if sdp else "none"  # an LP-only solver (HiGHS) was asked for: use an SDP one
+    if not tmpl.blocks:
+        return LPResult("no-rows", None, None, 0, nvar, 0.0, solver, notes=["no unbounded region"])
+    if max(b.K for b in tmpl.blocks) > poly.MAX_GENERATORS:
+        return LPResult("too-large", None, None, tmpl.n_equations, nvar, 0.0, solver,
+                        notes=[f"a region has more than {poly.MAX_GENERATORS} cone generators"])
+    if solver == "none":
+        return LPResult("solver-error", None, None, tmpl.n_equations, nvar, 0.0, solver, notes=["no SDP solver installed"])
+    t0 = time.perf_counter()
+    nv, m2 = len(tmpl.vmonos), len(tmpl.qmonos)
+    D = tmpl.chain.scale
+    c = cp.Variable(nv)
+    delta = cp.Variable()
+    T = cp.Variable((m2, m2), symmetric=True)
+    # coefficient map of m(x)'T m(x) on vec(T): symmetric in (i, j), so the vec order is irrelevant
+    rows, cols = [], []
+    for i in range(m2):
+        for j in range(m2):
+            rows.append(tmpl.vpos[tuple(p + q for p, q in zip(tmpl.qmonos[i], tmpl.qmonos[j]))])
+            cols.append(i * m2 + j)
+    MT = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(nv, m2 * m2))
+    cons = [c <= 1, c >= -1, T >> poly.GRAM_MARGIN * np.eye(m2), c - MT @ cp.vec(T, order="F") >= 0]
+    grams: list[list[Any]] = []
+    ns = []
+    for blk in tmpl.blocks:
+        rd = tmpl.drifts[blk.region]
+        K, nb = blk.K, len(blk.bmonos)
+        bpos = {b: k for k, b in enumerate(blk.bmonos)}
+        # F[b, a]: coefficient of lam^b in -(m . grad x^a)(G lam)
+        F = np.zeros((nb, nv))
+        for ia, a in enumerate(tmpl.vmonos):
+            for i in range(tmpl.chain.J):
+                if a[i] and rd.mean[i]:
+                    alpha = a[:i] + (a[i] - 1,) + a[i + 1 :]
+                    for b, e in tmpl._power(blk.G, alpha).items():
+                        F[bpos[b], ia] -= rd.mean[i] * a[i] * e / D
+        mult = np.array([poly._multinomial(b) for b in blk.bmonos], dtype=float)
+        n = cp.Variable(nb, nonneg=True)
+        ns.append(n)
+        rhs = n
+        Qs = []
+        if blk.gram:
+            for k in range(K):
+                Q = cp.Variable((K, K), symmetric=True)
+                Qs.append(Q)
+                cons.append(Q >> poly.GRAM_MARGIN * np.eye(K))
+                r_, c_ = [], []
+                for i in range(K):
+                    for j in range(K):
+                        bk = [0] * K
+                        bk[k] += 1
+                        bk[i] += 1
+                        bk[j] += 1
+                        r_.append(bpos[tuple(bk)])
+                        c_.append(i * K + j)
+                AQ = sp.csr_matrix((np.ones(len(r_)), (r_, c_)), shape=(nb, K * K))
+                rhs = rhs + AQ @ cp.vec(Q, order="F")
+        grams.append(Qs)
+        cons.append(F @ c - mult * delta == rhs)
+    prob = cp.Problem(cp.Maximize(delta), cons)
+    status, notes = solve(prob, solver)  # warnings captured; a solver failure is reported, never a verdict
+    elapsed = time.perf_counter() - t0
+    if status not in ("optimal", "optimal_inaccurate") or delta.value is None or c.value is None:
+        return LPResult(status, None, None, tmpl.n_equations, nvar, elapsed, solver, notes=notes)
+    theta = np.zeros(nvar)
+    theta[:nv] = c.value
+    Tv = np.asarray(T.value)
+    for t, (i, j) in enumerate(tmpl.tpairs):
+        theta[tmpl.toff + t] = Tv[i, j]
+    theta[tmpl.idelta] = float(delta.value)
+    for blk, Qs, n in zip(tmpl.blocks, grams, ns):
+        for Q, ent in zip(Qs, blk.qidx):
+            Qv = np.asarray(Q.value)
+            for i, j, idx in ent:
+                theta[idx] = Qv[i, j]
+        theta[blk.noff : blk.noff + len(blk.bmonos)] = n.value
+    blocks = sum(len(q) for q in grams) + 1
+    notes = [f"{blocks} Gram matrices, {tmpl.n_equations} identity equations", *notes]
+    return LPResult(status, float(delta.value), theta, tmpl.n_equations, nvar, elapsed, solver, notes=notes)

@@ -1,0 +1,1 @@
+"""Simulation: the numba kernel (:mod:`.kernel`), replications (:mod:`.simulate`) and the evidence checks (:mod:`.evidence`)."""

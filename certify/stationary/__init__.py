@@ -1,0 +1,1 @@
+"""Exact stationary analysis of finite and truncated networks (:mod:`.analysis`)."""

@@ -1,0 +1,1 @@
+"""Workflows on top of the prover: sweeps, atlas plots, certificate regression tests and the pytest plugin."""
