@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from .core.errors import NetworkError
+from .core.errors import CertifyError, NetworkError, NetworkNotSupported
 from .core.version import __version__
 
 __all__ = ["main", "EXIT_NO_CERTIFICATE"]
@@ -164,7 +164,7 @@ def _refuse_fork_join(net: Any, command: str) -> None:
     from .core.model import ForkJoinNetwork
 
     if isinstance(net, ForkJoinNetwork):
-        raise NetworkError(net.source, "format", f"{FORK_JOIN_ONLY}, not by `certify {command}`")
+        raise NetworkNotSupported(net.source, "format", f"{FORK_JOIN_ONLY}, not by `certify {command}`")
 
 
 def json_value(v: Any) -> Any:
@@ -269,11 +269,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"{len(results) - bad} valid, {bad} invalid")
         return 0 if all(r.ok for r in results) else 1
     net = _load(args.network)
-    try:
-        cert = load_certificate(args.certificate)
-    except ValueError as exc:
-        print(f"certify: {exc}", file=sys.stderr)
-        return 2
+    cert = load_certificate(args.certificate)  # a CertificateError: one line, exit 2 (main)
     res = verify(net, cert)
     if args.json:
         print(json.dumps({"valid": res.ok, "reasons": json_value(res.failures), "facts": json_value(res.facts)}))
@@ -530,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except NetworkError as exc:
+    except CertifyError as exc:  # the one place refusals become output: NetworkError, CertificateError, NotSupported, SolverError
         print(f"certify: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `certify prove ... | head`: the reader left, nothing more to say

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.envelope import FORMAT, _body_digest, _compare, _same, network_digest, unq
+from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.checks import (
     Check,
@@ -73,15 +74,16 @@ def load_certificate(path: str | Path) -> dict:
     try:
         size = Path(path).stat().st_size
         if size > MAX_FILE_BYTES:
-            raise ValueError(f"{path}: a certificate of {size} bytes (at most {MAX_FILE_BYTES})")
+            raise CertificateError(str(path), None, f"a certificate of {size} bytes (at most {MAX_FILE_BYTES})")
         cert = json.loads(Path(path).read_text())
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read certificate: {exc.strerror}") from None
+        raise CertificateError(str(path), None, f"cannot read certificate: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno}): {exc.msg}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ValueError(f"{path}: not JSON{where}") from None
+        raise CertificateError(str(path), None, f"not JSON{where}") from None
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
-        raise ValueError(f"{path}: format: must be {FORMAT!r}")
+        got = f"got {cert.get('format')!r:.60}" if isinstance(cert, dict) else "the file is not a JSON object"
+        raise CertificateError(str(path), "format", f"must be {FORMAT!r} ({got})")
     return cert
 
 
@@ -89,7 +91,7 @@ def load_certificate(path: str | Path) -> dict:
 def _map(cert: dict, key: str) -> dict:
     v = cert.get(key)
     if not isinstance(v, dict):
-        raise ValueError(f"{key}: must be a map, got {type(v).__name__}")
+        raise CertificateError(None, key, f"must be a map, got {type(v).__name__}")
     return v
 
 
@@ -105,7 +107,7 @@ def _named(values: dict, want: list[str], field: str) -> dict[str, Fraction]:
     if set(values) != set(want):
         missing = [n for n in want if n not in values][:3]
         extra = sorted(set(values) - set(want))[:3]
-        raise ValueError(f"{field}: must name exactly {len(want)} values: missing {missing}, unexpected {extra}")
+        raise CertificateError(None, field, f"must name exactly {len(want)} values: missing {missing}, unexpected {extra}")
     return {n: unq(values[n], f"{field}.{n}") for n in want}
 
 
@@ -124,7 +126,7 @@ def _fluid_coeffs(chain: Chain, kind: str, named: dict):
 
 def _table_values(values: Any, cells: list[tuple[int, ...]], field: str) -> dict[tuple[int, ...], Fraction]:
     if not isinstance(values, dict):
-        raise ValueError(f"{field}: must be a map from cells to rationals")
+        raise CertificateError(None, field, f"must be a map from cells to rationals, got {type(values).__name__}")
     named = _named(values, [_cell_key(c) for c in cells], field)
     return {c: named[_cell_key(c)] for c in cells}
 
@@ -151,14 +153,15 @@ def _check_foster(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Ch
         return None
     template = cert.get("template")
     if not isinstance(template, str) or template not in TEMPLATES:
-        raise ValueError(f"template: {template!r} is not a template (one of {', '.join(TEMPLATES)})")
+        raise CertificateError(None, "template", f"{template!r} is not a template (one of {', '.join(TEMPLATES)})")
     options = _map(cert, "options")
     canonical = TEMPLATES[template].resolve_options(chain, dict(options))
     if not _same(options, canonical):
-        raise ValueError(f"options: {options!r} is not the canonical form {canonical!r} of these options")
+        raise CertificateError(None, "options", f"{options!r} is not the canonical form {canonical!r} of these options")
     coeffs = _map(cert, "coefficients")
-    if not all(isinstance(n, str) for n in coeffs):
-        raise ValueError("coefficients: names must be strings")
+    bad = [n for n in coeffs if not isinstance(n, str)]
+    if bad:
+        raise CertificateError(None, "coefficients", f"the name {bad[0]!r} must be a string")
     theta = {n: unq(v, f"coefficients.{n}") for n, v in coeffs.items()}
     res = check_foster(chain, template, theta, options=canonical)
     return res, (_foster_claims(res.facts) if res.ok else {}), chain, template
@@ -178,11 +181,12 @@ def _check_growth(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Ch
 
         tab = _map(cert, "table")
         if set(tab) != {"K", "fast", "values"}:
-            raise ValueError(f"table: must have exactly the fields K, fast, values (got {sorted(tab)})")
+            raise CertificateError(None, "table", f"must have exactly the fields K, fast, values (got {sorted(tab)})")
         fast = [chain.ids.index(s) for s in station_list(chain, tab["fast"], "table.fast")]
         problem = table_problem(chain, fast, tab["K"])
         if problem:
-            raise ValueError(problem)
+            field, _, rule = problem.partition(": ")
+            raise CertificateError(None, field, rule)
         K = tab["K"]
         table = _table_values(tab["values"], table_cells(chain, fast, K), "table.values")
         res = check_growth(chain, w, table=table, fast=fast, K=K)
@@ -193,11 +197,12 @@ def _check_static(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Ch
     chain = compile_chain(net)
     m = _map(cert, "multipliers")
     if set(m) != {"sets", "stations"}:
-        raise ValueError(f"multipliers: must have exactly the fields sets, stations (got {sorted(m)})")
+        raise CertificateError(None, "multipliers", f"must have exactly the fields sets, stations (got {sorted(m)})")
     sets = routed_sets(chain)
     names = {",".join(chain.ids[j] for j in C): C for C in sets}
-    if not isinstance(m["sets"], dict) or not isinstance(m["stations"], dict):
-        raise ValueError("multipliers.sets and multipliers.stations must be maps")
+    for part in ("sets", "stations"):
+        if not isinstance(m[part], dict):
+            raise CertificateError(None, f"multipliers.{part}", f"must be a map, got {type(m[part]).__name__}")
     us = _named(m["sets"], list(names), "multipliers.sets")
     ws = _named(m["stations"], list(chain.ids), "multipliers.stations")
     res = check_static_split(chain, {names[k]: v for k, v in us.items()}, [ws[s] for s in chain.ids])
@@ -208,7 +213,7 @@ def _check_fluid(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Cha
     chain = compile_chain(net)
     kind = cert.get("template")
     if kind not in ("linear", "quadratic"):
-        raise ValueError(f"template: {kind!r} is not a fluid template (linear or quadratic)")
+        raise CertificateError(None, "template", f"{kind!r} is not a fluid template (linear or quadratic)")
     res = check_fluid(chain, kind, _fluid_coeffs(chain, kind, _map(cert, "coefficients")))
     return res, (_fluid_claims(res.facts) if res.ok else {}), chain, kind
 
@@ -230,7 +235,7 @@ def _check_finite(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Ch
 def _check_theorem(net: Network | ForkJoinNetwork, cert: dict, out: Check) -> tuple[Check, dict, None, str]:
     name = cert.get("theorem")
     if not isinstance(name, str):
-        raise ValueError(f"theorem: {name!r} must be a theorem's name")
+        raise CertificateError(None, "theorem", f"{name!r} must be a theorem's name (a string)")
     tv, _, _ = _theorem_claim(net, name)
     res = Check(ok=True)
     res.facts.update(theorem=tv.theorem, verdict=tv.verdict, source=tv.source, numbers=tv.numbers, hypotheses=list(tv.hypotheses))

@@ -6,6 +6,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..core.envelope import q, seal
+from ..core.errors import CertificateError
 from ..core.hypotheses import dai_violations
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.checks import (
@@ -113,7 +114,7 @@ def derived_claim(kind: str, net: Network | ForkJoinNetwork, chain: Chain | None
 
     if kind in STATEMENTS:
         return STATEMENTS[kind]
-    raise ValueError(f"kind: unknown certificate kind {kind!r} (one of {', '.join(KINDS)})")
+    raise CertificateError(None, "kind", f"unknown certificate kind {kind!r} (one of {', '.join(KINDS)})")
 
 def _seal(net: Network | ForkJoinNetwork, kind: str, payload: dict, claims: dict, template: str = "", chain: Chain | None = None) -> dict:
     semantics, statement = derived_claim(kind, net, chain, template)
@@ -236,7 +237,7 @@ def _theorem_claim(net: Network | ForkJoinNetwork, name: str) -> tuple[Any, str,
     for tv in found:
         if tv.theorem == name and not tv.decides:
             why = "; ".join(getattr(tv, "missing", ())) or f"it says {tv.verdict}"
-            raise ValueError(f"theorem: {name!r} proves nothing on this network ({why})")
+            raise CertificateError(None, "theorem", f"{name!r} proves nothing on this network ({why})")
         if tv.theorem == name:
             hyp = "; ".join(tv.hypotheses) if tv.hypotheses else "none beyond the model"
             statement = (
@@ -245,4 +246,4 @@ def _theorem_claim(net: Network | ForkJoinNetwork, name: str) -> tuple[Any, str,
             )
             return tv, tv.semantics, statement
     names = ", ".join(repr(t.theorem) for t in found) or "none"
-    raise ValueError(f"theorem: {name!r} does not apply to this network (theorems that apply: {names})")
+    raise CertificateError(None, "theorem", f"{name!r} does not apply to this network (theorems that apply: {names})")

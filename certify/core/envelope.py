@@ -14,6 +14,7 @@ import re
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from .errors import CertificateError
 from .model import FORK_JOIN_FORMAT, Distribution, ForkJoinNetwork, Network
 from .version import __version__
 
@@ -43,17 +44,17 @@ def unq(s: Any, where: str) -> Fraction:
     >>> unq("6/8", "x")
     Traceback (most recent call last):
     ...
-    ValueError: x: '6/8' is not in canonical form (write '3/4')
+    certify.core.errors.CertificateError: x: '6/8' is not in canonical form (write '3/4')
     """
     if not isinstance(s, str):
-        raise ValueError(f"{where}: {s!r} is not a rational written as a string 'p/q'")
+        raise CertificateError(None, where, f"{s!r} is not a rational written as a string 'p/q'")
     if len(s) > MAX_NUMBER_CHARS:
-        raise ValueError(f"{where}: a number of {len(s)} characters (at most {MAX_NUMBER_CHARS})")
+        raise CertificateError(None, where, f"a number of {len(s)} characters (at most {MAX_NUMBER_CHARS})")
     if not _RATIONAL.fullmatch(s):
-        raise ValueError(f"{where}: {s!r} is not a rational 'p' or 'p/q'")
+        raise CertificateError(None, where, f"{s!r} is not a rational 'p' or 'p/q'")
     x = Fraction(s)
     if q(x) != s:
-        raise ValueError(f"{where}: {s!r} is not in canonical form (write {q(x)!r})")
+        raise CertificateError(None, where, f"{s!r} is not in canonical form (write {q(x)!r})")
     return x
 
 

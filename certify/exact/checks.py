@@ -20,8 +20,8 @@ Dai–Hasenbein–Kim 2007).  If every fluid path of the network reaches 0 in a 
 proportional to its starting size and stays there, the network is positive
 Harris recurrent for every i.i.d. service and interarrival law with the given
 means whose interarrival times are unbounded and spread out, under every
-tie-breaking rule.  A function V with V(z) >= eta |z|^2 (eta > 0) and
-dV/dt <= -delta |z|_1 along every fluid path away from 0 shows that.
+tie-breaking rule.  A function V with V(z) >= eta ``|z|^2`` (eta > 0) and
+dV/dt <= -delta ``|z|_1`` along every fluid path away from 0 shows that.
 
 Customers that never leave.  Let S be a set of stations from which no customer
 ever leaves: for every i in S the feedback probabilities sum to 1 and every
@@ -96,9 +96,9 @@ def check_foster(
 
     Verifies that the empty state is reachable from every state, that V is
     bounded below (the template's side condition), and that on every region,
-    along every generator g of its recession cone, the drift slope is <= -delta |g|_1
-    with delta > 0.  Then AV(x) <= M_R - delta |x|_1 on region R, and the facts
-    report delta and N with AV(x) <= -delta whenever |x|_1 >= N.
+    along every generator g of its recession cone, the drift slope is <= -delta ``|g|_1``
+    with delta > 0.  Then AV(x) <= M_R - delta ``|x|_1`` on region R, and the facts
+    report delta and N with AV(x) <= -delta whenever ``|x|_1`` >= N.
     """
     out = Check(ok=False)
     if template not in TEMPLATES:
@@ -372,10 +372,10 @@ def check_fluid(chain: Chain, kind: str, coeffs, faces=None, max_failures: int =
     """Check a fluid Lyapunov certificate exactly (general distributions, any tie-breaking).
 
     ``kind`` ``quadratic``: V(z) = z'Pz with P strictly diagonally dominant plus
-    nonnegative (so V >= eta |z|^2 with eta = min_i P_ii - sum of the negative
+    nonnegative (so V >= eta ``|z|^2`` with eta = min_i P_ii - sum of the negative
     off-diagonal magnitudes > 0), and on every fluid face, for every generator g
-    of its closure and every admissible velocity v, 2 g'Pv <= -delta |g|_1: then
-    dV/dt = 2 z'Pv <= -delta |z|_1 on the face.  ``linear``: V(z) = w'z with
+    of its closure and every admissible velocity v, 2 g'Pv <= -delta ``|g|_1``: then
+    dV/dt = 2 z'Pv <= -delta ``|z|_1`` on the face.  ``linear``: V(z) = w'z with
     every w_i > 0 and w'v <= -delta for every admissible velocity on every face
     other than {0}.  The maximum over the velocity set is computed exactly
     (:func:`certify.markov.fluid.max_rate`; the set is the exact one or a superset).

@@ -20,10 +20,10 @@ most k-1 servers have L_i > 0.  The queue lengths form a CTMC (jumps out of q):
   positive) it is the k-th task of the oldest job, which leaves: every server at
   N drops by one (its own completion, the others' cancellations).
 
-Theorems used
--------------
+Theorems used (fork-join)
+-------------------------
 Capacity (water-filling).  theta = min over sets R of at most k-1 servers of
-d(R^c) / (k - |R|), attained by R = the |R| fastest servers; it is the root of
+d(R^c) / (k - ``|R|``), attained by R = the ``|R|`` fastest servers; it is the root of
 sum_i min(d_i, theta) = k theta.  theta = mu*/k exactly when max d_i <= mu*/k
 (the maximal designs of seed 003); rho = k lam / mu*.
 
@@ -31,8 +31,8 @@ Instability (flow balance).  Each departing job has exactly k completed tasks,
 at k distinct servers; a busy server i completes tasks at the points of a
 Poisson process of rate d_i (exponential service), so by time t server i has
 completed at most min(Pi_i(t), D(t)) tasks of the D(t) departed jobs.  Hence
-k D(t) <= sum_i min(Pi_i(t), D(t)) <= |R| D(t) + sum_{i not in R} Pi_i(t) for
-any set R with |R| <= k-1, and limsup D(t)/t <= d(R^c)/(k - |R|) a.s.  If that is
+k D(t) <= sum_i min(Pi_i(t), D(t)) <= ``|R|`` D(t) + sum_{i not in R} Pi_i(t) for
+any set R with ``|R|`` <= k-1, and limsup D(t)/t <= d(R^c)/(k - ``|R|``) a.s.  If that is
 < lam, the number of jobs N(t) = N(0) + A(t) - D(t) grows linearly: the chain is
 transient, not stable.  Equivalently: a stable regime with job throughput
 gamma = lam would need k gamma <= sum_i min(d_i, gamma), i.e. gamma <= theta.
@@ -55,7 +55,7 @@ permutations AV is too, and one region per orbit is checked.
 
 (k,k) systems (Foster).  With k = n no task is ever cancelled, each Q_i is an
 M/M/1 queue fed by every job, and V = sum_i Q_i^2 has
-AV <= -2 (min_i d_i - lam) |q|_1 + n lam + mu*: stable when lam < min_i d_i = theta.
+AV <= -2 (min_i d_i - lam) ``|q|_1`` + n lam + mu*: stable when lam < min_i d_i = theta.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ from math import comb, lcm
 from typing import Any
 
 from ..core.envelope import _compare, q, seal, unq
+from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork
 from ..exact.checks import Check
 
@@ -345,9 +346,9 @@ def state_region(state: Sequence[int], K: int) -> State:
 
 
 def check_capacity(net: ForkJoinNetwork, capped: Sequence[str]) -> Check:
-    """Check an instability certificate: a set R of at most k-1 servers with d(R^c) < lam (k - |R|).
+    """Check an instability certificate: a set R of at most k-1 servers with d(R^c) < lam (k - ``|R|``).
 
-    Then limsup D(t)/t <= d(R^c)/(k - |R|) < lam (module docstring): the number of
+    Then limsup D(t)/t <= d(R^c)/(k - ``|R|``) < lam (module docstring): the number of
     jobs grows linearly and the chain is transient.
     """
     out = Check(ok=False)
@@ -374,10 +375,12 @@ def check_independent(net: ForkJoinNetwork) -> Check:
     """Check the (k,k) certificate: k = n and lam < min_i d_i, with V = sum_i Q_i^2.
 
     With k = n no task is ever cancelled (the k-th completion of a job is its
-    last task), so each Q_i is an M/M/1 queue fed by every job and
-    AV = sum_i [2 Q_i (lam - d_i 1{Q_i > 0}) + lam + d_i 1{Q_i > 0}]
-       <= -2 (min_i d_i - lam) |q|_1 + n lam + mu*,
-    which is <= -1 whenever |q|_1 >= bound = (n lam + mu* + 1) / (2 (min_i d_i - lam)).
+    last task), so each Q_i is an M/M/1 queue fed by every job and::
+
+        AV = sum_i [2 Q_i (lam - d_i 1{Q_i > 0}) + lam + d_i 1{Q_i > 0}]
+           <= -2 (min_i d_i - lam) |q|_1 + n lam + mu*,
+
+    which is <= -1 whenever ``|q|_1`` >= bound = (n lam + mu* + 1) / (2 (min_i d_i - lam)).
     """
     out = Check(ok=False)
     if net.k != net.n:
@@ -510,7 +513,7 @@ def _seal(net: ForkJoinNetwork, kind: str, payload: dict, claims: dict) -> dict:
 
 
 def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Check) -> dict:
-    """An instability certificate: the capped set R with d(R^c)/(k-|R|) < lam."""
+    """An instability certificate: the capped set R with d(R^c)/(k-``|R|``) < lam."""
     f = check.facts
     return _seal(net, "fork-join-capacity", {"capped": list(capped)}, {"bound": q(f["bound"]), "theta": q(f["theta"])})
 
@@ -551,9 +554,9 @@ def _server_list(net: ForkJoinNetwork, value: Any, field: str) -> list[str]:
     """Distinct known server ids in the network's order (the canonical form)."""
     ids = [s for s, _ in net.servers]
     if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-        raise ValueError(f"{field}: {value!r} must be a list of server ids (strings)")
+        raise CertificateError(None, field, f"{value!r} must be a list of server ids (strings)")
     if any(s not in ids for s in value) or len(set(value)) != len(value) or value != [s for s in ids if s in value]:
-        raise ValueError(f"{field}: {value!r} must list distinct server ids of {ids} in that order")
+        raise CertificateError(None, field, f"{value!r} must list distinct server ids of {ids} in that order")
     return value
 
 
@@ -591,7 +594,7 @@ def check_certificate(net: Any, cert: dict, out: Check) -> Check | None:
         return res
     if kind == "fork-join-independent":
         if cert.get("lyapunov") != "sum_i Q_i^2":
-            raise ValueError(f"lyapunov: {cert.get('lyapunov')!r} must be 'sum_i Q_i^2'")
+            raise CertificateError(None, "lyapunov", f"{cert.get('lyapunov')!r} must be 'sum_i Q_i^2'")
         res = check_independent(net)
         out.failures.extend(res.failures)
         if res.ok:
@@ -599,22 +602,25 @@ def check_certificate(net: Any, cert: dict, out: Check) -> Check | None:
         return res
     K = cert.get("K")
     if isinstance(K, bool) or not isinstance(K, int) or not 1 <= K <= MAX_CLIP_LEVEL:
-        raise ValueError(f"K: {K!r} must be an integer in 1..{MAX_CLIP_LEVEL}")
+        raise CertificateError(None, "K", f"{K!r} must be an integer in 1..{MAX_CLIP_LEVEL}")
     idx = {s: i for i, (s, _) in enumerate(net.servers)}
     raw = cert.get("classes")
     if not isinstance(raw, list):
-        raise ValueError("classes: must be a list of lists of server ids")
+        raise CertificateError(None, "classes", f"must be a list of lists of server ids, got {type(raw).__name__}")
     classes = [tuple(idx[s] for s in _server_list(net, c, f"classes[{n}]")) for n, c in enumerate(raw)]
     if classes != sorted(classes):
-        raise ValueError("classes: must be sorted (by their first server)")
+        raise CertificateError(None, "classes", f"{raw!r:.200} must be sorted (by their first server)")
     values = cert.get("table")
     if not isinstance(values, dict):
-        raise ValueError("table: must be a map from cells to rationals")
+        raise CertificateError(None, "table", f"must be a map from cells to rationals, got {type(values).__name__}")
     table: dict[State, Fraction] = {}
     for key, v in values.items():
-        cell = tuple(int(x) for x in str(key).split(","))
+        try:
+            cell = tuple(int(x) for x in str(key).split(","))
+        except ValueError:
+            raise CertificateError(None, "table", f"key {key!r} is not a cell (comma-separated integers)") from None
         if _cell_key(cell) != key:
-            raise ValueError(f"table: key {key!r} is not in canonical form")
+            raise CertificateError(None, "table", f"key {key!r} is not in canonical form (write {_cell_key(cell)!r})")
         table[cell] = unq(v, f"table.{key}")
     res = check_forkjoin_foster(net, K, table, classes)
     out.failures.extend(res.failures)

@@ -118,7 +118,7 @@ def poisson_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]]
 
 
 def lp_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], solver: str | None = None) -> TableSearch:
-    """Maximise delta over tables h (|h| <= H, h[0] = 0) subject to every orbit region's drift row."""
+    """Maximise delta over tables h (``|h|`` <= H, h[0] = 0) subject to every orbit region's drift row."""
     t0 = time.perf_counter()
     cells = lag_cells(net.n, net.k, K, classes)
     pos = {c: j for j, c in enumerate(cells)}

@@ -16,7 +16,7 @@ graph) between two cells crosses each wall separating them exactly once.
 
 A jump changes a difference x_a - x_b by at most :data:`SPAN` = 2, so a JSQ
 region refined by the value of every wall difference (exactly, for
-|x_a - x_b| <= 2, or the side of |x_a - x_b| >= 3) fixes the canonical cell of x
+``|x_a - x_b|`` <= 2, or the side of ``|x_a - x_b|`` >= 3) fixes the canonical cell of x
 and of every x + d, and the difference at every wall a jump crosses.
 The refinement adds difference constraints with constants up to 3, so every
 vertex of a refined region has coordinates in [0, 3J] (:func:`refined_vertex_bound`).

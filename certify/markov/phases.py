@@ -36,6 +36,7 @@ from functools import cached_property
 from itertools import product
 from math import isqrt, lcm
 
+from ..core.errors import NotSupported
 from ..core.model import Distribution, Network
 from ..core.numbers import solve
 from .chain import Chain, compile_chain
@@ -49,7 +50,7 @@ MAX_LAW_PHASES = 1000
 MAX_PHASE_VECTORS = 10_000
 
 
-class NotPhaseType(ValueError):
+class NotPhaseType(NotSupported):
     """A distribution (or a network) with no exact finite phase-type representation."""
 
 

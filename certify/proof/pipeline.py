@@ -63,6 +63,7 @@ from ..markov.drift import compile_drifts
 from ..markov.phases import NotPhaseType, markov_chain
 from ..markov.regions import TimeLimitReached, enumerate_regions
 from ..search.instability import growth_candidates, solve_growth, static_split
+from ..search.solvers import check_solver
 from ..search.template import search_template
 from ..simulation.evidence import DEFAULT_BUDGET_S
 from ..templates import TEMPLATES
@@ -637,6 +638,8 @@ def prove(
     >>> prove(net).verdict
     'stable'
     """
+    if solver is not None:
+        solver = check_solver(solver)  # an unknown name: SolverNotInstalled (a SolverError) listing the installed ones
     t0 = time.perf_counter()
     run = _Run(deadline=t0 + time_limit)
     res = Result(network=net.name)

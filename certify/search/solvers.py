@@ -37,6 +37,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..core.errors import SolverError
+
 __all__ = ["solve", "installed_solvers", "default_solver", "check_solver", "collect", "PREFERENCE", "SolverNotInstalled"]
 
 # Solvers the searches prefer, best first (all solve LPs; Clarabel and SCS also the SDPs of the quartic template).
@@ -45,7 +47,7 @@ PREFERENCE = ("CLARABEL", "HIGHS", "SCS")
 _local = threading.local()
 
 
-class SolverNotInstalled(ValueError):
+class SolverNotInstalled(SolverError):
     """A solver name that is not installed (the message lists the installed ones)."""
 
 

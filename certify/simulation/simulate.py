@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.errors import NotSupported
 from ..core.model import Distribution, ForkJoinNetwork, Network
 from . import kernel as K
 
@@ -241,7 +242,7 @@ def _law(dist: Distribution, rate: Fraction) -> list[float]:
 
     r = float(rate)
     if not (math.isfinite(r) and r > 0):
-        raise ValueError(f"cannot simulate {dist.describe()} with rate {rate}: the rate must be a positive "
+        raise NotSupported(f"cannot simulate {dist.describe()} with rate {rate}: the rate must be a positive "
                          "finite float (the loader keeps rates in [1e-9, 1e9])")
     p = dict(dist.params)
     name = dist.dist
@@ -262,7 +263,7 @@ def _law(dist: Distribution, rate: Fraction) -> list[float]:
             ph = phase_type(dist, rate)
         except NotPhaseType as exc:
             if "probs" in p:
-                raise ValueError(f"cannot simulate {dist.describe()}: {exc}") from None
+                raise NotSupported(f"cannot simulate {dist.describe()}: {exc}") from None
             # balanced-means H2 with irrational parameters: no Markov chain exists, floats are all there is
             c2 = float(p["scv"])
             p1 = (1 + math.sqrt((c2 - 1) / (c2 + 1))) / 2
@@ -280,7 +281,8 @@ def _law(dist: Distribution, rate: Fraction) -> list[float]:
         go = [float(q) for q in p["probs"]] + [0.0]
         rates = [float(x) for x in p["rates"]]
         return [K.COXIAN, 0.0, 0.0, len(rates)] + [v for pr in zip(go, rates) for v in pr]
-    raise ValueError(f"cannot simulate the distribution {dist.describe()}")
+    raise NotSupported(f"cannot simulate the distribution {dist.describe()}: the simulator samples exponential, "
+                       "deterministic, Erlang, gamma, lognormal, hyperexponential and Coxian laws")
 
 
 def _table(rows: list[list], dtype: type, width: int | None = None) -> np.ndarray:
@@ -305,7 +307,8 @@ def compile_network(net: Network) -> Compiled:
     (2, 1, [9223372036854775807, 3], [[2, 0, 1]])
     """
     if isinstance(net, ForkJoinNetwork):
-        raise ValueError("simulation of fork-join-redundancy/1 networks is not supported")
+        raise NotSupported(f"{net.source or net.name}: simulation of fork-join-redundancy/1 networks is not supported "
+                           "(the simulator handles jsq-network/1 networks)")
     ids = net.station_ids
     J = net.J
     laws = [_law(s.interarrival, s.rate) for s in net.streams] + [_law(st.service, st.mu) for st in net.stations]
@@ -334,7 +337,8 @@ def compile_network(net: Network) -> Compiled:
         fb.append([len(mine), *(set_id(f.choice) for f in mine)])
         fb_cum.append([float(sum((f.prob for f in mine[: i + 1]), Fraction(0))) for i in range(len(mine))])
     if net.tie_breaking and J > 62:
-        raise ValueError("tie-breaking probabilities are simulated for networks of at most 62 stations")
+        raise NotSupported(f"tie_breaking: tie-breaking probabilities are simulated for networks of at most 62 stations "
+                           f"(this one has {J})")
     tb_prob = np.zeros((len(net.tie_breaking), J))
     for e, tb in enumerate(net.tie_breaking):
         for s, p in tb.probs:

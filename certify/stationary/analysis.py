@@ -47,7 +47,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-from ..core.errors import NetworkError
+from ..core.errors import NetworkError, NetworkNotSupported, NotSupported, SolverError
 from ..core.model import ForkJoinNetwork, Network
 from ..markov.chain import Chain
 from ..markov.phases import NotPhaseType, PhaseChain, PhaseType, markov_chain
@@ -396,12 +396,19 @@ def _sp_rate(A0: Any, A1: Any, A2: Any, guess: tuple[float, float] | None = None
 class MinQueueDecay:
     """Tail-decay rate of the minimum queue of parallel JSQ from the min-queue QBD.
 
-    rate : the estimate (extrapolated in the maximal difference D when the
+    Attributes
+    ----------
+    rate : float or None
+        The estimate (extrapolated in the maximal difference D when the
         sequence converges geometrically, else sp(R) at the largest D).
-    error : estimated error of ``rate`` (the size of the last correction).
-    raw : ``{D: sp(R)}`` for the truncations computed.
-    phases : number of phases at the largest D.
-    method : how it was obtained, in words.
+    error : float or None
+        Estimated error of ``rate`` (the size of the last correction).
+    raw : dict
+        ``{D: sp(R)}`` for the truncations computed.
+    phases : int
+        Number of phases at the largest D.
+    method : str
+        How it was obtained, in words.
     """
 
     rate: float | None
@@ -494,11 +501,17 @@ def min_queue_decay(net: Network, max_difference: int | None = None) -> MinQueue
 class TruncationError:
     """How much a truncated solve may be off (all zero for an exact solve).
 
-    boundary_mass : stationary probability that some truncated station is at its truncation level.
-    lost_rate : customers per unit time turned away only because of the truncation.
-    tail_mass : estimated probability mass beyond the truncation (geometric extrapolation
+    Attributes
+    ----------
+    boundary_mass : float
+        Stationary probability that some truncated station is at its truncation level.
+    lost_rate : float
+        Customers per unit time turned away only because of the truncation.
+    tail_mass : float
+        Estimated probability mass beyond the truncation (geometric extrapolation
         of each truncated station's marginal from its last two levels, summed over stations).
-    mean_queue : estimated absolute error of each station's mean queue length (same extrapolation).
+    mean_queue : tuple of float
+        Estimated absolute error of each station's mean queue length (same extrapolation).
     """
 
     boundary_mass: float = 0.0
@@ -889,7 +902,7 @@ def _linear_solve(A: sp.csc_matrix, b: np.ndarray, direct: bool) -> np.ndarray:
         rates = np.abs(A.data)
         rates = rates[rates > 0]
         span = f"; its rates span {np.log10(rates.max() / rates.min()):.0f} orders of magnitude" if rates.size else ""
-        raise ValueError(f"the stationary equations cannot be solved accurately in double precision (relative "
+        raise SolverError(f"the stationary equations cannot be solved accurately in double precision (relative "
                          f"residual {res:.2g} > {MAX_RESIDUAL:g}{span})")
     return x
 
@@ -903,7 +916,7 @@ def _solve(Q: sp.csr_matrix, start: int, direct: bool = False) -> tuple[np.ndarr
     open_[comp[coo.row[leaving]]] = True
     closed = np.nonzero(~open_)[0]
     if len(closed) != 1:
-        raise ValueError(f"the chain has {len(closed)} closed classes: its stationary distribution is not unique")
+        raise NotSupported(f"the chain has {len(closed)} closed classes: its stationary distribution is not unique")
     R = np.nonzero(comp == closed[0])[0]
     if len(R) == 1:
         return R, np.ones(1)
@@ -958,7 +971,7 @@ def stationary(net: Network, truncate: int | None = None) -> StationaryResult:
     (True, 0.047619047619, 0.047619047619)
     """
     if isinstance(net, ForkJoinNetwork):
-        raise NetworkError(net.source, "format", "stationary analysis of fork-join-redundancy/1 networks is not supported")
+        raise NetworkNotSupported(net.source, "format", "stationary analysis of fork-join-redundancy/1 networks is not supported")
     if truncate is not None and (isinstance(truncate, bool) or not isinstance(truncate, int) or truncate < 1):
         raise NetworkError(net.source, "truncate", f"{truncate} must be an integer >= 1")
     if truncate is not None and truncate > STATE_LIMIT:
@@ -967,7 +980,7 @@ def stationary(net: Network, truncate: int | None = None) -> StationaryResult:
     try:
         chain = markov_chain(net)
     except NotPhaseType as exc:
-        raise NetworkError(net.source, None, f"no stationary analysis: {exc}") from None
+        raise NetworkNotSupported(net.source, None, f"no stationary analysis: {exc}") from None
     N = truncate if truncate is not None else (None if all(s.capacity is not None for s in net.stations) else default_truncation(net))
     levels, trunc = [], []
     for st in net.stations:
@@ -998,7 +1011,9 @@ def stationary(net: Network, truncate: int | None = None) -> StationaryResult:
     start = int(b.pos[b._code(empty)][0])
     try:
         R, pi = _solve(Q, start, direct=net.J <= 2)
-    except ValueError as exc:
+    except NotSupported as exc:  # several closed classes
+        raise NetworkNotSupported(net.source, None, str(exc)) from None
+    except ValueError as exc:  # a SolverError (an inaccurate solve), or scipy refusing the matrix
         raise NetworkError(net.source, None, str(exc)) from None
     S = b.S[R]
     J = net.J

@@ -5,7 +5,7 @@ generator of the region's recession cone, is *linear* in the coefficients.
 It hands the search loop plain linear rows, so a new template needs no edit
 to the search or to the checker:
 
-* ``row_keys()``: one drift inequality per (region, cone generator) with weight |g|_1,
+* ``row_keys()``: one drift inequality per (region, cone generator) with weight ``|g|_1``,
   meaning  slope(theta) <= -delta * weight;
 * ``row_values(theta)``: the exact slopes at rational coefficients (the checker's side);
 * ``lp_matrix()``: the same rows as a float matrix in the coefficients (the search's
@@ -34,6 +34,7 @@ from fractions import Fraction
 from math import ceil
 from typing import Any, ClassVar
 
+from ..core.errors import CertificateError
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift
 from ..markov.regions import vertex_bound
@@ -68,10 +69,10 @@ def clip_level(value: Any, field: str) -> int:
     >>> clip_level(6.9, "options.K")
     Traceback (most recent call last):
     ...
-    ValueError: options.K: 6.9 must be an integer in 1..100
+    certify.core.errors.CertificateError: options.K: 6.9 must be an integer in 1..100
     """
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CLIP_LEVEL:
-        raise ValueError(f"{field}: {value!r} must be an integer in 1..{MAX_CLIP_LEVEL}")
+        raise CertificateError(None, field, f"{value!r} must be an integer in 1..{MAX_CLIP_LEVEL}")
     return value
 
 
@@ -82,18 +83,18 @@ def station_list(chain: Chain, value: Any, field: str, nonempty: bool = False) -
     so a reordered or repeated list is refused rather than silently reinterpreted.
     """
     if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-        raise ValueError(f"{field}: {value!r} must be a list of station ids (strings)")
+        raise CertificateError(None, field, f"{value!r} must be a list of station ids (strings)")
     unknown = [s for s in value if s not in chain.ids]
     if unknown:
-        raise ValueError(f"{field}: unknown station {unknown[0]!r} (stations: {', '.join(chain.ids)})")
+        raise CertificateError(None, field, f"unknown station {unknown[0]!r} (stations: {', '.join(chain.ids)})")
     if len(set(value)) != len(value):
         dup = next(s for s in value if value.count(s) > 1)
-        raise ValueError(f"{field}: station {dup!r} is listed twice (each station at most once)")
+        raise CertificateError(None, field, f"station {dup!r} is listed twice (each station at most once)")
     canonical = [s for s in chain.ids if s in value]
     if value != canonical:
-        raise ValueError(f"{field}: {value!r} must list the stations in the network's order {canonical!r}")
+        raise CertificateError(None, field, f"{value!r} must list the stations in the network's order {canonical!r}")
     if nonempty and not value:
-        raise ValueError(f"{field}: must name at least one station")
+        raise CertificateError(None, field, f"{value!r} must name at least one station")
     return list(value)
 
 
@@ -151,7 +152,7 @@ class Template(ABC):
     def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
         """The template's options with defaults filled in (JSON-friendly; stored in certificates)."""
         if options:
-            raise ValueError(f"template {cls.name} takes no options, got {sorted(options)}")
+            raise CertificateError(None, "options", f"template {cls.name} takes no options, got {sorted(options)}")
         return {}
 
     @classmethod
@@ -186,7 +187,7 @@ class Template(ABC):
         return []
 
     def variable_bounds(self) -> list[Fraction]:
-        """Box bounds |theta_k| <= b_k that normalise the homogeneous search."""
+        """Box bounds ``|theta_k|`` <= b_k that normalise the homogeneous search."""
         return [Fraction(1)] * len(self.variables())
 
     def row_keys(self) -> list[DriftRow]:
@@ -238,8 +239,8 @@ class Template(ABC):
     ) -> tuple[list[str], dict[str, Any]]:
         """Exact drift condition: every row slope <= -delta * weight with delta > 0.
 
-        Then AV(x) <= M_R - delta |x|_1 on region R, and the facts report delta
-        and N with AV(x) <= -delta whenever |x|_1 >= N.
+        Then AV(x) <= M_R - delta ``|x|_1`` on region R, and the facts report delta
+        and N with AV(x) <= -delta whenever ``|x|_1`` >= N.
         """
         chain, drifts = self.chain, self.drifts
         failures: list[str] = []

@@ -1,6 +1,6 @@
 """Quartic Lyapunov functions with SOS multipliers per region (DESIGN §3, the SDP path).
 
-V(x) = V4(x) = sum_{|a|=4} c_a x^a, a homogeneous quartic form (lower-degree terms
+V(x) = V4(x) = ``sum_{|a|=4} c_a x^a``, a homogeneous quartic form (lower-degree terms
 would not change the growth of the drift, so there are none).
 
 Theorem (what :meth:`QuarticSOS.check_side` and :meth:`QuarticSOS.exact_drift`
@@ -15,30 +15,30 @@ establish, in exact rational arithmetic).  Suppose
      lam = (lam_1..lam_K)
 
          -C_R(sum_k lam_k g_k) - delta (sum_k lam_k)^3
-             = sum_k lam_k lam' Q_{R,k} lam + sum_{|b|=3} n_{R,b} lam^b
+             = sum_k lam_k lam' Q_{R,k} lam + ``sum_{|b|=3} n_{R,b} lam^b``
 
      holds coefficient by coefficient, with every Q_{R,k} PSD and every
      n_{R,b} >= 0 (regions with one generator have no Gram matrix: the n alone).
 
-Then AV(x) <= -delta whenever |x|_1 >= N, for the N reported as
+Then AV(x) <= -delta whenever ``|x|_1`` >= N, for the N reported as
 ``exceptional_l1_bound``; with V >= 0, non-explosion and the empty state reachable
 (checked by :func:`certify.exact.check_foster`), Foster's criterion gives positive
 recurrence.
 
 Proof of the bound.  The right side of the identity is >= 0 for lam >= 0, so
 -C_R(y) >= delta (sum lam)^3 for every y = G lam in the cone; since
-|y|_1 = sum_k lam_k |g_k|_1 <= h_R sum lam (h_R = max_k |g_k|_1 <= J),
-C_R(y) <= -delta s^3 / h_R^3 with s = |y|_1.  Every state x of R is p + y with p
+``|y|_1`` = sum_k lam_k ``|g_k|_1`` <= h_R sum lam (h_R = max_k ``|g_k|_1`` <= J),
+C_R(y) <= -delta s^3 / h_R^3 with s = ``|y|_1``.  Every state x of R is p + y with p
 in [0, L]^J (a point of the region's polytope, L = :func:`vertex_bound`) and y in
-the cone, so s >= |x|_1 - J L.  Write AV = C_R + P_R with deg P_R <= 2, exactly.
+the cone, so s >= ``|x|_1`` - J L.  Write AV = C_R + P_R with deg P_R <= 2, exactly.
 Since 0 <= p_i <= L and 0 <= y_i <= s, each cubic monomial satisfies
-|(p + y)^a - y^a| <= (L + s)^3 - s^3 and each lower monomial |(p + y)^a| <= (L + s)^|a|,
+``|(p + y)^a - y^a|`` <= (L + s)^3 - s^3 and each lower monomial ``|(p + y)^a|`` <= (L + s)^|a|,
 so AV(x) <= -delta s^3 / h^3 + e2 s^2 + e1 s + e0 with e_i >= 0 computed from the
 absolute values of the coefficients.  For s >= max(1, h^3 (e2 + e1 + e0 + delta) / delta)
 this is <= -delta s^2 <= -delta; N = J L + that bound, maximised over the regions.
 
 The numeric search (:func:`certify.search.sdp.solve_quartic`) is one SDP (cvxpy; Clarabel, else
-SCS) maximising delta with |c_a| <= 1 and the Gram matrices kept a little inside
+SCS) maximising delta with ``|c_a|`` <= 1 and the Gram matrices kept a little inside
 the PSD cone.  Rounding (:meth:`QuarticSOS.candidates`, Peyrl–Parrilo): c and
 delta are rounded first (delta a little down), which fixes every left side
 exactly; then the Gram matrices are rounded and, per monomial, the nonnegative
@@ -167,7 +167,7 @@ class QuarticSOS(Template):
     """V = quartic form >= 0 on the orthant; per region an SOS certificate of the cubic drift.
 
     Coefficients (``variables()``), exponents listed station by station in model order:
-    ``V[a]`` (c_a, |a| = 4), ``T[a|b]`` (the Gram matrix T over degree-2 monomials,
+    ``V[a]`` (c_a, ``|a|`` = 4), ``T[a|b]`` (the Gram matrix T over degree-2 monomials,
     upper triangle), ``delta``, ``Q[r<region>.g<k>][i,j]`` (Gram matrix of the
     multiplier lam_k on region ``region``, upper triangle) and ``n[r<region>][b]``
     (the nonnegative cubic coefficients, b an exponent over the generators).

@@ -13,6 +13,7 @@ from itertools import product
 from math import lcm
 from typing import Any
 
+from ..core.errors import CertificateError
 from ..markov.chain import Chain
 from ..markov.drift import cell_moves, cell_of
 from .base import MAX_REFINEMENT, clip_level, refinement_factor, station_list
@@ -86,7 +87,7 @@ class LinearTable(Quadratic):
     is every jump's target cell, so along a cone generator g the drift slope is
     2 (Pm)'g + sum_l g_l sum_d rate_d (T_l[c + d] - T_l[c]): linear in (P, T).
     V is bounded below because P is required *strictly* diagonally dominant plus
-    nonnegative (x'Px >= eps |x|^2) and T is bounded.
+    nonnegative (x'Px >= eps ``|x|^2``) and T is bounded.
     """
 
     name = "table"
@@ -98,12 +99,13 @@ class LinearTable(Quadratic):
         ``multipliers`` distinct known station ids in the network's order, the table within MAX_REFINEMENT."""
         unknown = set(options) - {"K", "fast", "multipliers"}
         if unknown:
-            raise ValueError(f"options: unknown option(s) {sorted(unknown)} (template table takes K, fast, multipliers)")
+            raise CertificateError(None, "options", f"unknown option(s) {sorted(unknown)} (template table takes K, fast, multipliers)")
         K = clip_level(options.get("K", 6), "options.K")
         raw_fast = options.get("fast")
         fast = [chain.ids[j] for j in default_fast(chain)] if raw_fast is None else station_list(chain, raw_fast, "options.fast")
         if not fast and not chain.has_phases:
-            raise ValueError("options.fast: the table needs fast stations (or phases)")
+            raise CertificateError(None, "options.fast",
+                                   f"{fast!r} names no station and the chain has no phases: the table needs fast stations (or phases)")
         raw_mult = options.get("multipliers")
         mult = list(chain.ids) if raw_mult is None else station_list(chain, raw_mult, "options.multipliers", nonempty=True)
         levels = dict(chain.base_levels)
@@ -113,9 +115,11 @@ class LinearTable(Quadratic):
         size = refinement_factor(levels)
         cells = (K + 1) ** len(fast) * max(1, len(chain.phase_space()))
         if size > MAX_REFINEMENT or cells * len(mult) > MAX_REFINEMENT:
-            raise ValueError(
-                f"options: K = {K} with {len(fast)} fast station(s) would cut each region into {size} pieces and need "
-                f"{cells * len(mult)} table values (at most {MAX_REFINEMENT} each)"
+            raise CertificateError(
+                None,
+                "options",
+                f"K = {K} with {len(fast)} fast station(s) would cut each region into {size} pieces and need "
+                f"{cells * len(mult)} table values (at most {MAX_REFINEMENT} each)",
             )
         return {"K": K, "fast": fast, "multipliers": mult}
 

@@ -28,8 +28,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-class CertificateError(Exception):
-    """A certificate that no longer holds for its network."""
+class InvalidCertificate(Exception):
+    """A certificate that no longer holds for its network (a failed test: a verdict, not a
+    :class:`certify.CertificateError`, which is a malformed file)."""
 
 
 class CertificateItem(pytest.Item):
@@ -42,10 +43,10 @@ class CertificateItem(pytest.Item):
     def runtest(self) -> None:
         res = verify_pair(self.pair)
         if not res.ok:
-            raise CertificateError(res.message())
+            raise InvalidCertificate(res.message())
 
     def repr_failure(self, excinfo, style=None):  # noqa: ANN001 - pytest's signature
-        if isinstance(excinfo.value, CertificateError):
+        if isinstance(excinfo.value, InvalidCertificate):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
