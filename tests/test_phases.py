@@ -1,7 +1,9 @@
 """Phase-type expansion: the laws, the transitions against an independent generator, and verdicts."""
 
 import importlib.util
+import json
 from fractions import Fraction as F
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -234,16 +236,26 @@ H2_MILD = {"dist": "hyperexponential", "probs": [0.9, 0.1], "rates": [1.8, 0.2]}
 H2_HARSH = {"dist": "hyperexponential", "probs": [0.95, 0.05], "rates": [5, "5/81"]}
 
 
+@cache
+def _subsystem_throughput_ph(lam12, gamma, service2_json):
+    """(d_1, lost rate) of the truncated 1-2 phase CTMC (N = 120, several seconds), computed once per process.
+
+    It does not depend on the load, so the 0.99 and 1.01 cases of one law share it (one xdist group).
+    """
+    ph2 = criteria.phases_of(json.loads(service2_json), 1.0)
+    return criteria.subsystem_throughput_ph(float(lam12), float(gamma), criteria.phases_of(None, 1.0), ph2, N=120)
+
+
 @pytest.mark.parametrize(
     "lam12,gamma,service2",
-    [(F(6, 5), F(1, 2), H2_MILD), (F(1), F(3, 10), {"dist": "erlang", "k": 3}), (F(3, 2), F(1, 2), H2_HARSH)],
-    ids=["H2-mild", "Erlang3", "H2-harsh"],
+    [pytest.param(F(6, 5), F(1, 2), H2_MILD, id="H2-mild", marks=pytest.mark.xdist_group("phases-H2-mild")),
+     pytest.param(F(1), F(3, 10), {"dist": "erlang", "k": 3}, id="Erlang3", marks=pytest.mark.xdist_group("phases-Erlang3")),
+     pytest.param(F(3, 2), F(1, 2), H2_HARSH, id="H2-harsh", marks=pytest.mark.xdist_group("phases-H2-harsh"))],
 )
 @pytest.mark.parametrize("load", [F(99, 100), F(101, 100)])
 def test_distribution_networks_decided_within_one_percent(lam12, gamma, service2, load):
     """Station 3's effective load lam3 + d_1 (d_1 from the truncated phase CTMC) at 0.99 is stable, at 1.01 unstable."""
-    ph2 = criteria.phases_of(service2, 1.0)
-    d1, lost = criteria.subsystem_throughput_ph(float(lam12), float(gamma), criteria.phases_of(None, 1.0), ph2, N=120)
+    d1, lost = _subsystem_throughput_ph(lam12, gamma, json.dumps(service2, sort_keys=True))
     assert lost < 1e-6
     lam3 = (load - F(d1)).limit_denominator(10**6)
     net = h2_tie_network(lam12, gamma, lam3, service2)
