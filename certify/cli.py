@@ -19,10 +19,15 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core.errors import CertifyError, NetworkError, NetworkNotSupported
 from .core.version import __version__
+
+if TYPE_CHECKING:
+    from .core.model import ForkJoinNetwork, Network
+    from .proof.pipeline import Attempt
+    from .simulation.simulate import SimulationResult
 
 __all__ = ["main", "EXIT_NO_CERTIFICATE"]
 
@@ -160,11 +165,12 @@ def check_output(option: str, path: str, kind: str = "file") -> None:
                 raise fail(f"has the extension .{ext}, not an image format matplotlib writes ({', '.join(sorted(known))})")
 
 
-def _refuse_fork_join(net: Any, command: str) -> None:
+def _refuse_fork_join(net: Network | ForkJoinNetwork, command: str) -> Network:
     from .core.model import ForkJoinNetwork
 
     if isinstance(net, ForkJoinNetwork):
         raise NetworkNotSupported(net.source, "format", f"{FORK_JOIN_ONLY}, not by `certify {command}`")
+    return net
 
 
 def json_value(v: Any) -> Any:
@@ -193,7 +199,7 @@ def json_value(v: Any) -> Any:
     return str(v)
 
 
-def _load(path: str):
+def _load(path: str) -> Network | ForkJoinNetwork:
     from .io.loader import load
 
     return load(path)
@@ -214,7 +220,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     live = None
     if not args.json and sys.stderr.isatty():  # interactive: show each stage as it finishes
 
-        def live(a) -> None:
+        def live(a: Attempt) -> None:
             print(f"  ... {a.stage}: {a.outcome} ({a.time_s:.2f}s)", file=sys.stderr, flush=True)
 
     existed = args.out is not None and os.path.exists(args.out)
@@ -288,7 +294,7 @@ def cmd_regions(args: argparse.Namespace) -> int:
     from .markov.drift import compile_drifts
 
     net = _load(args.file)
-    _refuse_fork_join(net, "regions")
+    net = _refuse_fork_join(net, "regions")
     chain = compile_chain(net)
     drifts = compile_drifts(chain)
     unbounded = sum(1 for d in drifts if d.generators)
@@ -307,7 +313,7 @@ def cmd_regions(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_x0(text: str, net) -> list[int]:
+def _parse_x0(text: str, net: Network) -> list[int]:
     """``--x0 n1,n2,...``: one non-negative integer per station, in the file's order."""
     rule = f"must be {net.J} comma-separated non-negative integers, one per station ({','.join(net.station_ids)})"
     parts = [p.strip() for p in text.split(",")]
@@ -324,7 +330,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.plot:
         check_output("--plot", args.plot, "image")
     net = _load(args.file)
-    _refuse_fork_join(net, "simulate")
+    net = _refuse_fork_join(net, "simulate")
     x0 = None
     if args.x0 is not None:
         x0 = _parse_x0(args.x0, net)
@@ -345,7 +351,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(res, path: str) -> None:
+def _plot(res: SimulationResult, path: str) -> None:
     """Sampled queue lengths: the total of every replication (thin) and the mean per station over replications."""
     import matplotlib
 
@@ -383,7 +389,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if other and os.path.abspath(other) == os.path.abspath(args.out):
             raise NetworkError(None, opt, f"{other!r} is the results file (--out): give another name")
     net = _load(args.file)
-    _refuse_fork_join(net, "sweep")
+    net = _refuse_fork_join(net, "sweep")
     vary = [parse_vary(spec, net) for spec in args.vary]
     try:
         res = sweep(net, vary, time_limit=args.time_limit, sim_budget=args.sim_budget, seed=args.seed, out=args.out,
@@ -510,7 +516,7 @@ def cmd_stationary(args: argparse.Namespace) -> int:
     from .stationary.analysis import stationary
 
     net = _load(args.file)
-    _refuse_fork_join(net, "stationary")
+    net = _refuse_fork_join(net, "stationary")
     res = stationary(net, truncate=args.truncate)
     print(json.dumps(res.to_json()) if args.json else res.table())
     return 0

@@ -111,7 +111,7 @@ def _named(values: dict, want: list[str], field: str) -> dict[str, Fraction]:
     return {n: unq(values[n], f"{field}.{n}") for n in want}
 
 
-def _fluid_coeffs(chain: Chain, kind: str, named: dict):
+def _fluid_coeffs(chain: Chain, kind: str, named: dict) -> list[Fraction] | list[list[Fraction]]:
     ids, J = chain.ids, chain.J
     if kind == "linear":
         vals = _named(named, [f"w[{i}]" for i in ids], "coefficients")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -179,7 +180,7 @@ def static_split_certificate(net: Network, chain: Chain, u: dict, w: list[Fracti
     return _seal(net, "static-split", {"multipliers": multipliers}, _static_claims(check.facts))
 
 
-def fluid_certificate(net: Network, chain: Chain, kind: str, coeffs, check: Check) -> dict:
+def fluid_certificate(net: Network, chain: Chain, kind: str, coeffs: Sequence[Any], check: Check) -> dict:
     """A fluid Lyapunov certificate (general distributions where Dai's conditions hold), exactly checked."""
     ids, J = chain.ids, chain.J
     if kind == "linear":

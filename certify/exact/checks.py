@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..markov.chain import Chain, drain_order
 from ..markov.drift import RegionDrift, cell_moves, compile_drifts
@@ -53,6 +53,9 @@ from ..markov.regions import enumerate_regions, vertex_bound
 from ..templates import TEMPLATES
 from ..templates.base import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_factor
 from ..templates.table import table_cells
+
+if TYPE_CHECKING:
+    from ..markov.fluid import FluidFace
 
 __all__ = [
     "Check",
@@ -368,7 +371,9 @@ def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check:
     return out
 
 
-def check_fluid(chain: Chain, kind: str, coeffs, faces=None, max_failures: int = 5) -> Check:
+def check_fluid(
+    chain: Chain, kind: str, coeffs: Sequence[Any], faces: Sequence[FluidFace] | None = None, max_failures: int = 5
+) -> Check:
     """Check a fluid Lyapunov certificate exactly (general distributions, any tie-breaking).
 
     ``kind`` ``quadratic``: V(z) = z'Pz with P strictly diagonally dominant plus

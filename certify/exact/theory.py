@@ -62,7 +62,7 @@ The criteria:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
@@ -72,7 +72,7 @@ from ..core.numbers import solve
 from ..markov.chain import Chain
 
 if TYPE_CHECKING:
-    from ..core.model import Network
+    from ..core.model import ForkJoinNetwork, Network
 
 __all__ = [
     "TheoremVerdict",
@@ -183,7 +183,7 @@ def _sign(lhs: Fraction, rhs: Fraction) -> int:
     return (lhs > rhs) - (lhs < rhs)
 
 
-def _name(chain: Chain, S) -> str:
+def _name(chain: Chain, S: Iterable[int]) -> str:
     return "{" + ",".join(chain.ids[j] for j in sorted(S)) + "}"
 
 
@@ -230,7 +230,7 @@ def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
     )
 
 
-def _subsets(J: int):
+def _subsets(J: int) -> Iterator[tuple[int, ...]]:
     for k in range(1, J + 1):
         yield from combinations(range(J), k)
 
@@ -254,6 +254,7 @@ def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
         s = _sign(load, cap)
         if (s, load / cap) > (worst, ratio):
             worst, arg, ratio = s, A, load / cap
+    assert arg is not None  # every subset beats worst = -2, so the loop set it
     full = tuple(range(chain.J))
     mmjsq = len(lam) == 1 and next(iter(lam)) == full and chain.J > 1
     name = "M/M-JSQ, heterogeneous servers: lam < sum mu" if mmjsq else "no feedback: subset condition"
@@ -299,6 +300,7 @@ def homogeneous_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVe
         s = _sign(lhs, cap)
         if (s, lhs / cap) > (worst, ratio):
             worst, arg, ratio = s, A, lhs / cap
+    assert arg is not None  # every subset beats worst = -2, so the loop set it
     return _fluid_theorem(
         "homogeneous feedback (Lambda_C + lam*/(1-p*) P_C < mu_C)",
         worst,
@@ -385,7 +387,7 @@ def theorem_verdicts(chain: Chain, net: Network | None = None) -> list[TheoremVe
     return out
 
 
-def fork_join(net) -> TheoremVerdict:
+def fork_join(net: ForkJoinNetwork) -> TheoremVerdict:
     """Seed 003 for an (n,k) fork-join network with redundancy: stable iff lam < theta (exponential servers).
 
     Hypotheses: Poisson jobs and exponential servers (the ``fork-join-redundancy/1``

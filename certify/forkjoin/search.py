@@ -62,7 +62,9 @@ class TableSearch:
     notes: list[str] = field(default_factory=list)  # what the solver said (warnings), one line each
 
 
-def _rows(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], regions: list[Cell], pos: dict[Cell, int]):
+def _rows(
+    net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], regions: list[Cell], pos: dict[Cell, int]
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Sparse rows sum_moves rate (h[target] - h[cell]) and the constants lam - dep, one per region."""
     d = [float(x) for x in server_rates(net)]  # region_drift is generic in the number type
     lam = float(net.rate)
@@ -81,7 +83,7 @@ def _rows(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], region
     return A, np.array(const)
 
 
-def _round(cells: list[Cell], values) -> list[dict[Cell, Fraction]]:
+def _round(cells: list[Cell], values: np.ndarray) -> list[dict[Cell, Fraction]]:
     return [{c: Fraction(int(round(float(v) * den)), den) for c, v in zip(cells, values)} for den in GRIDS]
 
 

@@ -164,7 +164,7 @@ def refine(region: Region, walls: Sequence[tuple[int, int]]) -> list[tuple[Regio
     """
     out: list[tuple[Region, tuple[int, ...]]] = []
 
-    def rec(d, w: int, vals: tuple[int, ...]) -> None:
+    def rec(d: list[list[int]], w: int, vals: tuple[int, ...]) -> None:
         if w == len(walls):
             dbm = tuple(tuple(r) for r in d)
             out.append((Region(region.argmin, region.empty, region.shifted, dbm, region.levels), vals))

@@ -10,6 +10,7 @@ dispatches phase-type chains to :mod:`certify.markov.phase_drift`).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -42,7 +43,7 @@ class RegionDrift:
         """The jumps with their target phase vectors (none here)."""
         return [(d, (), r) for d, r in self.jumps()]
 
-    def describe(self, ids) -> str:
+    def describe(self, ids: Sequence[str]) -> str:
         """The region's constraints in words (phase-type drifts add the phases)."""
         return self.region.describe(ids)
 

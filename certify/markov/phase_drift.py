@@ -12,11 +12,12 @@ and ``phase_moves()`` the transitions with their target phases.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .jumps import Jump, RegionDrift, _int
-from .phases import PhaseChain
+from .phases import PhaseChain, PhaseType
 from .regions import Region, check_deadline, cone_generators
 
 __all__ = ["PhaseDrift", "phase_transitions", "compile_phase_drifts", "lower_bound"]
@@ -49,7 +50,7 @@ class PhaseDrift(RegionDrift):
                 acc[d] += r
         return sorted(acc.items())
 
-    def describe(self, ids) -> str:
+    def describe(self, ids: Sequence[str]) -> str:
         chain: PhaseChain = self.rates.chain  # type: ignore[assignment]
         ph = ", ".join(f"{name} {'empty' if v < 0 else v + 1}" for name, v in zip(chain.phase_names(), self.phase))
         return f"{self.region.describe(ids)}; {ph}"
@@ -85,7 +86,9 @@ def phase_transitions(chain: PhaseChain, region: Region, phi: tuple[int, ...]) -
         if rate and (d or t != phi):
             acc[(d, t)] += rate
 
-    def join(C: tuple[int, ...], rate: Fraction, base: tuple[tuple[int, int], ...], new: list[int], B=None) -> None:
+    def join(
+        C: tuple[int, ...], rate: Fraction, base: tuple[tuple[int, int], ...], new: list[int], B: tuple[int, ...] | None = None
+    ) -> None:
         """A customer routed to choice set C (argmin B) from a state whose other changes are ``base``/``new``."""
         for j, p in chain.tie_split(B or argmin.get(C, C)):
             if j in ph_pos and j in empty and not any(a == j for a, _ in base):
@@ -98,7 +101,7 @@ def phase_transitions(chain: PhaseChain, region: Region, phi: tuple[int, ...]) -
             else:
                 add(_jump(*base, (j, 1)), list(new), rate * p)
 
-    def internal(law, pos: int) -> None:
+    def internal(law: PhaseType, pos: int) -> None:
         """Phase changes of the law at position ``pos`` (nobody moves)."""
         for a, b, r in law.moves:
             if a == phi[pos]:

@@ -38,7 +38,7 @@ solve and its exact check (the enumeration polls every few hundred steps).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import prod
@@ -94,7 +94,7 @@ class _Attempts(list):
         if self.listener is not None:
             self.listener(a)
 
-    def extend(self, items) -> None:  # type: ignore[override]
+    def extend(self, items: Iterable[Attempt]) -> None:  # type: ignore[override]
         for a in items:
             self.append(a)
 

@@ -9,7 +9,7 @@ linear in (P, y, s).  Only proposes: :func:`certify.exact.check_fluid` decides.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -120,7 +120,7 @@ def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str
     return FluidLP(status, float(delta.value), np.asarray(x.value), len(rows), n, solver, el, notes)
 
 
-def fluid_candidates(chain: Chain, kind: str, coeffs: np.ndarray):
+def fluid_candidates(chain: Chain, kind: str, coeffs: np.ndarray) -> Iterator[list[Fraction] | list[list[Fraction]]]:
     """Rational coefficients from the float solution (coarse grid first): P as a matrix, or w."""
     J = chain.J
     pairs = _pairs(J)

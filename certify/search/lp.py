@@ -8,13 +8,14 @@ only a *candidate*; :mod:`certify.exact` decides.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..templates.base import DENOMINATORS, Template
+from ..templates.base import DENOMINATORS, SideRow, Template
 from ..templates.base import round_to_grid as rationalize
 from .solvers import default_solver, installed_solvers, solve
 
@@ -50,7 +51,7 @@ def installed_lp_solvers() -> list[str]:
     return installed_solvers()
 
 
-def _matrix(rows, n: int) -> sp.csr_matrix:
+def _matrix(rows: Sequence[SideRow], n: int) -> sp.csr_matrix:
     data, ri, ci = [], [], []
     for r, row in enumerate(rows):
         for k, c in row.coeffs:

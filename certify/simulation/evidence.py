@@ -31,9 +31,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.model import Network
+
+if TYPE_CHECKING:
+    from .simulate import SimulationResult
 
 __all__ = ["Start", "StartResult", "Evidence", "simulation_check", "DEFAULT_BUDGET_S"]
 
@@ -172,7 +175,7 @@ def simulation_check(
     ev = Evidence("undecided", horizon, replications, LEVEL, station_ids=net.station_ids)
     ev.events += pilot.events
 
-    def run(st: Start, k: int):
+    def run(st: Start, k: int) -> SimulationResult:
         res = simulate(net, horizon=horizon, replications=replications, seed=seed + 1000 * (k + 1), x0=st.x0,
                        progress=progress)
         g = res.growth_rate(level_each)

@@ -39,8 +39,19 @@ tie-breaking table (bit mask of the tied set, probability per station).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    # numba ignores these annotations (it types the kernels from their arguments); they are for mypy and readers.
+    _State = tuple[np.uint64, np.uint64, np.uint64, np.uint64]  # the xoshiro256+ state
+    _F64 = npt.NDArray[np.float64]
+    _I64 = npt.NDArray[np.int64]
+    _U64 = npt.NDArray[np.uint64]
 
 EXP, DET, ERLANG, GAMMA, LOGNORMAL, HYPER, COXIAN = range(7)  # codes < HYPER need no phase table
 FIXED, CHOICES, SAMPLE = range(3)
@@ -49,7 +60,7 @@ _M53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
 @njit(cache=True)
-def _bits(st):
+def _bits(st: _State) -> tuple[np.uint64, _State]:
     """The next 64 raw bits (as uint64) and state."""
     s0, s1, s2, s3 = st
     result = s0 + s3
@@ -64,7 +75,7 @@ def _bits(st):
 
 
 @njit(cache=True)
-def uniform(st):
+def uniform(st: _State) -> tuple[float, _State]:
     """``(u, st')``: a uniform double in [0, 1) and the next xoshiro256+ state (a 4-tuple of uint64).
 
     The state is a tuple, not an array: numba reference-counts arrays passed to
@@ -98,7 +109,7 @@ _ZR = 7.697117470131487  # start of the ziggurat's tail
 
 
 @njit(cache=True)
-def _exp_slow(i, j, st):
+def _exp_slow(i: int, j: int, st: _State) -> tuple[float, _State]:
     """The ziggurat's rare branch: the tail layer or a wedge test."""
     while True:
         if i == 0:
@@ -116,7 +127,7 @@ def _exp_slow(i, j, st):
 
 
 @njit(cache=True, inline="always")
-def exponential(st, rate):
+def exponential(st: _State, rate: float) -> tuple[float, _State]:
     """``(x, st')``: an exponential variate of rate ``rate`` (ziggurat: mostly one table look-up, no logarithm)."""
     r, st = _bits(st)
     i = int(r >> np.uint64(56))  # top 8 bits: the layer; low 56: the position
@@ -128,7 +139,7 @@ def exponential(st, rate):
 
 
 @njit(cache=True)
-def normal(st):
+def normal(st: _State) -> tuple[float, _State]:
     """A standard normal variate (Marsaglia's polar method)."""
     while True:
         u, st = uniform(st)
@@ -141,7 +152,7 @@ def normal(st):
 
 
 @njit(cache=True)
-def gamma(st, shape, scale):
+def gamma(st: _State, shape: float, scale: float) -> tuple[float, _State]:
     """A gamma variate (Marsaglia-Tsang; shape < 1 by boosting with U**(1/shape))."""
     boost = 1.0
     if shape < 1.0:
@@ -162,7 +173,7 @@ def gamma(st, shape, scale):
 
 
 @njit(cache=True)
-def simple(code, a, b, st):
+def simple(code: float, a: float, b: float, st: _State) -> tuple[float, _State]:
     """A sample of a law without phase table (code < HYPER) with parameters ``a``, ``b``."""
     if code == EXP:
         return exponential(st, a)
@@ -183,7 +194,7 @@ def simple(code, a, b, st):
 
 
 @njit(cache=True)
-def phased(laws, law, st):
+def phased(laws: _F64, law: int, st: _State) -> tuple[float, _State]:
     """A sample of a hyperexponential or Coxian law (row ``law`` of ``laws``)."""
     m = int(laws[law, 3])
     i = 0
@@ -205,7 +216,7 @@ def phased(laws, law, st):
 
 
 @njit(cache=True)
-def draw(laws, law, st):
+def draw(laws: _F64, law: int, st: _State) -> tuple[float, _State]:
     """``(x, st')``: one sample of law ``law``."""
     if laws[law, 0] < HYPER:
         return simple(laws[law, 0], laws[law, 1], laws[law, 2], st)
@@ -213,13 +224,13 @@ def draw(laws, law, st):
 
 
 @njit(cache=True)
-def state(rng):
+def state(rng: _U64) -> _State:
     """The 4-tuple state of a uint64 array of 4 words."""
     return (rng[0], rng[1], rng[2], rng[3])
 
 
 @njit(cache=True)
-def sample_law(laws, law, rng, size):
+def sample_law(laws: _F64, law: int, rng: _U64, size: int) -> _F64:
     """``size`` samples of law ``law`` (for checks of the samplers)."""
     out = np.empty(size)
     st = state(rng)
@@ -230,7 +241,7 @@ def sample_law(laws, law, rng, size):
 
 
 @njit(cache=True)
-def init(laws, n, clock, rng):
+def init(laws: _F64, n: _I64, clock: _F64, rng: _U64) -> None:
     """Start a replication at time 0 in state ``n``: first arrivals, services of the busy stations."""
     J = n.shape[0]
     S = clock.shape[0] - J
@@ -245,9 +256,12 @@ def init(laws, n, clock, rng):
 
 
 @njit(cache=True)
-def run(laws, sets, streams, stream_cum, fb, fb_cum, cap, tb_mask, tb_prob,
-        n, clock, area, last, departures, arrivals, lost, lost_fb, samples, tstate, istate, rng,
-        horizon, warmup, dt, max_events):
+def run(
+    laws: _F64, sets: _I64, streams: _I64, stream_cum: _F64, fb: _I64, fb_cum: _F64, cap: _I64, tb_mask: _I64,
+    tb_prob: _F64, n: _I64, clock: _F64, area: _F64, last: _F64, departures: _I64, arrivals: _I64, lost: _I64,
+    lost_fb: _I64, samples: npt.NDArray[np.int32], tstate: _F64, istate: _I64, rng: _U64,
+    horizon: float, warmup: float, dt: float, max_events: int,
+) -> bool:
     """Advance one replication by at most ``max_events`` events; True once it has reached ``horizon``.
 
     ``tstate = [t]``; ``istate = [next grid index, events, past warmup]``.  ``area``

@@ -746,7 +746,7 @@ class _Builder:
         self.cols.append(dst)
         self.vals.append(rate[keep])
 
-    def phase_moves(self, S: np.ndarray, rows: np.ndarray, col: int, law, a: int) -> None:
+    def phase_moves(self, S: np.ndarray, rows: np.ndarray, col: int, law: PhaseType, a: int) -> None:
         """The phase changes a -> b (no customer moves) of the law in column ``col``, from ``rows``."""
         for a2, b, r in law.moves:
             if a2 == a:

@@ -32,12 +32,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..core.errors import CertificateError
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift
 from ..markov.regions import vertex_bound
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = [
     "DriftRow",
@@ -199,7 +202,7 @@ class Template(ABC):
         """Exact drift slopes in ``row_keys()`` order at rational coefficients: integers and a positive scale."""
 
     @abstractmethod
-    def lp_matrix(self):  # -> scipy.sparse matrix, rows x (variables + aux)
+    def lp_matrix(self) -> csr_matrix:  # rows x (variables + aux)
         """The slopes as a float matrix acting on (coefficients, auxiliary variables)."""
 
     def side_rows(self) -> list[SideRow]:

@@ -53,13 +53,16 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from math import lcm
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CertificateError, NotSupported
 from ..markov.cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
 from ..markov.chain import Chain
-from ..markov.drift import compile_drifts
+from ..markov.drift import Jump, RegionDrift, compile_drifts
 from .base import DENOMINATORS, SideRow, Template, _gen_str, round_to_grid
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = ["PiecewiseQuadratic", "MAX_STATIONS"]
 
@@ -90,7 +93,7 @@ class PiecewiseQuadratic(Template):
             return []
         return [{}]
 
-    def __init__(self, chain, drifts, **options):
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
         super().__init__(chain, drifts, **options)
         J = chain.J
         self.parent_drifts = drifts
@@ -150,7 +153,7 @@ class PiecewiseQuadratic(Template):
 
     # ---- the drift ----
 
-    def _symbolic(self, r: int, jumps) -> tuple[list[dict[int, int]], dict[int, int]]:
+    def _symbolic(self, r: int, jumps: Sequence[tuple[Jump, int]]) -> tuple[list[dict[int, int]], dict[int, int]]:
         """(a, c) of AV = (a'x + c)/scale on refined region r, as {variable: integer coefficient} maps."""
         J, arr = self.chain.J, self.arr
         walls, vals, c0 = arr.walls, self.diffs[r], self.cell[r]
@@ -209,7 +212,7 @@ class PiecewiseQuadratic(Template):
                 out.append(sum(a[j] for j in range(len(g)) if g[j]))
         return out, den * self.chain.scale
 
-    def lp_matrix(self):
+    def lp_matrix(self) -> csr_matrix:
         import numpy as np
         import scipy.sparse as sp
 

@@ -61,13 +61,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations_with_replacement
 from math import ceil, comb, factorial, floor, lcm, prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..markov.chain import Chain
 from ..markov.drift import Jump, RegionDrift
 from ..markov.regions import cone_generators, enumerate_regions, vertex_bound
 from .base import DENOMINATORS, Template, round_to_grid
 from .gram import fit_with_slack, ldl_psd
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = ["QuarticSOS", "monomials", "MAX_STATIONS", "MAX_GENERATORS"]
 
@@ -248,7 +251,7 @@ class QuarticSOS(Template):
     def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
         raise NotImplementedError("the quartic template is an SDP: its drift condition is exact_drift, not LP rows")
 
-    def lp_matrix(self):
+    def lp_matrix(self) -> csr_matrix:
         raise NotImplementedError("the quartic template is an SDP: see QuarticSOS.search")
 
     def affine_drifts(self, theta: Sequence[Fraction]) -> tuple[list[tuple[list[int], int]], int]:

@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 from math import lcm
+from typing import TYPE_CHECKING, Any
 
+from ..markov.chain import Chain
+from ..markov.drift import RegionDrift
 from .base import SideRow, Template
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = ["Quadratic"]
 
@@ -26,7 +32,7 @@ class Quadratic(Template):
     name = "quadratic"
     summary = "V = x'Px, P copositive (diagonally dominant + nonnegative)"
 
-    def __init__(self, chain, drifts, **options):
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
         super().__init__(chain, drifts, **options)
         J = chain.J
         self.pairs = [(i, j) for i in range(J) for j in range(i, J)]
@@ -59,7 +65,7 @@ class Quadratic(Template):
                 out.append(2 * sum(Pm[j] for j in range(J) if g[j]))
         return out, scale
 
-    def lp_matrix(self):
+    def lp_matrix(self) -> csr_matrix:
         import numpy as np
         import scipy.sparse as sp
 

@@ -11,13 +11,16 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
 from math import lcm
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CertificateError
 from ..markov.chain import Chain
-from ..markov.drift import cell_moves, cell_of
-from .base import MAX_REFINEMENT, clip_level, refinement_factor, station_list
+from ..markov.drift import RegionDrift, cell_moves, cell_of
+from .base import MAX_REFINEMENT, SideRow, clip_level, refinement_factor, station_list
 from .quadratic import Quadratic
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = ["LinearTable"]
 
@@ -143,7 +146,7 @@ class LinearTable(Quadratic):
             levels[a] = max(levels.get(a, 0), opts["K"])
         return dict(sorted(levels.items()))
 
-    def __init__(self, chain, drifts, **options):
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
         super().__init__(chain, drifts, **options)
         ids = chain.ids
         self.K = self.options["K"]
@@ -167,7 +170,7 @@ class LinearTable(Quadratic):
     def variable_bounds(self) -> list[Fraction]:
         return [Fraction(1)] * self.nq + [Fraction(50)] * (len(self.mult) * len(self.cells))
 
-    def _cell_moves(self, rd) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
+    def _cell_moves(self, rd: RegionDrift) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
         if not rd.generators:
             return cell_of(rd, self.fast, self.K), {}, 0
         return cell_moves(rd, self.fast, self.K)
@@ -203,7 +206,7 @@ class LinearTable(Quadratic):
                 out.append(sum(Pm[j] for j in range(J) if g[j]))
         return out, den * self.chain.scale
 
-    def lp_matrix(self):
+    def lp_matrix(self) -> csr_matrix:
         import numpy as np
         import scipy.sparse as sp
 
@@ -232,7 +235,7 @@ class LinearTable(Quadratic):
         # column order: P (nq), T (nT), aux (naux); the quadratic matrix is [P | aux]
         return sp.hstack([quad[:, :nq], table, quad[:, nq : nq + naux]]).tocsr()
 
-    def side_rows(self):
+    def side_rows(self) -> list[SideRow]:
         # The quadratic's auxiliaries sit after all coefficients (P and T): shift their indices.
         shift = len(self.mult) * len(self.cells)
         out = []

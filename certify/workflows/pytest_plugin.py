@@ -9,12 +9,18 @@ violated inequality.  Without the option the plugin does nothing.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..core.errors import NetworkError
 from .regression import Pair, find_pairs, verify_pair
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,7 +42,7 @@ class InvalidCertificate(Exception):
 class CertificateItem(pytest.Item):
     """One (network, certificate) pair, checked exactly."""
 
-    def __init__(self, *, pair: Pair, **kwargs):
+    def __init__(self, *, pair: Pair, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.pair = pair
 
@@ -45,23 +51,25 @@ class CertificateItem(pytest.Item):
         if not res.ok:
             raise InvalidCertificate(res.message())
 
-    def repr_failure(self, excinfo, style=None):  # noqa: ANN001 - pytest's signature
+    def repr_failure(  # pytest's signature
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, InvalidCertificate):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[os.PathLike[str] | str, int | None, str]:
         return self.pair.certificate, None, f"certificate {self.pair.name}"
 
 
 class CertificateCollection(pytest.Collector):
     """The pairs of one directory or manifest."""
 
-    def __init__(self, *, target: Path, **kwargs):
+    def __init__(self, *, target: Path, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.target = target
 
-    def collect(self):
+    def collect(self) -> Iterator[CertificateItem]:
         for pair in find_pairs(self.target):
             yield CertificateItem.from_parent(self, name=pair.name, pair=pair)
 
