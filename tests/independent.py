@@ -796,3 +796,40 @@ def check_fork_join(net, cert: dict, count: int = 150, seed: int = 0) -> None:
         vq = V(q)
         av = sum((r * (V(y) - vq) for y, r in fj_transitions(net, q)), Fraction(0))
         assert av <= -delta, f"AV at q={q} is {av} > -delta = {-delta}"
+
+
+# ---------------------------------------------------------------- closed-set, finite-state and theorem certificates
+
+
+def check_closed_set(net, cert: dict) -> None:
+    """From the file: no customer leaves the listed stations, exogenous choice sets inside them get the claimed rate > 0."""
+    ids = list(net.station_ids)
+    S = cert.get("stations")
+    if not isinstance(S, list) or not S or any(s not in ids for s in S) or len(set(S)) != len(S):
+        raise Malformed(f"stations: {S!r}")
+    inside = set(S)
+    for s in S:
+        out = [fb for fb in net.feedback if fb.source == s]
+        assert sum((fb.prob for fb in out), Fraction(0)) == 1, f"station {s} lets customers leave"
+        assert all(set(fb.choice) <= inside for fb in out), f"station {s} feeds outside the set"
+    inflow = sum((r for st in net.streams for c, r in st.routing_sets() if set(c) <= inside), Fraction(0))
+    assert inflow > 0, "nothing enters the set"
+    assert rational(_claim(cert, "claims", "inflow"), "claims.inflow") == inflow
+
+
+def check_finite_state(net, cert: dict) -> None:
+    """From the file: every station has a capacity (no phases here) and the claimed state count is prod (K_j + 1)."""
+    caps = [s.capacity for s in net.stations]
+    assert all(c is not None for c in caps), "some station has no capacity"
+    n = 1
+    for c in caps:
+        n *= c + 1
+    assert _claim(cert, "claims", "states") == n
+
+
+def check_theorem(net, cert: dict) -> None:
+    """The claimed verdict is the network's independently known answer (its corpus ``expected`` verdict)."""
+    expected = (net.expected or {}).get("verdict")
+    if expected is None:
+        raise Malformed("the network has no known verdict to compare with")
+    assert _claim(cert, "claims", "verdict") == expected, f"a theorem certificate claims {cert['claims'].get('verdict')!r}"

@@ -77,6 +77,22 @@ def _ph_tie():
     })
 
 
+TRAP = {
+    "format": "jsq-network/1", "name": "trap",
+    "stations": {"1": {"mu": 1}, "2": {"mu": 1}},
+    "streams": [{"choice": ["1"], "rate": 0.5}, {"choice": ["2"], "rate": 0.1}],
+    "feedback": [{"from": "2", "choice": ["2"], "prob": 1}],
+}
+
+
+def _theorem(net):
+    from certify.certificates import theorem_certificate
+    from certify.exact.theory import theorem_verdicts
+    from certify.markov.chain import compile_chain
+
+    return theorem_certificate(net, next(t for t in theorem_verdicts(compile_chain(net), net) if t.decides))
+
+
 # name -> (network loader, certificate builder, expected kind); J = 2..3, each built in well under a few seconds.
 CASES = {
     "quadratic": (lambda: load(CORPUS / "dhk2-A-m0.90.json"), lambda n: _prove(n, templates=["quadratic"]), "foster"),
@@ -89,6 +105,9 @@ CASES = {
     "static-split": (lambda: load(CORPUS / "mmjsq-k2-m1.05.json"), lambda n: _prove(n, templates=["quadratic"]), "static-split"),
     "fluid-linear": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "linear"), "fluid"),
     "fluid-quadratic": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "quadratic"), "fluid"),
+    "closed-set": (lambda: from_dict(TRAP), _prove, "closed-set"),
+    "finite-state": (lambda: load(CORPUS / "loss2-a1.6-K3.json"), _prove, "finite-state"),
+    "theorem": (lambda: load(CORPUS / "mmjsq-k2-m0.90.json"), _theorem, "theorem"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
     "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),
@@ -141,6 +160,12 @@ def _confirm_cached(name, text, samples):
             ind.check_static_split(net, cert)
         elif kind == "fluid":
             ind.check_fluid(net, cert, count=max(12, samples // 3))
+        elif kind == "closed-set":
+            ind.check_closed_set(net, cert)
+        elif kind == "finite-state":
+            ind.check_finite_state(net, cert)
+        elif kind == "theorem":
+            ind.check_theorem(net, cert)
         else:
             return f"accepted a certificate of kind {kind!r}"
     except ind.Malformed as exc:
@@ -436,7 +461,7 @@ def test_originals_are_valid_and_independently_confirmed():
 
 
 def test_independent_evaluation_refutes_wrong_certificates():
-    """The independent evaluation is not vacuous: a Foster V or growth f with every coefficient negated is refuted."""
+    """The independent evaluation is not vacuous: negated Foster/growth coefficients and wrong claims of every kind are refuted."""
     for name in ("quadratic", "table", "table-phases", "piecewise", "quartic", "growth", "growth-table", "fj-foster"):
         _, cert = case(name)
         bad = copy.deepcopy(cert)
@@ -454,6 +479,15 @@ def test_independent_evaluation_refutes_wrong_certificates():
         _, cert = case(name)
         bad = copy.deepcopy(cert)
         bad["claims"]["delta"] = str(Fraction(bad["claims"]["delta"]) * 4)
+        assert confirm(name, bad, 120) is not None, name
+    for name, edit in (
+        ("closed-set", lambda c: c.update(stations=["1", "2"])),
+        ("finite-state", lambda c: c["claims"].update(states=c["claims"]["states"] + 1)),
+        ("theorem", lambda c: c["claims"].update(verdict="unstable")),
+    ):
+        _, cert = case(name)
+        bad = copy.deepcopy(cert)
+        edit(bad)
         assert confirm(name, bad, 120) is not None, name
 
 
