@@ -60,7 +60,7 @@ def test_bad_network_file_is_a_network_error(tmp_path):
 
 def test_malformed_certificate_field_is_a_certificate_error():
     """A certificate rational that is not in lowest terms is a CertificateError naming the field, value and rule."""
-    from certify.core.envelope import unq
+    from certify.core.numbers import unq
 
     with pytest.raises(CertificateError, match=r"^coefficients\.w\[1\]: '6/8' is not in canonical form \(write '3/4'\)$"):
         unq("6/8", "coefficients.w[1]")

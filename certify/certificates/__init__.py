@@ -4,7 +4,8 @@ The envelope every certificate shares (rationals, digests, canonical JSON)
 lives in :mod:`certify.core.envelope`.  Pure Python: verifying needs no solver.
 """
 
-from ..core.envelope import FORMAT, MAX_NUMBER_CHARS, dumps, network_digest
+from ..core.envelope import FORMAT, dumps, network_digest
+from ..core.numbers import MAX_NUMBER_CHARS
 from .verifier import MAX_FILE_BYTES, load_certificate, verify
 from .writers import (
     KINDS,

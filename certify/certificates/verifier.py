@@ -32,9 +32,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..core.envelope import FORMAT, _body_digest, _compare, _same, network_digest, unq
+from ..core.envelope import FORMAT, _body_digest, _compare, _same, network_digest
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
+from ..core.numbers import unq
 from ..exact.checks import (
     Check,
     check_closed_set,

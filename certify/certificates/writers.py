@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..core.envelope import q, seal
+from ..core.envelope import seal
 from ..core.errors import CertificateError
 from ..core.hypotheses import dai_violations
 from ..core.model import ForkJoinNetwork, Network
+from ..core.numbers import q
 from ..exact.checks import (
     Check,
     routed_sets,

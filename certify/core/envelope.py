@@ -1,7 +1,7 @@
-"""The certificate envelope: canonical rationals, digests and canonical JSON.
+"""The certificate envelope: digests, sealing and canonical JSON.
 
 What every certificate file shares, whatever its kind: rationals written as
-``"p/q"`` strings (:func:`q`, :func:`unq`), the digest of a network's exact
+``"p/q"`` strings (:func:`certify.core.numbers.q`), the digest of a network's exact
 content (:func:`network_digest`) and of a certificate's body, the sealing of a
 payload into a certificate, and the canonical JSON text.  Pure Python.
 """
@@ -10,52 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .errors import CertificateError
 from .model import FORK_JOIN_FORMAT, Distribution, ForkJoinNetwork, Network
+from .numbers import q
 from .version import __version__
 
 if TYPE_CHECKING:
     from ..exact.checks import Check
 
-__all__ = ["FORMAT", "MAX_NUMBER_CHARS", "q", "unq", "network_digest", "seal", "dumps"]
+__all__ = ["FORMAT", "network_digest", "seal", "dumps"]
 
 FORMAT = "certify-certificate/1"
-
-# A rational in a certificate: "p" or "p/q", lowest terms, q > 1, at most this many characters.
-MAX_NUMBER_CHARS = 2000
-_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?")
-
-
-def q(x: Fraction | int) -> str:
-    """A rational as the string ``p/q`` (or ``p``)."""
-    x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-
-
-def unq(s: Any, where: str) -> Fraction:
-    """Parse a certificate rational: a string ``"p"`` or ``"p/q"`` in lowest terms (the form :func:`q` writes).
-
-    >>> unq("3/4", "coefficients.P[1,1]")
-    Fraction(3, 4)
-    >>> unq("6/8", "x")
-    Traceback (most recent call last):
-    ...
-    certify.core.errors.CertificateError: x: '6/8' is not in canonical form (write '3/4')
-    """
-    if not isinstance(s, str):
-        raise CertificateError(None, where, f"{s!r} is not a rational written as a string 'p/q'")
-    if len(s) > MAX_NUMBER_CHARS:
-        raise CertificateError(None, where, f"a number of {len(s)} characters (at most {MAX_NUMBER_CHARS})")
-    if not _RATIONAL.fullmatch(s):
-        raise CertificateError(None, where, f"{s!r} is not a rational 'p' or 'p/q'")
-    x = Fraction(s)
-    if q(x) != s:
-        raise CertificateError(None, where, f"{s!r} is not in canonical form (write {q(x)!r})")
-    return x
 
 
 def _dist(d: Distribution) -> Any:

@@ -109,7 +109,7 @@ class CertificateError(CertifyError):
     --------
     >>> str(CertificateError("mm1.cert.json", "options.K", "0 must be an integer in 1..100"))
     'mm1.cert.json: options.K: 0 must be an integer in 1..100'
-    >>> from certify.core.envelope import unq
+    >>> from certify.core.numbers import unq
     >>> try:
     ...     unq("6/8", "coefficients.w[1]")
     ... except CertificateError as exc:

@@ -1,11 +1,213 @@
-"""Exact rational linear algebra shared by the exact modules (no numpy)."""
+"""Exact numbers: canonical rationals, exact decimal text, parsing, and rational linear algebra (no numpy).
+
+One place for every exact number the package reads or writes:
+
+* :func:`q` / :func:`unq` -- the canonical ``"p/q"`` strings of certificate files;
+* :func:`exact_str` -- a rational as a user reads it (a decimal where one is finite);
+* :func:`approx_str` -- 6 significant digits, unless rounding would hide which side of 1 (or 0) a value lies on;
+* :func:`parse_number` / :func:`as_fraction` -- text and Python numbers as exact Fractions;
+* :func:`solve` -- exact Gauss-Jordan elimination.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import Any
 
-__all__ = ["solve"]
+from .errors import CertificateError
+
+__all__ = ["MAX_NUMBER_CHARS", "q", "unq", "exact_str", "approx_str", "parse_number", "as_fraction", "solve"]
+
+# A rational in a certificate: "p" or "p/q", lowest terms, q > 1, at most this many characters.
+MAX_NUMBER_CHARS = 2000
+_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?")
+
+
+def q(x: Fraction | int) -> str:
+    """A rational as the canonical string ``p/q`` (or ``p``) of certificate files.
+
+    Parameters
+    ----------
+    x : Fraction or int
+        The number.
+
+    Returns
+    -------
+    str
+        ``"p"`` for an integer, else ``"p/q"`` in lowest terms.
+
+    Examples
+    --------
+    >>> q(Fraction(6, 8)), q(3), q(Fraction(-1, 3))
+    ('3/4', '3', '-1/3')
+    """
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def unq(s: Any, where: str) -> Fraction:
+    """Parse a certificate rational: a string ``"p"`` or ``"p/q"`` in lowest terms (the form :func:`q` writes).
+
+    Parameters
+    ----------
+    s : Any
+        The value read from the file.
+    where : str
+        The field it came from, named in the error.
+
+    Returns
+    -------
+    Fraction
+        The exact value.
+
+    Raises
+    ------
+    CertificateError
+        When ``s`` is not a string, is longer than :data:`MAX_NUMBER_CHARS`, is not ``p`` or ``p/q``,
+        or is not in lowest terms.
+
+    Examples
+    --------
+    >>> unq("3/4", "coefficients.P[1,1]")
+    Fraction(3, 4)
+    >>> unq("6/8", "x")
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: x: '6/8' is not in canonical form (write '3/4')
+    """
+    if not isinstance(s, str):
+        raise CertificateError(None, where, f"{s!r} is not a rational written as a string 'p/q'")
+    if len(s) > MAX_NUMBER_CHARS:
+        raise CertificateError(None, where, f"a number of {len(s)} characters (at most {MAX_NUMBER_CHARS})")
+    if not _RATIONAL.fullmatch(s):
+        raise CertificateError(None, where, f"{s!r} is not a rational 'p' or 'p/q'")
+    x = Fraction(s)
+    if q(x) != s:
+        raise CertificateError(None, where, f"{s!r} is not in canonical form (write {q(x)!r})")
+    return x
+
+
+def exact_str(x: Fraction) -> str:
+    """An exact number as text: a decimal when it has a finite one (of a sensible length), else ``p/q``.
+
+    Parameters
+    ----------
+    x : Fraction
+        The number.
+
+    Returns
+    -------
+    str
+        ``"0.25"`` for 1/4, ``"1/3"`` for 1/3; a denominator of 10**40 or more is written ``p/q``.
+
+    Examples
+    --------
+    >>> exact_str(Fraction(1, 4)), exact_str(Fraction(1, 3)), exact_str(Fraction(-3)), exact_str(Fraction(-1, 20))
+    ('0.25', '1/3', '-3', '-0.05')
+    """
+    den = x.denominator
+    for p in (2, 5):
+        while den % p == 0:
+            den //= p
+    if den != 1 or x.denominator >= 10**40:
+        return f"{x.numerator}/{x.denominator}"
+    n = 0
+    while 10**n % x.denominator:
+        n += 1
+    digits = str(abs(x.numerator) * (10**n // x.denominator)).rjust(n + 1, "0")
+    sign = "-" if x < 0 else ""
+    return sign + (digits[:-n] + "." + digits[-n:] if n else digits)
+
+
+def approx_str(x: Fraction) -> str:
+    """``x`` to 6 significant digits, unless rounding would hide which side of 1 (or 0) it lies on.
+
+    Parameters
+    ----------
+    x : Fraction
+        The number.
+
+    Returns
+    -------
+    str
+        ``f"{x:.6g}"``, or 15 significant digits when 6 would round a value that is not 0 or +-1 onto one of them.
+
+    Examples
+    --------
+    >>> approx_str(Fraction(3, 4)), approx_str(Fraction(10000009, 10000000)), approx_str(Fraction(1, 3))
+    ('0.75', '1.0000009', '0.333333')
+    """
+    text = f"{float(x):.6g}"
+    if Fraction(text) == x or float(text) not in (0.0, 1.0, -1.0):
+        return text
+    return f"{float(x):.15g}"
+
+
+def parse_number(text: str) -> Fraction | None:
+    """``"0.25"``, ``"1e-3"`` or ``"1/3"`` as an exact Fraction; None when it is not a finite number.
+
+    Parameters
+    ----------
+    text : str
+        A decimal (with an exponent of at most 1000 in size) or ``p/q``.
+
+    Returns
+    -------
+    Fraction or None
+        The exact value, or None.
+
+    Examples
+    --------
+    >>> parse_number("0.25"), parse_number(" 1/3 "), parse_number("1e-3"), parse_number("nan")
+    (Fraction(1, 4), Fraction(1, 3), Fraction(1, 1000), None)
+    """
+    s = text.strip()
+    try:
+        if "/" in s:
+            return Fraction(s)
+        d = Decimal(s)
+    except (ValueError, ZeroDivisionError, InvalidOperation):
+        return None
+    if not d.is_finite() or (d and abs(d.adjusted()) > 1000):
+        return None
+    return Fraction(d)
+
+
+def as_fraction(v: Any) -> Fraction | None:
+    """A number given by a caller (or found in a document) as an exact Fraction; None if it is not one.
+
+    Parameters
+    ----------
+    v : Any
+        A Fraction, int, finite float (read by its shortest repr), finite Decimal, or a string
+        :func:`parse_number` reads.  Booleans are not numbers.
+
+    Returns
+    -------
+    Fraction or None
+        The exact value, or None.
+
+    Examples
+    --------
+    >>> as_fraction(0.1), as_fraction("2/4"), as_fraction(True), as_fraction(float("inf"))
+    (Fraction(1, 10), Fraction(1, 2), None, None)
+    """
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, int):
+        return Fraction(v)
+    if isinstance(v, float):
+        return Fraction(repr(v)) if v == v and abs(v) != float("inf") else None
+    if isinstance(v, Decimal):
+        return Fraction(v) if v.is_finite() else None
+    if isinstance(v, str):
+        return parse_number(v)
+    return None
 
 
 def solve(A: Sequence[Sequence[Fraction | int]], b: Sequence[Fraction | int]) -> list[Fraction] | None:

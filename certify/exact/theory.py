@@ -68,7 +68,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ..core.numbers import solve
+from ..core.numbers import approx_str, solve
 from ..markov.chain import Chain
 
 if TYPE_CHECKING:
@@ -167,18 +167,6 @@ def _fluid_theorem(
     )
 
 
-def _show(x: Fraction) -> str:
-    """``x`` to 6 significant digits, unless rounding would hide which side of 1 (or 0) it lies on.
-
-    >>> _show(Fraction(3, 4)), _show(Fraction(10000009, 10000000))
-    ('0.75', '1.0000009')
-    """
-    text = f"{float(x):.6g}"
-    if Fraction(text) == x or float(text) not in (0.0, 1.0, -1.0):
-        return text
-    return f"{float(x):.15g}"
-
-
 def _sign(lhs: Fraction, rhs: Fraction) -> int:
     return (lhs > rhs) - (lhs < rhs)
 
@@ -224,7 +212,7 @@ def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
         "generalized Jackson network (traffic equations)",
         worst,
         "J. G. Dai, 'On positive Harris recurrence of multiclass queueing networks', Ann. Appl. Probab. 5 (1995)",
-        f"max_j a_j/mu_j = {_show(a[j] / chain.mu[j])} at station {chain.ids[j]} (a = traffic-equation rates)",
+        f"max_j a_j/mu_j = {approx_str(a[j] / chain.mu[j])} at station {chain.ids[j]} (a = traffic-equation rates)",
         ("every choice set holds one station", "no capacities"),
         hyp,
     )
@@ -264,7 +252,7 @@ def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
         "Ann. Appl. Probab. 21 (2011)"
     )
     return _fluid_theorem(
-        name, worst, src, f"max_A Lambda_A/mu(A) = {_show(ratio)} at A = {_name(chain, arg)}",
+        name, worst, src, f"max_A Lambda_A/mu(A) = {approx_str(ratio)} at A = {_name(chain, arg)}",
         ("no feedback", "no capacities"), hyp,
     )
 
@@ -306,7 +294,7 @@ def homogeneous_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVe
         worst,
         "J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of join-the-shortest-queue networks', Queueing Systems 57 "
         "(2007), doi:10.1007/s11134-007-9046-5",
-        f"max_C (Lambda_C + lam*/(1-p*) P_C)/mu_C = {_show(ratio)} at C = {_name(chain, arg)} "
+        f"max_C (Lambda_C + lam*/(1-p*) P_C)/mu_C = {approx_str(ratio)} at C = {_name(chain, arg)} "
         f"(lam* = {float(lam_star):.6g}, p* = {float(p_star):.6g})",
         ("feedback p[i][C] = p_C from every station", "p* < 1", "no capacities"),
         hyp,
@@ -354,7 +342,7 @@ def two_station(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
         "conditions C0/C1/C2 of ../shared/corpus/README.md (derived there by a fluid argument and checked on 320 "
         "simulated networks), after the two-station result of J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of "
         "join-the-shortest-queue networks', Queueing Systems 57 (2007)",
-        f"C0: {_show(C0)}, C1: {_show(C1)}, C2: {_show(C2)} (each must be < 0)",
+        f"C0: {approx_str(C0)}, C1: {approx_str(C1)}, C2: {approx_str(C2)} (each must be < 0)",
         hypotheses=("two stations", "p_1*, p_2* < 1", "no capacities"),
         proved=False,
         missing=tuple(missing),
@@ -411,7 +399,7 @@ def fork_join(net: ForkJoinNetwork) -> TheoremVerdict:
         verdict,
         "'Stability of Fork-Join Systems with Redundancy and Heterogeneous Servers' (seed 003); theta from "
         "sum_i min(d_i, theta) = k theta",
-        f"theta = {float(theta):.6g} (water-filling); lam/theta = {_show(lam / theta)}; rho = k lam/mu* = "
+        f"theta = {float(theta):.6g} (water-filling); lam/theta = {approx_str(lam / theta)}; rho = k lam/mu* = "
         f"{float(traffic_intensity(net)):.6g}; maximal design: {maximal_design(net)}",
         semantics="markovian",
         hypotheses=("exponential servers", "Poisson jobs", "static rates d_i"),

@@ -67,9 +67,10 @@ from itertools import combinations, product
 from math import comb, lcm
 from typing import Any
 
-from ..core.envelope import _compare, q, seal, unq
+from ..core.envelope import _compare, seal
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork
+from ..core.numbers import q, unq
 from ..exact.checks import Check
 
 __all__ = [

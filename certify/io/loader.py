@@ -85,6 +85,7 @@ from ..core.model import (
     Stream,
     TieBreak,
 )
+from ..core.numbers import exact_str
 
 __all__ = [
     "FORK_JOIN_FORMAT",
@@ -171,19 +172,7 @@ def _show(v: Any) -> str:
     if isinstance(v, bool) or v is None:
         return json.dumps(v)
     if isinstance(v, Fraction):
-        den = v.denominator
-        while den % 2 == 0:
-            den //= 2
-        while den % 5 == 0:
-            den //= 5
-        if den == 1 and v.denominator < 10**40:
-            n = 0
-            while 10**n % v.denominator:
-                n += 1
-            digits = str(abs(v.numerator) * (10**n // v.denominator)).rjust(n + 1, "0")
-            sign = "-" if v < 0 else ""
-            return sign + digits[:-n] + "." + digits[-n:] if n else sign + digits
-        return f"{v.numerator}/{v.denominator}"
+        return exact_str(v)
     if isinstance(v, (int, float, Decimal)):
         return str(v)
     if isinstance(v, str):

@@ -39,11 +39,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
 from ..core.errors import NetworkError
+from ..core.numbers import as_fraction, exact_str, parse_number
 
 __all__ = ["SweepPoint", "SweepResult", "parse_vary", "read_csv", "sweep", "DEFAULT_TIME_LIMIT"]
 
@@ -79,57 +79,6 @@ _ERROR_METHOD = "error"  # points whose prove raised: stored, and recomputed by 
 
 
 # ------------------------------------------------------------------------ exact values
-def exact_str(x: Fraction) -> str:
-    """An exact number as text: a decimal when it has a finite one, else ``p/q``.
-
-    >>> exact_str(Fraction(1, 4)), exact_str(Fraction(1, 3)), exact_str(Fraction(-3))
-    ('0.25', '1/3', '-3')
-    """
-    den = x.denominator
-    for p in (2, 5):
-        while den % p == 0:
-            den //= p
-    if den != 1:
-        return f"{x.numerator}/{x.denominator}"
-    n = 0
-    while 10**n % x.denominator:
-        n += 1
-    digits = str(abs(x.numerator) * (10**n // x.denominator)).rjust(n + 1, "0")
-    sign = "-" if x < 0 else ""
-    return sign + (digits[:-n] + "." + digits[-n:] if n else digits)
-
-
-def _number(text: str) -> Fraction | None:
-    """``"0.25"``, ``"1e-3"`` or ``"1/3"`` as an exact Fraction; None when not a finite number."""
-    s = text.strip()
-    try:
-        if "/" in s:
-            return Fraction(s)
-        d = Decimal(s)
-    except (ValueError, ZeroDivisionError, InvalidOperation):
-        return None
-    if not d.is_finite() or (d and abs(d.adjusted()) > 1000):
-        return None
-    return Fraction(d)
-
-
-def _as_fraction(v: Any) -> Fraction | None:
-    """A number given by the caller (or found in a document) as an exact Fraction; None if it is not one."""
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, Fraction):
-        return v
-    if isinstance(v, int):
-        return Fraction(v)
-    if isinstance(v, float):
-        return Fraction(repr(v)) if v == v and abs(v) != float("inf") else None
-    if isinstance(v, Decimal):
-        return Fraction(v) if v.is_finite() else None
-    if isinstance(v, str):
-        return _number(v)
-    return None
-
-
 # ------------------------------------------------------------------------------ paths
 _TOKEN = re.compile(r'\.([A-Za-z0-9_-]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 _HEAD = re.compile(r'([A-Za-z0-9_-]+)|\[("(?:[^"\\]|\\.)*")\]')
@@ -187,7 +136,7 @@ def _resolve(doc: dict, tokens: list[str | int]) -> str | None:
         else:
             return f"{here} is a number, it has no field {_show_path(tokens[k:k + 1]).lstrip('.')}"
         node = node[t]
-    if isinstance(node, (dict, list)) or _as_fraction(node) is None:
+    if isinstance(node, (dict, list)) or as_fraction(node) is None:
         kind = "a map" if isinstance(node, dict) else "a list" if isinstance(node, list) else f"{node!r}"
         return f"{_show_path(tokens)} is {kind}, not a number (name a number, e.g. streams[0].rate or stations.1.mu)"
     return None
@@ -238,7 +187,7 @@ def _apply(base: dict, paths: list[list[str | int]], values: Sequence[Fraction])
         _set(doc, tok, v)
     for varied, others in _complements(base, paths):
         rest = 1 - sum((_get(doc, m) for m in varied), Fraction(0))
-        old = [_as_fraction(_get(base, m)) or Fraction(0) for m in others]
+        old = [as_fraction(_get(base, m)) or Fraction(0) for m in others]
         total = sum(old, Fraction(0))
         for m, o in zip(others, old):
             _set(doc, m, o * rest / total if total > 0 else rest / len(others))
@@ -278,7 +227,7 @@ def parse_vary(spec: str, net: Any = None, option: str = "--vary") -> tuple[str,
     parts = rng.split(":")
     if len(parts) != 3:
         raise fail(f"the range {rng!r} must be START:STOP:N (three parts separated by ':')")
-    start, stop = _number(parts[0]), _number(parts[1])
+    start, stop = parse_number(parts[0]), parse_number(parts[1])
     if start is None:
         raise fail(f"START {parts[0]!r} is not a number")
     if stop is None:
@@ -358,7 +307,7 @@ class SweepResult:
         from ..io.loader import from_dict
 
         toks = [_tokens(p) for p in self.paths]
-        fr = [v if isinstance(v, Fraction) else _as_fraction(v) for v in values]
+        fr = [v if isinstance(v, Fraction) else as_fraction(v) for v in values]
         return from_dict(_apply(self.base, toks, fr))  # type: ignore[arg-type]
 
     def to_csv(self, path: str | os.PathLike) -> None:
@@ -554,7 +503,7 @@ def _normalise_vary(vary: Iterable[Any], doc: dict, option: str) -> list[tuple[s
             else:
                 values = []
                 for v in raw:
-                    f = _as_fraction(v)
+                    f = as_fraction(v)
                     if f is None:
                         raise NetworkError(None, option, f"{path!r}: value {v!r} is not a finite number")
                     values.append(f)
