@@ -90,7 +90,7 @@ def test_law_without_phases_is_not_supported():
 
 def test_fork_join_file_given_to_stationary_is_not_supported():
     """A fork-join network given to the stationary analysis is NotSupported, and still a NetworkError as before."""
-    from certify.stationary.analysis import stationary
+    from certify.stationary import stationary
 
     with pytest.raises(NotSupported, match="fork-join") as info:
         stationary(certify.from_dict(FORK_JOIN))

@@ -21,13 +21,15 @@ from hypothesis import strategies as st
 import certify
 from certify.core.errors import NetworkError
 from certify.core.model import Distribution, Network, Station, Stream
+from certify.io.distributions import MAX_PHASES
 from certify.io.graph import from_graph
-from certify.io.loader import MAX_PHASES, from_dict, load, to_dict
+from certify.io.loader import from_dict, load, to_dict
 from certify.markov.chain import compile_chain
 from certify.markov.phases import MAX_PHASE_VECTORS, NotPhaseType, markov_chain, phase_type
 from certify.simulation.evidence import simulation_check
-from certify.simulation.simulate import compile_network, simulate
-from certify.stationary.analysis import stationary
+from certify.simulation.simulate import simulate
+from certify.simulation.tables import compile_network
+from certify.stationary import stationary
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .model import FORK_JOIN_FORMAT, Distribution, ForkJoinNetwork, Network
 from .numbers import q
 from .version import __version__
 
-if TYPE_CHECKING:
-    from ..exact.checks import Check
-
 __all__ = ["FORMAT", "network_digest", "seal", "dumps"]
 
+#: The ``format`` of every certificate file.
 FORMAT = "certify-certificate/1"
 
 
@@ -29,7 +27,34 @@ def _dist(d: Distribution) -> Any:
 
 
 def network_digest(net: Network | ForkJoinNetwork) -> str:
-    """SHA-256 of the canonical exact content of a network (names and ``x-`` fields excluded)."""
+    """SHA-256 of the canonical exact content of a network (names and ``x-`` fields excluded).
+
+    Two networks that every stage treats alike have the same digest: the
+    stations (rates, laws, capacities), the streams as their routing sets
+    (:meth:`~certify.core.model.Stream.routing_sets`) and interarrival laws,
+    feedback and tie-breaking, every number as its canonical ``p/q``.
+
+    Parameters
+    ----------
+    net : Network or ForkJoinNetwork
+        The network.
+
+    Returns
+    -------
+    str
+        ``"sha256:"`` and 64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> a = Network("a", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> b = Network("b", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),), extras=(("x-note", 1),))
+    >>> network_digest(a)
+    'sha256:dec6a68119a597d6a54cd65eb45e2edef94183cc3bcd3ad0bca3a53ce413484e'
+    >>> network_digest(a) == network_digest(b)
+    True
+    """
     if isinstance(net, ForkJoinNetwork):
         fj = {"format": FORK_JOIN_FORMAT, "n": net.n, "k": net.k, "rate": q(net.rate), "servers": [[s, q(mu)] for s, mu in net.servers]}
         return "sha256:" + hashlib.sha256(json.dumps(fj, sort_keys=True).encode()).hexdigest()
@@ -53,9 +78,41 @@ def _body_digest(cert: dict) -> str:
     return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-
 def seal(net: Network | ForkJoinNetwork, kind: str, payload: dict, claims: dict, semantics: str, statement: str) -> dict:
-    """The certificate of ``kind`` with this payload, claims, semantics and statement, with its digest."""
+    """The certificate of ``kind`` with this payload, claims, semantics and statement, with its digest.
+
+    Parameters
+    ----------
+    net : Network or ForkJoinNetwork
+        The network it is about (its name and :func:`network_digest` are recorded).
+    kind : str
+        The certificate kind (``"foster"``, ...).
+    payload : dict
+        The kind's own fields (coefficients, options, ...), merged at the top level.
+    claims : dict
+        What the exact check must reproduce.
+    semantics : str
+        The semantics the verdict holds under (``"markovian"``, ...).
+    statement : str
+        The claim in words.
+
+    Returns
+    -------
+    dict
+        The certificate, with ``format``, ``certify_version`` and the
+        ``digest`` of everything else.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> net = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> cert = seal(net, "foster", {"coefficients": {"w": ["1"]}}, {"stable": True}, "markovian", "stable")
+    >>> sorted(cert)
+    ['certify_version', 'claims', 'coefficients', 'digest', 'format', 'kind', 'network', 'semantics', 'statement']
+    >>> cert["network"]["name"], cert["digest"].startswith("sha256:")
+    ('mm1', True)
+    """
     cert = {
         "format": FORMAT,
         "kind": kind,
@@ -71,16 +128,26 @@ def seal(net: Network | ForkJoinNetwork, kind: str, payload: dict, claims: dict,
 
 
 def dumps(cert: dict) -> str:
-    """Canonical JSON text of a certificate."""
+    """Canonical JSON text of a certificate: keys sorted, indented by one space, a final newline.
+
+    Parameters
+    ----------
+    cert : dict
+        The certificate.
+
+    Returns
+    -------
+    str
+        The text written to a certificate file.
+
+    Examples
+    --------
+    >>> print(dumps({"b": 1, "a": ["1/2"]}), end="")
+    {
+     "a": [
+      "1/2"
+     ],
+     "b": 1
+    }
+    """
     return json.dumps(cert, indent=1, sort_keys=True) + "\n"
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal as JSON text (so ``true`` is not ``1`` and ``1.0`` is not ``1``)."""
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-def _compare(out: Check, claims: dict, key: str, actual: Any) -> None:
-    if key not in claims or not _same(claims[key], actual):
-        out.failures.append(f"claim {key} = {claims.get(key)!r} but the exact check gives {actual!r}")
-

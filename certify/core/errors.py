@@ -31,6 +31,11 @@ class CertifyError(ValueError):
     ``ValueError`` keep working, and a refusal *is* a bad value.  Catch
     ``CertifyError`` to tell certify's refusals from other errors.
 
+    Parameters
+    ----------
+    *args : str
+        The message: one line naming the thing, the value and the rule.
+
     Examples
     --------
     >>> from certify.core.errors import CertifyError, NotSupported
@@ -79,7 +84,25 @@ class NetworkError(CertifyError):
         return ": ".join(parts)
 
     def with_file(self, file: str | None) -> NetworkError:
-        """A copy of this error (of the same class) that names ``file`` (unless it already names one)."""
+        """A copy of this error (of the same class) that names ``file`` (unless it already names one).
+
+        Parameters
+        ----------
+        file : str or None
+            The file to name.
+
+        Returns
+        -------
+        NetworkError
+            This error when it already names a file (or ``file`` is None), else a copy naming ``file``.
+
+        Examples
+        --------
+        >>> str(NetworkError(None, "stations", "must not be empty").with_file("net.json"))
+        'net.json: stations: must not be empty'
+        >>> str(NetworkError("a.json", "n", "rule").with_file("b.json"))
+        'a.json: n: rule'
+        """
         if self.file is not None or file is None:
             return self
         return type(self)(file, self.path, self.rule)
@@ -138,8 +161,15 @@ class NotSupported(CertifyError):
     that handles JSQ networks only.  The message names the thing, the value
     and the limit or rule.
 
+    Parameters
+    ----------
+    *args : str
+        The message.
+
     Examples
     --------
+    >>> str(NotSupported("lognormal(scv=2) has no finite phase-type representation"))
+    'lognormal(scv=2) has no finite phase-type representation'
     >>> from fractions import Fraction
     >>> from certify.core.model import Distribution
     >>> from certify.markov.phases import phase_type
@@ -158,8 +188,15 @@ class SolverError(CertifyError):
     failure during ``prove`` is reported as a reason, never raised and never a
     verdict; this is raised where no answer can be given without the solver.
 
+    Parameters
+    ----------
+    *args : str
+        The message, naming the solver and what failed.
+
     Examples
     --------
+    >>> str(SolverError("'CLARABEL' is not an installed solver"))
+    "'CLARABEL' is not an installed solver"
     >>> from certify.search.solvers import check_solver
     >>> try:
     ...     check_solver("NO-SUCH-SOLVER")
@@ -175,6 +212,15 @@ class NetworkNotSupported(NetworkError, NotSupported):
     Both a :class:`NotSupported` (what it means) and a :class:`NetworkError`
     naming the file and field (what these refusals were before the tree
     existed, so ``except NetworkError`` keeps catching them).
+
+    Parameters
+    ----------
+    file : str or None
+        The file the network came from.
+    path : str or None
+        The field that names what is not covered (``format``, ``stations.1.service``).
+    rule : str
+        What this analysis does not cover.
 
     Examples
     --------

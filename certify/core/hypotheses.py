@@ -22,12 +22,25 @@ from .model import Distribution, Network
 
 __all__ = ["DAI_CONDITIONS", "spread_out_and_unbounded", "dai_violations"]
 
+#: Dai's conditions in words, as verdicts name them.
 DAI_CONDITIONS = "every interarrival law unbounded and spread out (Dai 1995)"
 
 
 def spread_out_and_unbounded(law: Distribution) -> bool:
     """True when ``law`` is unbounded and spread out (every law with a density on (0, inf)).
 
+    Parameters
+    ----------
+    law : Distribution
+        An interarrival law.
+
+    Returns
+    -------
+    bool
+        False only for ``deterministic``.
+
+    Examples
+    --------
     >>> from certify.core.model import Distribution
     >>> spread_out_and_unbounded(Distribution("erlang", (("k", 3),)))
     True
@@ -40,6 +53,18 @@ def spread_out_and_unbounded(law: Distribution) -> bool:
 def dai_violations(net: Network) -> list[str]:
     """The streams whose interarrival law breaks Dai's conditions, one sentence each (empty when they hold).
 
+    Parameters
+    ----------
+    net : Network
+        The network.
+
+    Returns
+    -------
+    list of str
+        One sentence per stream whose law is not unbounded and spread out.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> from certify.core.model import Distribution, Network, Station, Stream
     >>> dd1 = Network("dd1", (Station("1", F(2), Distribution("deterministic")),),

@@ -19,10 +19,12 @@ from typing import Any
 
 from .errors import CertificateError
 
-__all__ = ["MAX_NUMBER_CHARS", "q", "unq", "exact_str", "approx_str", "parse_number", "as_fraction", "solve"]
+__all__ = ["MAX_NUMBER_CHARS", "MAX_EXPONENT", "q", "unq", "exact_str", "approx_str", "parse_number", "as_fraction", "solve"]
 
-# A rational in a certificate: "p" or "p/q", lowest terms, q > 1, at most this many characters.
+#: A rational in a certificate: "p" or "p/q", lowest terms, q > 1, at most this many characters.
 MAX_NUMBER_CHARS = 2000
+#: Largest decimal exponent (in size) :func:`parse_number` reads; a larger one would build huge integers.
+MAX_EXPONENT = 1000
 _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?")
 
 
@@ -152,7 +154,7 @@ def parse_number(text: str) -> Fraction | None:
     Parameters
     ----------
     text : str
-        A decimal (with an exponent of at most 1000 in size) or ``p/q``.
+        A decimal (with an exponent of at most :data:`MAX_EXPONENT` = 1000 in size) or ``p/q``.
 
     Returns
     -------
@@ -171,7 +173,7 @@ def parse_number(text: str) -> Fraction | None:
         d = Decimal(s)
     except (ValueError, ZeroDivisionError, InvalidOperation):
         return None
-    if not d.is_finite() or (d and abs(d.adjusted()) > 1000):
+    if not d.is_finite() or (d and abs(d.adjusted()) > MAX_EXPONENT):
         return None
     return Fraction(d)
 
@@ -213,7 +215,20 @@ def as_fraction(v: Any) -> Fraction | None:
 def solve(A: Sequence[Sequence[Fraction | int]], b: Sequence[Fraction | int]) -> list[Fraction] | None:
     """The solution x of A x = b by exact Gauss–Jordan elimination, or None when A is singular.
 
-    >>> from fractions import Fraction as F
+    Parameters
+    ----------
+    A : sequence of sequences of Fraction or int
+        The square matrix, by rows.
+    b : sequence of Fraction or int
+        The right-hand side.
+
+    Returns
+    -------
+    list of Fraction or None
+        The exact solution, or None when A is singular.
+
+    Examples
+    --------
     >>> solve([[2, 1], [1, 3]], [3, 5])
     [Fraction(4, 5), Fraction(7, 5)]
     >>> solve([[1, 1], [1, 1]], [1, 2]) is None

@@ -56,26 +56,12 @@ from typing import Any
 
 import networkx as nx
 
-from ..core.model import EXPONENTIAL, Feedback, Network, Station, Stream
-from .loader import (
-    JSQ_FORMAT,
-    MAX_CAPACITY,
-    _choices,
-    _Ctx,
-    _dist,
-    _expected,
-    _feedback_sums,
-    _ids,
-    _int,
-    _kind,
-    _map,
-    _plain,
-    _prob,
-    _rate,
-    _sample,
-    _str,
-    _tie_breaking,
-)
+from ..core.model import EXPONENTIAL, JSQ_FORMAT, Feedback, Network, Station, Stream
+from .context import Context, kind_of
+from .distributions import as_distribution
+from .fields import as_expected, as_integer, as_map, as_station_set, as_str, plain
+from .jsq_schema import MAX_CAPACITY, as_choices, as_sample, as_tie_breaking, check_feedback_sums
+from .number_fields import as_probability, as_rate
 
 __all__ = ["from_graph", "to_graph"]
 
@@ -90,21 +76,21 @@ def _where(node: Any) -> str:
     return f"graph node {node!r}"
 
 
-def _check_attrs(ctx: _Ctx, attrs: Mapping, path: str, allowed: tuple) -> None:
+def _check_attrs(ctx: Context, attrs: Mapping, path: str, allowed: tuple) -> None:
     for k in attrs:
         if k not in allowed and not (isinstance(k, str) and k.startswith("x-")):
             ctx.fail(f"{path}.{k}", f"unknown attribute {k!r} (allowed: {', '.join(allowed)}, or x-...)")
 
 
-def _station_id(ctx: _Ctx, node: Any) -> str:
+def _station_id(ctx: Context, node: Any) -> str:
     if isinstance(node, str) and node:
         return node
     if isinstance(node, int) and not isinstance(node, bool):
         return str(node)
-    ctx.fail(_where(node), f"a station node id must be a non-empty string or an integer, got {_kind(node)}")
+    ctx.fail(_where(node), f"a station node id must be a non-empty string or an integer, got {kind_of(node)}")
 
 
-def _kinds(ctx: _Ctx, G: nx.DiGraph) -> dict[Any, str]:
+def _kinds(ctx: Context, G: nx.DiGraph) -> dict[Any, str]:
     """The kind of every node: given by ``kind`` or inferred (simplified graphs)."""
     kinds: dict[Any, str] = {}
     for node, attrs in G.nodes(data=True):
@@ -153,7 +139,7 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
     ...
     certify.core.errors.NetworkError: graph node ('stream', 0).rate: -1 must be > 0
     """
-    ctx = _Ctx(None)
+    ctx = Context(None)
     if not isinstance(G, nx.DiGraph) or G.is_multigraph():
         ctx.fail("graph", f"must be a networkx.DiGraph, got {type(G).__name__}")
     gattrs = G.graph
@@ -162,7 +148,7 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
         ctx.fail("graph.format", f'{gattrs["format"]!r} must be "{JSQ_FORMAT}"')
     if name is None:
         name = gattrs.get("name", "network")
-    name = _str(ctx, name, "graph.name")
+    name = as_str(ctx, name, "graph.name")
     kinds = _kinds(ctx, G)
 
     stations: list[Station] = []
@@ -178,11 +164,11 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
         sid[node] = s
         if "mu" not in attrs:
             ctx.fail(f"{p}.mu", "required attribute is missing")
-        mu = _rate(ctx, attrs["mu"], f"{p}.mu")
+        mu = as_rate(ctx, attrs["mu"], f"{p}.mu")
         service = EXPONENTIAL
         if "service" in attrs:
-            service, mu = _dist(ctx, attrs["service"], f"{p}.service", mu, f"{p}.mu", "mu")
-        cap = _int(ctx, attrs["capacity"], f"{p}.capacity", 1, MAX_CAPACITY) if "capacity" in attrs else None
+            service, mu = as_distribution(ctx, attrs["service"], f"{p}.service", mu, f"{p}.mu", "mu")
+        cap = as_integer(ctx, attrs["capacity"], f"{p}.capacity", 1, MAX_CAPACITY) if "capacity" in attrs else None
         stations.append(Station(s, mu, service, cap))
     if not stations:
         ctx.fail("graph", "has no station nodes (nodes with mu)")
@@ -214,28 +200,28 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
                 ctx.fail(p, "a stream dispatcher has no incoming edges")
             if "rate" not in attrs:
                 ctx.fail(f"{p}.rate", "required attribute is missing")
-            rate = _rate(ctx, attrs["rate"], f"{p}.rate")
+            rate = as_rate(ctx, attrs["rate"], f"{p}.rate")
             kw: dict[str, Any] = {}
             if "interarrival" in attrs:
-                kw["interarrival"], rate = _dist(ctx, attrs["interarrival"], f"{p}.interarrival", rate, f"{p}.rate")
+                kw["interarrival"], rate = as_distribution(ctx, attrs["interarrival"], f"{p}.interarrival", rate, f"{p}.rate")
             out = members(node)
             if "selection" in attrs:
                 sp = f"{p}.selection"
-                sel = _map(ctx, attrs["selection"], sp)
+                sel = as_map(ctx, attrs["selection"], sp)
                 if len(sel) != 1 or next(iter(sel)) not in ("choices", "sample"):
                     ctx.fail(sp, 'must be {"choices": [...]} or {"sample": {...}}')
                 if "choices" in sel:
-                    kw["choices"] = _choices(ctx, sel["choices"], f"{sp}.choices", ids)
+                    kw["choices"] = as_choices(ctx, sel["choices"], f"{sp}.choices", ids)
                     pool = {s for c, _ in kw["choices"] for s in c}
                 else:
-                    kw["sample"] = _sample(ctx, sel["sample"], f"{sp}.sample", ids)
+                    kw["sample"] = as_sample(ctx, sel["sample"], f"{sp}.sample", ids)
                     pool = set(kw["sample"][0])
                 if out and set(out) != pool:
                     ctx.fail(p, "membership edges must go to exactly the stations of the selection")
             else:
                 if not out:
                     ctx.fail(p, "a stream dispatcher needs edges to the stations of its choice set")
-                kw["choice"] = _ids(ctx, list(out), f"{p} edges", ids)
+                kw["choice"] = as_station_set(ctx, list(out), f"{p} edges", ids)
             streams.append(Stream(rate, **kw))
         else:
             preds = list(G.predecessors(node))
@@ -245,17 +231,17 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
             choice = members(node)
             if not choice:
                 ctx.fail(p, "a feedback dispatcher needs edges to the stations of its choice set")
-            prob = _prob(ctx, G.edges[preds[0], node]["prob"], f"{ep}.prob", zero_ok=False)
+            prob = as_probability(ctx, G.edges[preds[0], node]["prob"], f"{ep}.prob", zero_ok=False)
             feedback.append(Feedback(sid[preds[0]], choice, prob))
     for u, v, attrs in G.edges(data=True):
         if kinds[u] == "station" and kinds[v] == "station":
-            feedback.append(Feedback(sid[u], (sid[v],), _prob(ctx, attrs["prob"], f"graph edge {(u, v)!r}.prob", False)))
+            feedback.append(Feedback(sid[u], (sid[v],), as_probability(ctx, attrs["prob"], f"graph edge {(u, v)!r}.prob", False)))
     if not streams:
         ctx.fail("graph", "has no stream dispatcher nodes (nodes with rate)")
-    _feedback_sums(ctx, tuple(feedback))
-    ties = _tie_breaking(ctx, gattrs.get("tie_breaking", []), 'graph["tie_breaking"]', ids)
-    expected = _expected(ctx, gattrs["expected"], 'graph["expected"]') if "expected" in gattrs else None
-    extras = tuple(sorted((k, _plain(v)) for k, v in gattrs.items() if k.startswith("x-")))
+    check_feedback_sums(ctx, tuple(feedback))
+    ties = as_tie_breaking(ctx, gattrs.get("tie_breaking", []), 'graph["tie_breaking"]', ids)
+    expected = as_expected(ctx, gattrs["expected"], 'graph["expected"]') if "expected" in gattrs else None
+    extras = tuple(sorted((k, plain(v)) for k, v in gattrs.items() if k.startswith("x-")))
     return Network(name, tuple(stations), tuple(streams), tuple(feedback), ties, extras, expected,
                    notes=tuple(ctx.notes))
 
@@ -266,6 +252,17 @@ def _dist_attr(d: Any) -> dict:
 
 def to_graph(net: Network) -> nx.DiGraph:
     """The routing graph of a network (see the module docstring); numbers stay Fractions.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Station nodes (by station id), dispatcher nodes ``("stream", i)`` and
+        ``("feedback", i)``, and the graph attributes; ``from_graph(to_graph(net)) == net``.
 
     Examples
     --------
