@@ -1,4 +1,6 @@
 """Exact stationary numbers: the loss system's blocking table and the rho^k tail of JSQ.
+=====================================================================================
+
 
 1. Blocking probability of two symmetric JSQ queues with capacity K (seed 001):
    ``certify.stationary`` solves the finite CTMC exactly (sparse LU) and the table
@@ -21,7 +23,7 @@ import sys
 from fractions import Fraction
 
 from certify.io.loader import from_dict
-from certify.stationary.analysis import loss2_blocking, stationary
+from certify.stationary import loss2_blocking, stationary
 
 
 def loss_network(a: Fraction, K: int):

@@ -26,7 +26,8 @@ from certify.io.loader import from_dict
 from certify.markov.phases import phase_type
 from certify.simulation import kernel as K
 from certify.simulation import simulate as simulation
-from certify.simulation.simulate import check_x0, compile_network, replication_state, simulate
+from certify.simulation.simulate import check_x0, replication_state, simulate
+from certify.simulation.tables import compile_network
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVEL = 0.99

@@ -14,7 +14,7 @@ from scipy.optimize import brentq
 import certify
 from certify.core.errors import NetworkError
 from certify.io.loader import from_dict
-from certify.stationary.analysis import caudal_root, loss2_blocking, qbd_blocks, rate_matrix, stationary
+from certify.stationary import caudal_root, loss2_blocking, qbd_blocks, rate_matrix, stationary
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
 QUANTITY_FILES = sorted(

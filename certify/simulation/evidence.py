@@ -36,10 +36,11 @@ from typing import TYPE_CHECKING, Any
 from ..core.model import Network
 
 if TYPE_CHECKING:
-    from .simulate import SimulationResult
+    from .result import SimulationResult
 
 __all__ = ["Start", "StartResult", "Evidence", "simulation_check", "DEFAULT_BUDGET_S"]
 
+#: Default wall-clock budget (seconds) of :func:`simulation_check`.
 DEFAULT_BUDGET_S = 60.0
 REPLICATIONS = 8
 START_SCALE = 60  # customers per unit of a direction generator
@@ -50,7 +51,20 @@ MAX_HORIZON = 200_000.0
 
 @dataclass(frozen=True)
 class Start:
-    """An initial state of the simulation checks and why it was chosen."""
+    """An initial state of the simulation checks and why it was chosen.
+
+    Attributes
+    ----------
+    label : str
+        Why this start, in words (``"empty"``, or the direction it follows).
+    x0 : tuple of int
+        The initial queue lengths, one per station.
+
+    Examples
+    --------
+    >>> Start("empty", (0, 0))
+    Start(label='empty', x0=(0, 0))
+    """
 
     label: str
     x0: tuple[int, ...]
@@ -58,12 +72,46 @@ class Start:
 
 @dataclass(frozen=True)
 class StartResult:
+    """The growth of the total queue from one :class:`Start`.
+
+    Attributes
+    ----------
+    start : Start
+        The start.
+    growth : tuple of (float, float, float)
+        The growth rate of the total queue: estimate, lower and upper end of
+        its confidence interval.
+    initial_total : int
+        Customers at time 0.
+    final_total : float
+        Mean over replications of the total queue at the horizon.
+
+    Examples
+    --------
+    >>> r = StartResult(Start("empty", (0,)), (0.5, 0.4, 0.6), 0, 250.0)
+    >>> r.growth[1] > 0
+    True
+    """
+
     start: Start
     growth: tuple[float, float, float]  # estimate, lower, upper
     initial_total: int
     final_total: float  # mean over replications of the total queue at the horizon
 
     def to_json(self) -> dict[str, Any]:
+        """The start and its numbers as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            ``start`` (its label), ``x0``, ``growth_rate`` (estimate and ci),
+            ``initial_total`` and ``final_total``.
+
+        Examples
+        --------
+        >>> StartResult(Start("empty", (0,)), (0.5, 0.4, 0.6), 0, 250.0).to_json()["growth_rate"]
+        {'estimate': 0.5, 'ci': [0.4, 0.6]}
+        """
         return {
             "start": self.start.label,
             "x0": list(self.start.x0),
@@ -75,7 +123,37 @@ class StartResult:
 
 @dataclass
 class Evidence:
-    """The outcome of :func:`simulation_check` (never a proof)."""
+    """The outcome of :func:`simulation_check` (never a proof).
+
+    Attributes
+    ----------
+    verdict : str
+        ``likely-unstable``, ``likely-stable`` or ``undecided``.
+    horizon : float
+        Simulated time of each replication of each start.
+    replications : int
+        Replications per start.
+    level : float
+        Overall confidence level of the growth intervals (split over the starts).
+    starts : list of StartResult
+        One per start, the empty start first.
+    throughput : list of tuple of (float, float, float)
+        Each station's throughput from empty: estimate, lower and upper end.
+    station_ids : tuple of str
+        Station ids, in model order.
+    events : int
+        Events simulated, pilot run included.
+    wall_s : float
+        Wall time of all runs.
+    reasons : list of str
+        The verdict's reasons, in words, with the numbers.
+
+    Examples
+    --------
+    >>> ev = Evidence("undecided", 100.0, 8, 0.99)
+    >>> ev.to_json()["starts"], ev.reasons
+    ([], [])
+    """
 
     verdict: str
     horizon: float
@@ -89,6 +167,18 @@ class Evidence:
     reasons: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The evidence as a JSON-ready dict (the ``simulation`` object of ``certify prove --json``).
+
+        Returns
+        -------
+        dict
+            The verdict, run parameters, starts, throughputs, events and wall time.
+
+        Examples
+        --------
+        >>> sorted(Evidence("undecided", 100.0, 8, 0.99).to_json())
+        ['events', 'horizon', 'level', 'replications', 'starts', 'throughput', 'verdict', 'wall_s']
+        """
         return {
             "verdict": self.verdict,
             "horizon": self.horizon,
@@ -138,23 +228,37 @@ def simulation_check(
 
     Parameters
     ----------
-    net : the network (any distributions the simulator supports).
-    directions : 0/1 station vectors (e.g. cone generators of the regions where a
+    net : Network
+        The network (any distributions the simulator supports).
+    directions : sequence of sequence of int
+        0/1 station vectors (e.g. cone generators of the regions where a
         Lyapunov LP failed); each gives a start with ``START_SCALE`` customers per unit.
-    budget_s : wall-clock budget for all runs (the horizon is sized to fit it).
-    seed : base seed; results are identical for identical arguments.
+    budget_s : float
+        Wall-clock budget for all runs (the horizon is sized to fit it).
+    seed : int
+        Base seed; results are identical for identical arguments.
+    replications : int
+        Replications per start.
+    progress : bool, optional
+        Show a progress bar (see :func:`~certify.simulation.simulate.simulate`).
 
     Returns
     -------
     Evidence
         ``likely-unstable``, ``likely-stable`` or ``undecided``, with the numbers.
 
+    Raises
+    ------
+    NotSupported
+        For a network the simulator does not run
+        (:func:`~certify.simulation.tables.compile_network`).
+
     Examples
     --------
     >>> from fractions import Fraction as F
     >>> from certify.core.model import Station, Stream
     >>> mm1 = Network("mm1", (Station("1", F(1)),), (Stream(F(2), choice=("1",)),))
-    >>> simulation_check(mm1, budget_s=2, seed=1).verdict
+    >>> simulation_check(mm1, budget_s=0.5, seed=1).verdict
     'likely-unstable'
     """
     from .simulate import simulate

@@ -35,6 +35,18 @@ number of entries, set ids...]`` with ``stream_cum[s]`` the cumulative
 probabilities of a ``choices`` stream; ``fb[i] = [entries, set ids...]`` with
 ``fb_cum[i]`` cumulative feedback probabilities; ``tb_mask``/``tb_prob`` the
 tie-breaking table (bit mask of the tied set, probability per station).
+
+Only :func:`init`, :func:`run`, :func:`sample_law` and the table codes are for
+other modules (:mod:`certify.simulation.tables` writes the codes,
+:mod:`certify.simulation.simulate` calls the kernels); the samplers and the
+generator are private to the kernels.  The docstrings have no ``>>>`` examples:
+compiling a kernel takes seconds on a cold cache (use
+:func:`certify.simulation.simulate.simulate`, whose example runs them).
+
+The samplers and the event loop stay in this one module on purpose: numba's
+on-disk cache (``cache=True``) is invalidated only when the file of the cached
+function changes, not when a jitted function it calls from another file does,
+so splitting them would let a stale compiled ``run`` outlive an edited sampler.
 """
 
 from __future__ import annotations
@@ -53,8 +65,17 @@ if TYPE_CHECKING:
     _I64 = npt.NDArray[np.int64]
     _U64 = npt.NDArray[np.uint64]
 
-EXP, DET, ERLANG, GAMMA, LOGNORMAL, HYPER, COXIAN = range(7)  # codes < HYPER need no phase table
+__all__ = [
+    "EXP", "DET", "ERLANG", "GAMMA", "LOGNORMAL", "HYPER", "COXIAN",
+    "FIXED", "CHOICES", "SAMPLE", "NO_CAPACITY",
+    "sample_law", "init", "run",
+]
+
+#: Law codes (column 0 of ``laws``); codes < HYPER need no phase table.
+EXP, DET, ERLANG, GAMMA, LOGNORMAL, HYPER, COXIAN = range(7)
+#: Stream kinds (column 0 of ``streams``): a fixed choice set, ``choices`` drawn per arrival, ``sample`` of d stations.
 FIXED, CHOICES, SAMPLE = range(3)
+#: The capacity of a station without one (``cap``).
 NO_CAPACITY = np.iinfo(np.int64).max
 _M53 = 1.0 / 9007199254740992.0  # 2**-53
 
@@ -75,7 +96,7 @@ def _bits(st: _State) -> tuple[np.uint64, _State]:
 
 
 @njit(cache=True)
-def uniform(st: _State) -> tuple[float, _State]:
+def _uniform(st: _State) -> tuple[float, _State]:
     """``(u, st')``: a uniform double in [0, 1) and the next xoshiro256+ state (a 4-tuple of uint64).
 
     The state is a tuple, not an array: numba reference-counts arrays passed to
@@ -113,10 +134,10 @@ def _exp_slow(i: int, j: int, st: _State) -> tuple[float, _State]:
     """The ziggurat's rare branch: the tail layer or a wedge test."""
     while True:
         if i == 0:
-            u, st = uniform(st)
+            u, st = _uniform(st)
             return _ZR - np.log(1.0 - u), st
         x = j * _WE[i]
-        u, st = uniform(st)
+        u, st = _uniform(st)
         if _FE[i] + u * (_FE[i - 1] - _FE[i]) < np.exp(-x):
             return x, st
         r, st = _bits(st)
@@ -127,7 +148,7 @@ def _exp_slow(i: int, j: int, st: _State) -> tuple[float, _State]:
 
 
 @njit(cache=True, inline="always")
-def exponential(st: _State, rate: float) -> tuple[float, _State]:
+def _exponential(st: _State, rate: float) -> tuple[float, _State]:
     """``(x, st')``: an exponential variate of rate ``rate`` (ziggurat: mostly one table look-up, no logarithm)."""
     r, st = _bits(st)
     i = int(r >> np.uint64(56))  # top 8 bits: the layer; low 56: the position
@@ -139,11 +160,11 @@ def exponential(st: _State, rate: float) -> tuple[float, _State]:
 
 
 @njit(cache=True)
-def normal(st: _State) -> tuple[float, _State]:
+def _normal(st: _State) -> tuple[float, _State]:
     """A standard normal variate (Marsaglia's polar method)."""
     while True:
-        u, st = uniform(st)
-        v, st = uniform(st)
+        u, st = _uniform(st)
+        v, st = _uniform(st)
         u = 2.0 * u - 1.0
         v = 2.0 * v - 1.0
         q = u * u + v * v
@@ -152,106 +173,141 @@ def normal(st: _State) -> tuple[float, _State]:
 
 
 @njit(cache=True)
-def gamma(st: _State, shape: float, scale: float) -> tuple[float, _State]:
+def _gamma(st: _State, shape: float, scale: float) -> tuple[float, _State]:
     """A gamma variate (Marsaglia-Tsang; shape < 1 by boosting with U**(1/shape))."""
     boost = 1.0
     if shape < 1.0:
-        u, st = uniform(st)
+        u, st = _uniform(st)
         boost = (1.0 - u) ** (1.0 / shape)
         shape += 1.0
     d = shape - 1.0 / 3.0
     c = 1.0 / np.sqrt(9.0 * d)
     while True:
-        x, st = normal(st)
+        x, st = _normal(st)
         v = 1.0 + c * x
         if v <= 0.0:
             continue
         v = v * v * v
-        u, st = uniform(st)
+        u, st = _uniform(st)
         if np.log(1.0 - u) < 0.5 * x * x + d - d * v + d * np.log(v):
             return d * v * scale * boost, st
 
 
 @njit(cache=True)
-def simple(code: float, a: float, b: float, st: _State) -> tuple[float, _State]:
+def _simple(code: float, a: float, b: float, st: _State) -> tuple[float, _State]:
     """A sample of a law without phase table (code < HYPER) with parameters ``a``, ``b``."""
     if code == EXP:
-        return exponential(st, a)
+        return _exponential(st, a)
     if code == DET:
         return a, st
     if code == ERLANG:
         if a > 50.0:  # the product of many uniforms would underflow
-            return gamma(st, a, 1.0 / b)
+            return _gamma(st, a, 1.0 / b)
         p = 1.0
         for _ in range(int(a)):
-            u, st = uniform(st)
+            u, st = _uniform(st)
             p *= 1.0 - u
         return -np.log(p) / b, st
     if code == GAMMA:
-        return gamma(st, a, b)
-    x, st = normal(st)  # LOGNORMAL
+        return _gamma(st, a, b)
+    x, st = _normal(st)  # LOGNORMAL
     return np.exp(a + b * x), st
 
 
 @njit(cache=True)
-def phased(laws: _F64, law: int, st: _State) -> tuple[float, _State]:
+def _phased(laws: _F64, law: int, st: _State) -> tuple[float, _State]:
     """A sample of a hyperexponential or Coxian law (row ``law`` of ``laws``)."""
     m = int(laws[law, 3])
     i = 0
     if laws[law, 0] == HYPER:
-        u, st = uniform(st)
+        u, st = _uniform(st)
         while i < m - 1 and u >= laws[law, 4 + 2 * i]:
             i += 1
-        return exponential(st, laws[law, 5 + 2 * i])
+        return _exponential(st, laws[law, 5 + 2 * i])
     t = 0.0  # COXIAN
     while True:
-        x, st = exponential(st, laws[law, 5 + 2 * i])
+        x, st = _exponential(st, laws[law, 5 + 2 * i])
         t += x
         if i == m - 1:
             return t, st
-        u, st = uniform(st)
+        u, st = _uniform(st)
         if u >= laws[law, 4 + 2 * i]:
             return t, st
         i += 1
 
 
 @njit(cache=True)
-def draw(laws: _F64, law: int, st: _State) -> tuple[float, _State]:
+def _draw(laws: _F64, law: int, st: _State) -> tuple[float, _State]:
     """``(x, st')``: one sample of law ``law``."""
     if laws[law, 0] < HYPER:
-        return simple(laws[law, 0], laws[law, 1], laws[law, 2], st)
-    return phased(laws, law, st)
+        return _simple(laws[law, 0], laws[law, 1], laws[law, 2], st)
+    return _phased(laws, law, st)
 
 
 @njit(cache=True)
-def state(rng: _U64) -> _State:
+def _state(rng: _U64) -> _State:
     """The 4-tuple state of a uint64 array of 4 words."""
     return (rng[0], rng[1], rng[2], rng[3])
 
 
 @njit(cache=True)
 def sample_law(laws: _F64, law: int, rng: _U64, size: int) -> _F64:
-    """``size`` samples of law ``law`` (for checks of the samplers)."""
+    """``size`` samples of law ``law`` (for checks of the samplers).
+
+    Parameters
+    ----------
+    laws : numpy.ndarray
+        The law table (float64, one row per law, layout above).
+    law : int
+        The row to sample.
+    rng : numpy.ndarray
+        The generator state (4 uint64 words,
+        :func:`~certify.simulation.simulate.replication_state`); advanced in place.
+    size : int
+        Number of samples.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``size`` float64 samples.
+    """
     out = np.empty(size)
-    st = state(rng)
+    st = _state(rng)
     for i in range(size):
-        out[i], st = draw(laws, law, st)
+        out[i], st = _draw(laws, law, st)
     rng[0], rng[1], rng[2], rng[3] = st
     return out
 
 
 @njit(cache=True)
 def init(laws: _F64, n: _I64, clock: _F64, rng: _U64) -> None:
-    """Start a replication at time 0 in state ``n``: first arrivals, services of the busy stations."""
+    """Start a replication at time 0 in state ``n``: first arrivals, services of the busy stations.
+
+    Parameters
+    ----------
+    laws : numpy.ndarray
+        The law table (S stream rows, then J station rows).
+    n : numpy.ndarray
+        (J,) int64 queue lengths at time 0.
+    clock : numpy.ndarray
+        (S + J,) float64, filled in place: each stream's first arrival, each
+        busy station's first departure (inf when idle).
+    rng : numpy.ndarray
+        The generator state (4 uint64 words); advanced in place.
+
+    Returns
+    -------
+    None
+    """
     J = n.shape[0]
     S = clock.shape[0] - J
-    st = state(rng)
+    st = _state(rng)
     for s in range(S):
-        clock[s], st = draw(laws, s, st)
+        clock[s], st = _draw(laws, s, st)
     for j in range(J):
         clock[S + j] = np.inf
         if n[j] > 0:
-            clock[S + j], st = draw(laws, S + j, st)
+            clock[S + j], st = _draw(laws, S + j, st)
     rng[0], rng[1], rng[2], rng[3] = st
 
 
@@ -267,7 +323,25 @@ def run(
     ``tstate = [t]``; ``istate = [next grid index, events, past warmup]``.  ``area``
     (integral of n_j over [warmup, t]), ``last`` (time of n_j's last change) and
     the counters (after ``warmup``) accumulate; ``samples[k]`` is ``n`` at time
-    ``k * dt``.
+    ``k * dt``.  Every array after the tables is state, updated in place, so
+    consecutive calls continue the same replication.
+
+    Parameters
+    ----------
+    laws, sets, streams, stream_cum, fb, fb_cum, cap, tb_mask, tb_prob : numpy.ndarray
+        The tables (:meth:`certify.simulation.tables.Compiled.args`).
+    n, clock, area, last, departures, arrivals, lost, lost_fb, samples, tstate, istate, rng : numpy.ndarray
+        The replication's state (queue lengths, event clocks, time integrals,
+        counters, the sample grid, time, indices and the generator state).
+    horizon, warmup, dt : float
+        End of the run, start of the counting, grid step.
+    max_events : int
+        The most events in this call (0: none, as in the compile call).
+
+    Returns
+    -------
+    bool
+        True once the replication has reached ``horizon``.
     """
     J = n.shape[0]
     S = streams.shape[0]
@@ -281,7 +355,7 @@ def run(
     events = istate[1]
     warmed = istate[2]
     done = False
-    st = state(rng)
+    st = _state(rng)
     stop = events + max_events
     while events < stop:
         # the next event: a linear scan (few sources)
@@ -322,9 +396,9 @@ def run(
         # ---- the candidate stations: pool[0:m]
         if k < S:
             if laws[k, 0] < HYPER:
-                x, st = simple(laws[k, 0], laws[k, 1], laws[k, 2], st)
+                x, st = _simple(laws[k, 0], laws[k, 1], laws[k, 2], st)
             else:
-                x, st = phased(laws, k, st)
+                x, st = _phased(laws, k, st)
             clock[k] = t + x
             arrivals[k] += 1
             kind = streams[k, 0]
@@ -335,7 +409,7 @@ def run(
                     pool[q] = sets[c, 1 + q]
                 m = streams[k, 1]
                 for q in range(m):
-                    u, st = uniform(st)
+                    u, st = _uniform(st)
                     r = q + int(u * (size - q))
                     y = pool[q]
                     pool[q] = pool[r]
@@ -343,7 +417,7 @@ def run(
             else:
                 e = 0
                 if kind == CHOICES:
-                    u, st = uniform(st)
+                    u, st = _uniform(st)
                     while e < streams[k, 1] - 1 and u >= stream_cum[k, e]:
                         e += 1
                 c = streams[k, 2 + e]
@@ -359,14 +433,14 @@ def run(
             clock[k] = np.inf
             if n[i] > 0:
                 if laws[k, 0] < HYPER:
-                    x, st = simple(laws[k, 0], laws[k, 1], laws[k, 2], st)
+                    x, st = _simple(laws[k, 0], laws[k, 1], laws[k, 2], st)
                 else:
-                    x, st = phased(laws, k, st)
+                    x, st = _phased(laws, k, st)
                 clock[k] = t + x
             nfb = fb[i, 0]
             if nfb == 0:
                 continue
-            u, st = uniform(st)
+            u, st = _uniform(st)
             e = 0
             while e < nfb and u >= fb_cum[i, e]:
                 e += 1
@@ -406,7 +480,7 @@ def run(
                     mask |= 1 << tied[q]
                 for e in range(T):
                     if tb_mask[e] == mask:
-                        u, st = uniform(st)
+                        u, st = _uniform(st)
                         acc = 0.0
                         for q in range(cnt):
                             p = tb_prob[e, tied[q]]
@@ -417,16 +491,16 @@ def run(
                                     break
                         break
             if j < 0:
-                u, st = uniform(st)
+                u, st = _uniform(st)
                 j = tied[int(u * cnt)]
         area[j] += n[j] * (t - last[j])
         last[j] = t
         n[j] += 1
         if n[j] == 1:
             if laws[S + j, 0] < HYPER:
-                x, st = simple(laws[S + j, 0], laws[S + j, 1], laws[S + j, 2], st)
+                x, st = _simple(laws[S + j, 0], laws[S + j, 1], laws[S + j, 2], st)
             else:
-                x, st = phased(laws, S + j, st)
+                x, st = _phased(laws, S + j, st)
             clock[S + j] = t + x
     tstate[0] = t
     istate[0] = g

@@ -8,12 +8,15 @@ fixed, drawn per arrival (``choices``) or d distinct stations drawn uniformly
 (default uniform), feedback routed again after the customer has left its
 station, capacities (JSQ over the non-full stations of the set; a customer whose
 set holds only full stations is lost and counted).  Every service and
-interarrival law of the format is sampled with the mean given by its rate.
+interarrival law of the format is sampled with the mean given by its rate (the
+tables of :func:`~certify.simulation.tables.compile_network`, run by the kernels
+of :mod:`certify.simulation.kernel`).
 
-The result (:class:`SimulationResult`) holds the queue lengths sampled on a
-grid, time-average queue lengths, throughputs and loss rates per replication,
-with confidence intervals across replications, and the growth rate of the total
-queue (DESIGN §7).  Simulation evidence is never a proof.
+The result (:class:`~certify.simulation.result.SimulationResult`) holds the
+queue lengths sampled on a grid, time-average queue lengths, throughputs and
+loss rates per replication, with confidence intervals across replications, and
+the growth rate of the total queue (DESIGN §7).  Simulation evidence is never a
+proof.
 
 Replication r is seeded with a seed derived from ``(seed, r)`` alone, so its
 outcome does not depend on how many replications run.
@@ -25,345 +28,48 @@ import math
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import NotSupported
-from ..core.model import Distribution, ForkJoinNetwork, Network
+from ..core.model import Network
 from . import kernel as K
+from .result import SimulationResult
+from .tables import compile_network
 
-__all__ = ["Interval", "SimulationResult", "simulate", "compile_network", "check_x0", "replication_state"]
+# SimulationResult (of .result) is re-exported: certify.SimulationResult and the CLI import it from here.
+__all__ = ["simulate", "check_x0", "replication_state", "SimulationResult"]
 
 _CHUNK_EVENTS = 1 << 21  # events per kernel call: Ctrl-C and the progress bar act between calls
 _MAX_GRID = 1_000_000  # sample points per replication
 _MAX_SAMPLES = 50_000_000  # sample values in all (replications x points x stations)
 
 
-@dataclass(frozen=True)
-class Interval:
-    """An estimate with a confidence interval ``[lo, hi]`` (NaN when it cannot be estimated)."""
-
-    estimate: float
-    lo: float
-    hi: float
-
-    def contains(self, x: float) -> bool:
-        return bool(self.lo <= x <= self.hi)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"estimate": _num(self.estimate), "ci": [_num(self.lo), _num(self.hi)]}
-
-
-def _num(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
-
-
-def _t_half(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Mean over axis 0 and the half-width of its t confidence interval at ``level``."""
-    from scipy.stats import t as student_t
-
-    r = values.shape[0]
-    mean = values.mean(axis=0)
-    if r < 2:
-        return mean, np.full_like(mean, np.nan, dtype=float)
-    q = student_t.ppf(0.5 + level / 2, r - 1)
-    return mean, q * values.std(axis=0, ddof=1) / math.sqrt(r)
-
-
-@dataclass(frozen=True)
-class SimulationResult:
-    """Outcome of :func:`simulate`: per-replication arrays and their summaries.
-
-    Per-replication arrays have the replication as first axis.  Time averages,
-    throughputs and loss counts cover ``[warmup, horizon]``.
-    """
-
-    network: str
-    station_ids: tuple[str, ...]
-    horizon: float
-    warmup: float
-    seed: int
-    times: np.ndarray  # (K,) sample grid
-    samples: np.ndarray  # (R, K, J) queue lengths at the grid times
-    rep_mean_queue: np.ndarray  # (R, J) time-average queue lengths
-    rep_throughput: np.ndarray  # (R, J) departures per unit time
-    rep_arrivals: np.ndarray  # (R, S) exogenous arrivals per stream (lost ones included)
-    rep_lost: np.ndarray  # (R, S) exogenous arrivals lost (all stations of their set full)
-    rep_lost_feedback: np.ndarray  # (R, J) feedback customers from each station lost
-    rep_growth: np.ndarray  # (R,) least-squares slope of the total queue over the second half
-    rep_events: np.ndarray  # (R,) events (arrivals and departures) simulated
-    wall_s: float  # simulation wall time, compilation excluded
-    compile_s: float  # numba compilation (or cache load) time
-    interrupted: bool = False
-    level: float = 0.95  # default confidence level of the summaries
-
-    @property
-    def replications(self) -> int:
-        return int(self.rep_events.shape[0])
-
-    @property
-    def events(self) -> int:
-        return int(self.rep_events.sum())
-
-    @property
-    def events_per_s(self) -> float:
-        return self.events / self.wall_s if self.wall_s > 0 else math.inf
-
-    def _span(self) -> float:
-        return self.horizon - self.warmup
-
-    def ci(self, values: np.ndarray, level: float | None = None) -> list[Interval]:
-        """t confidence intervals (across replications) of each column of ``values`` (R, m)."""
-        mean, half = _t_half(np.asarray(values, dtype=float), self.level if level is None else level)
-        return [Interval(float(m), float(m - h), float(m + h)) for m, h in zip(mean, half)]
-
-    def mean_queue(self, level: float | None = None) -> list[Interval]:
-        """Time-average queue length of each station, with its confidence interval."""
-        return self.ci(self.rep_mean_queue, level)
-
-    def throughput(self, level: float | None = None) -> list[Interval]:
-        """Departures per unit time of each station."""
-        return self.ci(self.rep_throughput, level)
-
-    def loss_rate(self, level: float | None = None) -> list[Interval]:
-        """Exogenous customers lost per unit time, per stream."""
-        return self.ci(self.rep_lost / self._span(), level)
-
-    def loss_fraction(self, level: float | None = None) -> list[Interval]:
-        """Fraction of each stream's arrivals that are lost (the blocking probability, by PASTA for Poisson)."""
-        return self.ci(self.rep_lost / np.maximum(self.rep_arrivals, 1), level)
-
-    def feedback_loss_rate(self, level: float | None = None) -> list[Interval]:
-        """Feedback customers from each station lost per unit time."""
-        return self.ci(self.rep_lost_feedback / self._span(), level)
-
-    def growth_rate(self, level: float | None = None) -> Interval:
-        """Growth rate of the total queue (slope over the second half of the horizon), t interval across replications."""
-        return self.ci(self.rep_growth[:, None], level)[0]
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready summary (the CLI's ``--json`` object)."""
-        ids = self.station_ids
-        total_lost = (self.rep_lost.sum(axis=1) + self.rep_lost_feedback.sum(axis=1)) / self._span()
-        return {
-            "network": self.network,
-            "horizon": self.horizon,
-            "warmup": self.warmup,
-            "replications": self.replications,
-            "seed": self.seed,
-            "events": self.events,
-            "wall_s": round(self.wall_s, 4),
-            "compile_s": round(self.compile_s, 4),
-            "events_per_s": _num(self.events_per_s),
-            "level": self.level,
-            "mean_queue": {s: iv.to_json() for s, iv in zip(ids, self.mean_queue())},
-            "throughput": {s: iv.to_json() for s, iv in zip(ids, self.throughput())},
-            "growth_rate": self.growth_rate().to_json(),
-            "loss_rate": {
-                "total": self.ci(total_lost[:, None])[0].to_json(),
-                "streams": [iv.to_json() for iv in self.loss_rate()],
-                "feedback": {s: iv.to_json() for s, iv in zip(ids, self.feedback_loss_rate())},
-            },
-            "loss_fraction": [iv.to_json() for iv in self.loss_fraction()],
-            "interrupted": self.interrupted,
-        }
-
-    def table(self) -> str:
-        """A human-readable report."""
-        pct = f"{self.level:.0%}"
-        lines = [
-            f"network: {self.network}",
-            f"  horizon {self.horizon:g} (warmup {self.warmup:g}), {self.replications} replications, seed {self.seed}"
-            + (" (interrupted)" if self.interrupted else ""),
-            f"  {self.events} events in {self.wall_s:.3f} s ({self.events_per_s:.3g} events/s; "
-            f"compile/cache load {self.compile_s:.2f} s)",
-            f"  {'station':<10} {'mean queue (' + pct + ' CI)':<34} {'throughput (' + pct + ' CI)':<34}",
-        ]
-        for s, q, d in zip(self.station_ids, self.mean_queue(), self.throughput()):
-            lines.append(f"  {s:<10} {_fmt(q):<34} {_fmt(d):<34}")
-        g = self.growth_rate()
-        lines.append(f"  total queue growth rate: {_fmt(g)} per unit time")
-        if self.rep_lost.any() or self.rep_lost_feedback.any():
-            for i, (r, f) in enumerate(zip(self.loss_rate(), self.loss_fraction())):
-                lines.append(f"  stream {i}: lost {_fmt(r)} per unit time, fraction {_fmt(f)}")
-            for s, r in zip(self.station_ids, self.feedback_loss_rate()):
-                if r.estimate > 0:
-                    lines.append(f"  feedback from {s}: lost {_fmt(r)} per unit time")
-        return "\n".join(lines)
-
-
-def _fmt(iv: Interval) -> str:
-    if not math.isfinite(iv.lo):
-        return f"{iv.estimate:.4g}"
-    return f"{iv.estimate:.4g} [{iv.lo:.4g}, {iv.hi:.4g}]"
-
-
-# ------------------------------------------------------------------ compilation
-@dataclass(frozen=True)
-class Compiled:
-    """The tables the kernels work on (layout in :mod:`certify.simulation.kernel`)."""
-
-    laws: np.ndarray  # (S + J, 4 + 2 * phases) float
-    sets: np.ndarray  # (sets, 1 + J) int
-    streams: np.ndarray  # (S, 2 + entries) int
-    stream_cum: np.ndarray  # (S, entries) float
-    fb: np.ndarray  # (J, 1 + entries) int
-    fb_cum: np.ndarray  # (J, entries) float
-    cap: np.ndarray  # (J,) int
-    tb_mask: np.ndarray  # (ties,) int
-    tb_prob: np.ndarray  # (ties, J) float
-
-    @property
-    def J(self) -> int:
-        return int(self.cap.shape[0])
-
-    @property
-    def S(self) -> int:
-        return int(self.streams.shape[0])
-
-    def args(self) -> tuple[np.ndarray, ...]:
-        return (self.laws, self.sets, self.streams, self.stream_cum, self.fb, self.fb_cum, self.cap,
-                self.tb_mask, self.tb_prob)
-
-
-def _law(dist: Distribution, rate: Fraction) -> list[float]:
-    """The kernel row ``[code, a, b, m, p_0, r_0, ...]`` of ``dist`` with mean ``1/rate``.
-
-    ``rate`` is the station's ``mu`` (the stream's ``rate``) as loaded, which for an
-    explicit hyperexponential or Coxian law is exactly 1/mean of its phases
-    (:mod:`certify.io.loader`); phase-type laws are taken from
-    :func:`certify.markov.phases.phase_type`, the very law the Markov chain uses (its exact
-    probabilities and rates, rounded once to floats), never re-normalised here.
-    """
-    from ..markov.phases import NotPhaseType, phase_type
-
-    r = float(rate)
-    if not (math.isfinite(r) and r > 0):
-        raise NotSupported(f"cannot simulate {dist.describe()} with rate {rate}: the rate must be a positive "
-                         "finite float (the loader keeps rates in [1e-9, 1e9])")
-    p = dict(dist.params)
-    name = dist.dist
-    if dist.is_exponential:
-        return [K.EXP, r, 0.0, 0.0]
-    if name == "deterministic":
-        return [K.DET, 1 / r, 0.0, 0.0]
-    if name == "erlang":
-        return [K.ERLANG, float(p["k"]), p["k"] * r, 0.0]
-    if name == "gamma":
-        scv = float(p["scv"])
-        return [K.GAMMA, 1 / scv, scv / r, 0.0]
-    if name == "lognormal":
-        s2 = math.log1p(float(p["scv"]))
-        return [K.LOGNORMAL, -math.log(r) - s2 / 2, math.sqrt(s2), 0.0]
-    if name == "hyperexponential":
-        try:
-            ph = phase_type(dist, rate)
-        except NotPhaseType as exc:
-            if "probs" in p:
-                raise NotSupported(f"cannot simulate {dist.describe()}: {exc}") from None
-            # balanced-means H2 with irrational parameters: no Markov chain exists, floats are all there is
-            c2 = float(p["scv"])
-            p1 = (1 + math.sqrt((c2 - 1) / (c2 + 1))) / 2
-            cum, rates = [p1, 1.0], [2 * p1 * r, 2 * (1 - p1) * r]
-        else:
-            acc, cum = Fraction(0), []
-            for a in ph.alpha:
-                acc += a
-                cum.append(float(acc))  # the last is float(1) = 1.0 exactly
-            rates = [float(x) for x in ph.exit]
-        return [K.HYPER, 0.0, 0.0, len(rates)] + [v for pr in zip(cum, rates) for v in pr]
-    if name == "coxian":
-        # the kernel walks the Coxian's phases with the same exact rates and move-on probabilities as
-        # phase_type's (exit rates rates[i] (1 - probs[i]), moves rates[i] probs[i])
-        go = [float(q) for q in p["probs"]] + [0.0]
-        rates = [float(x) for x in p["rates"]]
-        return [K.COXIAN, 0.0, 0.0, len(rates)] + [v for pr in zip(go, rates) for v in pr]
-    raise NotSupported(f"cannot simulate the distribution {dist.describe()}: the simulator samples exponential, "
-                       "deterministic, Erlang, gamma, lognormal, hyperexponential and Coxian laws")
-
-
-def _table(rows: list[list], dtype: type, width: int | None = None) -> np.ndarray:
-    """Rows of different lengths as one zero-padded C-contiguous 2-D array."""
-    w = max([len(r) for r in rows] + [width or 1])
-    out: np.ndarray = np.zeros((len(rows), w), dtype=dtype)
-    for i, r in enumerate(rows):
-        out[i, : len(r)] = r
-    return out
-
-
-def compile_network(net: Network) -> Compiled:
-    """Flatten a network into the kernels' tables.
-
-    Examples
-    --------
-    >>> from certify.io.loader import from_dict
-    >>> net = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 1}, "2": {"mu": 2, "capacity": 3}},
-    ...                  "streams": [{"choice": ["1", "2"], "rate": 1.5}]})
-    >>> c = compile_network(net)
-    >>> c.J, c.S, c.cap.tolist(), c.sets.tolist()
-    (2, 1, [9223372036854775807, 3], [[2, 0, 1]])
-    """
-    if isinstance(net, ForkJoinNetwork):
-        raise NotSupported(f"{net.source or net.name}: simulation of fork-join-redundancy/1 networks is not supported "
-                           "(the simulator handles jsq-network/1 networks)")
-    ids = net.station_ids
-    J = net.J
-    laws = [_law(s.interarrival, s.rate) for s in net.streams] + [_law(st.service, st.mu) for st in net.stations]
-    set_index: dict[tuple[int, ...], int] = {}
-
-    def set_id(members: Sequence[str]) -> int:
-        key = tuple(ids.index(m) for m in members)
-        return set_index.setdefault(key, len(set_index))
-
-    streams, stream_cum = [], []
-    for sm in net.streams:
-        if sm.choice is not None:
-            streams.append([K.FIXED, 1, set_id(sm.choice)])
-            stream_cum.append([1.0])
-        elif sm.choices is not None:
-            cum = [float(sum((q for _, q in sm.choices[: i + 1]), Fraction(0))) for i in range(len(sm.choices))]
-            streams.append([K.CHOICES, len(sm.choices), *(set_id(c) for c, _ in sm.choices)])
-            stream_cum.append(cum)
-        else:
-            assert sm.sample is not None
-            streams.append([K.SAMPLE, sm.sample[1], set_id(sm.sample[0])])
-            stream_cum.append([1.0])
-    fb, fb_cum = [], []
-    for st in net.stations:
-        mine = [f for f in net.feedback if f.source == st.id]
-        fb.append([len(mine), *(set_id(f.choice) for f in mine)])
-        fb_cum.append([float(sum((f.prob for f in mine[: i + 1]), Fraction(0))) for i in range(len(mine))])
-    if net.tie_breaking and J > 62:
-        raise NotSupported(f"tie_breaking: tie-breaking probabilities are simulated for networks of at most 62 stations "
-                           f"(this one has {J})")
-    tb_prob = np.zeros((len(net.tie_breaking), J))
-    for e, tb in enumerate(net.tie_breaking):
-        for s, p in tb.probs:
-            tb_prob[e, ids.index(s)] = float(p)
-    cap = [K.NO_CAPACITY if st.capacity is None else st.capacity for st in net.stations]
-    return Compiled(
-        laws=_table(laws, np.float64),
-        sets=_table([[len(m), *m] for m in set_index], np.int64),
-        streams=_table(streams, np.int64),
-        stream_cum=_table(stream_cum, np.float64),
-        fb=_table(fb, np.int64),
-        fb_cum=_table(fb_cum, np.float64),
-        cap=np.asarray(cap, dtype=np.int64),
-        tb_mask=np.asarray([sum(1 << ids.index(s) for s in tb.set) for tb in net.tie_breaking], dtype=np.int64),
-        tb_prob=tb_prob,
-    )
-
-
 def check_x0(net: Network, x0: Sequence[int] | Mapping[str, int] | None) -> np.ndarray:
     """The initial queue lengths as an array; ``ValueError`` naming the rule when ``x0`` is not valid.
 
-    ``x0`` is one non-negative integer per station (in the order of the file) or a
-    map station id -> integer (missing stations start empty); each at most the
-    station's capacity.
+    Parameters
+    ----------
+    net : Network
+        The network.
+    x0 : sequence of int or mapping of str to int or None
+        One non-negative integer per station (in the order of the file) or a
+        map station id -> integer (missing stations start empty); each at most
+        the station's capacity.  None: every station empty.
 
+    Returns
+    -------
+    numpy.ndarray
+        The queue lengths (int64), one per station in model order.
+
+    Raises
+    ------
+    ValueError
+        For a wrong number of entries, an unknown station id, a value that is
+        not a non-negative integer, or one above its station's capacity.
+
+    Examples
+    --------
     >>> from certify.io.loader import from_dict
     >>> net = from_dict({"format": "jsq-network/1", "stations": {"a": {"mu": 1}, "b": {"mu": 1, "capacity": 2}},
     ...                  "streams": [{"choice": ["a", "b"], "rate": 1}]})
@@ -399,6 +105,21 @@ def check_x0(net: Network, x0: Sequence[int] | Mapping[str, int] | None) -> np.n
 def replication_state(seed: int, r: int) -> np.ndarray:
     """The generator state (4 uint64 words) of replication ``r``: a function of ``(seed, r)`` only.
 
+    Parameters
+    ----------
+    seed : int
+        The user's seed (non-negative).
+    r : int
+        The replication's index.
+
+    Returns
+    -------
+    numpy.ndarray
+        Four uint64 words, the xoshiro256+ state the kernels of
+        :mod:`certify.simulation.kernel` start from.
+
+    Examples
+    --------
     >>> a, b = replication_state(1, 0), replication_state(1, 1)
     >>> bool((a == replication_state(1, 0)).all()), bool((a == b).any())
     (True, False)
@@ -417,7 +138,6 @@ def _growth(times: np.ndarray, samples: np.ndarray, horizon: float) -> float:
     return float((tc * (y - y.mean())).sum() / (tc * tc).sum())
 
 
-# ------------------------------------------------------------------- simulate
 def simulate(
     net: Network,
     horizon: float,
@@ -459,6 +179,15 @@ def simulate(
     SimulationResult
         Ctrl-C returns the replications finished so far (``interrupted=True``),
         or re-raises if none has finished.
+
+    Raises
+    ------
+    ValueError
+        For a horizon, replications, seed, warmup, level, ``x0`` or
+        ``sample_every`` out of range (the message names the rule).
+    NotSupported
+        For a fork-join network or a law the simulator does not sample
+        (:func:`~certify.simulation.tables.compile_network`).
 
     Examples
     --------
