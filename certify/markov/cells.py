@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from itertools import permutations
 
 from .chain import Chain
-from .regions import VERTEX_BOUND_PER_STATION, Region, _add
+from .dbm import tighten
+from .regions import VERTEX_BOUND_PER_STATION, Region
 
 __all__ = ["SPAN", "FAR", "walls_of", "Arrangement", "refine", "refined_vertex_bound"]
 
@@ -42,6 +43,18 @@ FAR = SPAN + 1
 def walls_of(chain: Chain) -> tuple[tuple[int, int], ...]:
     """Pairs (a, b), a < b, of stations that share a routing set.
 
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+
+    Returns
+    -------
+    tuple of (int, int)
+        The walls, sorted.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> ch = Chain(("1", "2", "3"), (F(1),) * 3, (((0, 1), F(1)), ((2,), F(1))), (), (F(1),) * 3)
     >>> walls_of(ch)
@@ -54,6 +67,24 @@ def walls_of(chain: Chain) -> tuple[tuple[int, int], ...]:
 class Arrangement:
     """The cells of the walls of J stations, their adjacencies and minimal galleries.
 
+    Parameters
+    ----------
+    J : int
+        The number of stations.
+    walls : sequence of (int, int)
+        The walls (a, b), a < b (:func:`walls_of`).
+
+    Attributes
+    ----------
+    cells : list of tuple of int
+        The sign vectors over the walls, in decreasing order.
+    index : dict
+        Cell number of each sign vector.
+    adjacency : list of (int, int, int)
+        (wall, plus cell, minus cell) for each pair of cells that differ on one wall only.
+
+    Examples
+    --------
     >>> arr = Arrangement(3, ((0, 1), (0, 2), (1, 2)))
     >>> len(arr.cells), len(arr.adjacency)
     (6, 6)
@@ -86,15 +117,53 @@ class Arrangement:
         self._galleries: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
 
     def cell_of_diffs(self, diffs: Sequence[int]) -> int:
-        """The canonical cell of a state whose wall differences x_a - x_b are ``diffs``."""
+        """The canonical cell of a state whose wall differences x_a - x_b are ``diffs`` (sign +1 when >= 0).
+
+        Parameters
+        ----------
+        diffs : sequence of int
+            x_a - x_b per wall.
+
+        Returns
+        -------
+        int
+            The cell's number.
+        """
         return self.index[tuple(1 if k >= 0 else -1 for k in diffs)]
 
     def cell_of(self, x: Sequence[int]) -> int:
-        """The canonical cell of state ``x``."""
+        """The canonical cell of state ``x``.
+
+        Parameters
+        ----------
+        x : sequence of int
+            A state.
+
+        Returns
+        -------
+        int
+            The cell's number.
+        """
         return self.cell_of_diffs([x[a] - x[b] for a, b in self.walls])
 
     def gallery(self, c: int, c2: int) -> tuple[tuple[int, int], ...]:
-        """A minimal gallery from cell ``c`` to ``c2``: (adjacency, sign) per step, sign +1 from minus to plus side."""
+        """A minimal gallery from cell ``c`` to ``c2``: (adjacency, sign) per step, sign +1 from minus to plus side.
+
+        Parameters
+        ----------
+        c, c2 : int
+            Cells.
+
+        Returns
+        -------
+        tuple of (int, int)
+            The steps; it crosses exactly the walls that separate the cells.
+
+        Examples
+        --------
+        >>> Arrangement(2, ((0, 1),)).gallery(0, 1)       # from x1 >= x2 across the wall
+        ((0, -1),)
+        """
         key = (c, c2)
         out = self._galleries.get(key)
         if out is None:
@@ -125,6 +194,21 @@ class Arrangement:
         The closure is {x >= 0 : x_a >= x_b on the walls oriented a over b}; every
         point is a nonnegative sum of indicators of its upper level sets, which are
         up-sets, and an up-set splits into connected (in the wall graph) up-sets.
+
+        Parameters
+        ----------
+        c : int
+            The cell.
+
+        Returns
+        -------
+        list of tuple of int
+            The generators (0/1 station vectors).
+
+        Examples
+        --------
+        >>> Arrangement(2, ((0, 1),)).cone(0)             # x1 >= x2 >= 0: spanned by e_1 and e_1 + e_2
+        [(1, 0), (1, 1)]
         """
         J = self.J
         above: list[list[int]] = [[] for _ in range(J)]  # above[b]: stations a with x_a >= x_b
@@ -151,7 +235,25 @@ class Arrangement:
         return out
 
     def name(self, c: int, ids: Sequence[str]) -> str:
-        """E.g. ``1>=2,1<=3`` (the closed cell); ``all`` without walls."""
+        """The cell's name in coefficient names, e.g. ``1>=2,1<=3`` (the closed cell); ``all`` without walls.
+
+        Parameters
+        ----------
+        c : int
+            The cell.
+        ids : sequence of str
+            The station ids.
+
+        Returns
+        -------
+        str
+            The name.
+
+        Examples
+        --------
+        >>> Arrangement(2, ((0, 1),)).name(1, ["1", "2"])
+        '1<=2'
+        """
         parts = [f"{ids[a]}{'>=' if s > 0 else '<='}{ids[b]}" for (a, b), s in zip(self.walls, self.cells[c])]
         return ",".join(parts) if parts else "all"
 
@@ -159,8 +261,27 @@ class Arrangement:
 def refine(region: Region, walls: Sequence[tuple[int, int]]) -> list[tuple[Region, tuple[int, ...]]]:
     """Split ``region`` by every wall difference x_a - x_b in {<= -3, -2, ..., 2, >= 3}.
 
-    Returns the non-empty pieces with their difference values (-FAR and FAR
-    standing for <= -FAR and >= FAR).  The pieces partition the region.
+    Parameters
+    ----------
+    region : Region
+        The region.
+    walls : sequence of (int, int)
+        The walls.
+
+    Returns
+    -------
+    list of (Region, tuple of int)
+        The non-empty pieces with their difference values (-FAR and FAR
+        standing for <= -FAR and >= FAR).  The pieces partition the region.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.regions import enumerate_regions
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> r = enumerate_regions(ch)[1]
+    >>> r.describe(ch.ids), [vals for _, vals in refine(r, walls_of(ch))]
+    ('x1 < x2, x1 >= 1', [(-3,), (-2,), (-1,)])
     """
     out: list[tuple[Region, tuple[int, ...]]] = []
 
@@ -173,12 +294,12 @@ def refine(region: Region, walls: Sequence[tuple[int, int]]) -> list[tuple[Regio
         u, v = a + 1, b + 1
         for k in range(-FAR, FAR + 1):
             if k == -FAR:
-                d2 = _add(d, u, v, -FAR)  # x_a - x_b <= -FAR
+                d2 = tighten(d, u, v, -FAR)  # x_a - x_b <= -FAR
             elif k == FAR:
-                d2 = _add(d, v, u, -FAR)  # x_b - x_a <= -FAR
+                d2 = tighten(d, v, u, -FAR)  # x_b - x_a <= -FAR
             else:
-                d2 = _add(d, u, v, k)
-                d2 = _add(d2, v, u, -k) if d2 is not None else None
+                d2 = tighten(d, u, v, k)
+                d2 = tighten(d2, v, u, -k) if d2 is not None else None
             if d2 is not None:
                 rec(d2, w + 1, (*vals, k))
 
@@ -191,5 +312,22 @@ def refined_vertex_bound(J: int, has_walls: bool) -> int:
 
     A vertex is fixed by tight difference constraints forming a tree rooted at the
     origin node, so each coordinate is a sum of at most J raw constants.
+
+    Parameters
+    ----------
+    J : int
+        The number of stations.
+    has_walls : bool
+        Whether the regions were refined at all.
+
+    Returns
+    -------
+    int
+        3J with walls (the constants reach FAR = 3), else 2J.
+
+    Examples
+    --------
+    >>> refined_vertex_bound(2, True), refined_vertex_bound(2, False)
+    (6, 4)
     """
     return J * (max(VERTEX_BOUND_PER_STATION, FAR) if has_walls else VERTEX_BOUND_PER_STATION)

@@ -24,12 +24,30 @@ class Chain:
 
     Attributes
     ----------
-    ids : station ids, in model order.
-    mu : exact service rates.
-    arrivals : ``((choice_set, rate), ...)`` with choice sets as sorted index tuples.
-    feedback : ``((station, choice_set, prob), ...)``.
-    leave : probability that a customer leaves after service at each station.
-    ties : ``{tied_set: {station: prob}}`` for the non-uniform tie-breaking rules.
+    ids : tuple of str
+        Station ids, in model order.
+    mu : tuple of Fraction
+        Exact service rates.
+    arrivals : tuple
+        ``((choice_set, rate), ...)`` with choice sets as sorted index tuples.
+    feedback : tuple
+        ``((station, choice_set, prob), ...)``.
+    leave : tuple of Fraction
+        Probability that a customer leaves after service at each station.
+    ties : tuple
+        ``((tied_set, probs), ...)`` for the non-uniform tie-breaking rules
+        (``probs`` in the order of ``tied_set``).
+
+    Examples
+    --------
+    Two stations of rate 1 sharing one JSQ stream of rate 3/2:
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    >>> ch.J, ch.routing_sets, ch.scale, ch.total_rate
+    (2, ((0, 1),), 4, Fraction(7, 2))
+    >>> ch.tie_split((0, 1))
+    ((0, Fraction(1, 2)), (1, Fraction(1, 2)))
     """
 
     ids: tuple[str, ...]
@@ -41,6 +59,7 @@ class Chain:
 
     @property
     def J(self) -> int:
+        """The number of stations."""
         return len(self.mu)
 
     @property
@@ -84,7 +103,18 @@ class Chain:
         return tuple(sorted({(i, c) for i, c, _ in self.feedback if len(c) > 1 and i in c}))
 
     def tie_split(self, tied: tuple[int, ...]) -> tuple[tuple[int, Fraction], ...]:
-        """How a customer whose tied-shortest set is ``tied`` splits over it (zero shares dropped)."""
+        """How a customer whose tied-shortest set is ``tied`` splits over it (zero shares dropped).
+
+        Parameters
+        ----------
+        tied : tuple of int
+            The tied-shortest stations (sorted).
+
+        Returns
+        -------
+        tuple of (int, Fraction)
+            (station, probability) pairs: the tie-breaking rule of the set, else uniform.
+        """
         if len(tied) == 1:
             return ((tied[0], Fraction(1)),)
         for s, probs in self.ties:
@@ -120,11 +150,28 @@ def compile_chain(net: Network) -> Chain:
     Streams with random selection sets are split into independent Poisson streams,
     one per set; streams and feedback with the same set are merged.
 
+    Parameters
+    ----------
+    net : Network
+        A validated network (its laws are read as exponential; see
+        :func:`certify.markov.phases.markov_chain` for phase-type laws).
+
+    Returns
+    -------
+    Chain
+        The chain's data, by station index.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> from certify.core.model import Network, Station, Stream
     >>> net = Network("mm1", (Station("a", F(2)),), (Stream(F(1), choice=("a",)),))
     >>> compile_chain(net).arrivals
     (((0,), Fraction(1, 1)),)
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> ch = compile_chain(net)
+    >>> ch.arrivals, ch.leave
+    ((((0, 1), Fraction(3, 2)),), (Fraction(1, 1), Fraction(1, 1)))
     """
     idx = {sid: i for i, sid in enumerate(net.station_ids)}
 
@@ -172,6 +219,27 @@ def drain_order(chain: Chain) -> list[int] | None:
     progress ends with positive probability before any other event, stream phases
     cycle through arrivals, and the states (0, stream phases) reachable from
     empty are reached again from every state.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+
+    Returns
+    -------
+    list of int or None
+        The stations in a draining order, or None.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> # station 0 sends everyone to 1, which sends everyone back: nobody leaves
+    >>> loop = Chain(("1", "2"), (F(1), F(1)), (((0,), F(1)),), ((0, (1,), F(1)), (1, (0,), F(1))), (F(0), F(0)))
+    >>> drain_order(loop) is None
+    True
+    >>> tandem = Chain(("1", "2"), (F(1), F(1)), (((0,), F(1)),), ((0, (1,), F(1)),), (F(0), F(1)))
+    >>> drain_order(tandem)
+    [1, 0]
     """
     if chain.proper():
         return None

@@ -23,7 +23,29 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None, deadline: 
 
     With a ``deadline`` (``time.perf_counter()`` value) the loop polls the clock
     and raises :class:`certify.markov.regions.TimeLimitReached` once it has passed.
+    Phase-type chains go to :func:`certify.markov.phase_drift.compile_phase_drifts`.
 
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    regions : list of Region, optional
+        Its regions (default: :func:`certify.markov.regions.enumerate_regions` at ``chain.base_levels``).
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    list of RegionDrift
+        One per region (per region and phase vector for phase-type chains), in region order.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> from certify.markov.chain import Chain
     >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
@@ -46,7 +68,32 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None, deadline: 
 
 
 def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:
-    """The table cell of a region (refined by clip levels K at ``fast``): min(x_fast, K), then the phases."""
+    """The table cell of a region (refined by clip levels K at ``fast``): min(x_fast, K), then the phases.
+
+    Parameters
+    ----------
+    rd : RegionDrift
+        A region drift; its region is refined by clip levels K at ``fast``.
+    fast : sequence of int
+        The table's stations.
+    K : int
+        The clip level.
+
+    Returns
+    -------
+    tuple of int
+        The cell.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.regions import enumerate_regions
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    >>> drifts = compile_drifts(ch, enumerate_regions(ch, {0: 1}))
+    >>> [(rd.describe(ch.ids), cell_of(rd, [0], 1)) for rd in drifts[:3]]
+    [('x1 = 0, x2 >= 1', (0,)), ('x1 = 1, x2 >= 2', (1,)), ('x1 < x2, x1 >= 2', (1,))]
+    """
     return tuple(min(-rd.region.dbm[0][a + 1], K) for a in fast) + rd.phase
 
 
@@ -57,6 +104,36 @@ def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int,
     On a refined region x_a is either a known k <= K or >= K+1, so the least
     value of x_a on the region (``-dbm[0][a]``) plus the jump, clipped at K, is
     the target level.
+
+    Parameters
+    ----------
+    rd : RegionDrift
+        A region drift; its region is refined by clip levels K at ``fast``.
+    fast : sequence of int
+        The table's stations.
+    K : int
+        The clip level.
+
+    Returns
+    -------
+    c : tuple of int
+        The region's cell.
+    moves : dict of cell to int
+        The scaled rate of the jumps into each other cell.
+    total : int
+        Their sum.
+
+    Examples
+    --------
+    From x1 = 0 an arrival (rate 3/2, scaled 6) moves to cell 1; from x1 = 1 a departure (scaled 4) to cell 0:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.regions import enumerate_regions
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    >>> drifts = compile_drifts(ch, enumerate_regions(ch, {0: 1}))
+    >>> cell_moves(drifts[0], [0], 1), cell_moves(drifts[1], [0], 1)
+    (((0,), {(1,): 6}, 6), ((1,), {(0,): 4}, 4))
     """
     lows = [-rd.region.dbm[0][a + 1] for a in fast]
     c = cell_of(rd, fast, K)

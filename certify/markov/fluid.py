@@ -34,7 +34,7 @@ from ..core.numbers import solve
 from .chain import Chain
 from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
 
-__all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain"]
+__all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain", "fluid_rows", "rate_vector"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,29 @@ class FluidFace:
     empty stations in ``box`` (upper bounds mu_e) with ``sum_e h_e t_e = beta``;
     ``fixed`` faces have one velocity (``dirs`` empty).  ``generators`` span the
     closure of the face (0/1 vectors).
+
+    Attributes
+    ----------
+    region : Region
+        The face, as a region of :func:`fluid_chain`.
+    generators : tuple of tuple of int
+        Generators of its closure.
+    v0 : tuple of Fraction
+        The velocity at zero throughput of the empty stations.
+    empties, dirs, box, h, beta
+        The empty stations, the velocity per unit of their throughput, its upper
+        bounds, and the balance ``sum_e h_e t_e = beta`` (relaxed faces only).
+
+    Examples
+    --------
+    Two stations sharing a stream of rate 1, a third fed at rate 1/2: on the face
+    x1 = x2 = 0 the shared stream splits in any way over the two empty stations.
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2", "3"), (F(1),) * 3, (((0, 1), F(1)), ((2,), F(1, 2))), (), (F(1),) * 3)
+    >>> face = [f for f in fluid_faces(ch) if not f.fixed][0]
+    >>> face.region.describe(ch.ids), face.empties, face.v0, face.h, face.beta
+    ('x1 = x2 = 0, x3 >= 1', (0, 1), (Fraction(0, 1), Fraction(0, 1), Fraction(-1, 2)), (Fraction(1, 1), Fraction(1, 1)), Fraction(1, 1))
     """
 
     region: Region
@@ -58,6 +81,7 @@ class FluidFace:
 
     @property
     def fixed(self) -> bool:
+        """True when the face has one velocity."""
         return not self.dirs
 
 
@@ -66,6 +90,23 @@ def fluid_chain(chain: Chain) -> Chain:
 
     Feedback sets become zero-information arrival sets, so :func:`enumerate_regions`
     splits the state space by exactly the fluid signatures.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+
+    Returns
+    -------
+    Chain
+        Unit-rate arrivals into every routed set, no feedback, everyone leaves.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0,), F(1)),), ((0, (0, 1), F(1, 2)),), (F(1, 2), F(1)))
+    >>> fluid_chain(ch).arrivals, fluid_chain(ch).feedback
+    ((((0,), Fraction(1, 1)), ((0, 1), Fraction(1, 1))), ())
     """
     sets = {c for c, _ in chain.arrivals} | {c for _, c, _ in chain.feedback}
     return Chain(chain.ids, chain.mu, tuple(sorted((c, Fraction(1)) for c in sets)), (), tuple(Fraction(1) for _ in chain.mu))
@@ -199,6 +240,25 @@ def fluid_faces(chain: Chain, deadline: float | None = None) -> list[FluidFace]:
     With a ``deadline`` (``time.perf_counter()`` value) the enumeration polls the
     clock and raises :class:`certify.markov.regions.TimeLimitReached` once it has passed.
 
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    list of FluidFace
+        The unbounded faces a fluid path can stay on.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
     >>> [(f.generators, f.v0) for f in fluid_faces(mm1)]
@@ -221,6 +281,25 @@ def max_rate(face: FluidFace, c: Sequence[Fraction]) -> Fraction:
 
     A linear function of the empty throughputs t over a box cut by one
     equation: fill the best ratio c'd_e / h_e first (a fractional knapsack).
+
+    Parameters
+    ----------
+    face : FluidFace
+        The face.
+    c : sequence of Fraction
+        The linear function.
+
+    Returns
+    -------
+    Fraction
+        The maximum.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> max_rate(fluid_faces(mm1)[0], [F(3)])           # dV/dt of V = 3z along velocity -1
+    Fraction(-3, 1)
     """
     J = len(c)
     base = sum((c[a] * face.v0[a] for a in range(J)), Fraction(0))
@@ -242,14 +321,58 @@ def max_rate(face: FluidFace, c: Sequence[Fraction]) -> Fraction:
 
 
 def fluid_rows(chain: Chain, faces: Sequence[FluidFace], kind: str) -> list[tuple[int, tuple[int, ...]]]:
-    """The conditions of a fluid certificate: (face index, generator) for ``quadratic``, (face, ()) for ``linear``."""
+    """The conditions of a fluid certificate: (face index, generator) for ``quadratic``, (face, ()) for ``linear``.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    faces : sequence of FluidFace
+        Its faces.
+    kind : str
+        ``linear`` or ``quadratic``.
+
+    Returns
+    -------
+    list of (int, tuple of int)
+        One condition per row.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    >>> faces = fluid_faces(ch)
+    >>> fluid_rows(ch, faces, "linear"), len(fluid_rows(ch, faces, "quadratic"))
+    ([(0, ()), (1, ()), (2, ())], 5)
+    """
     if kind == "linear":
         return [(k, ()) for k in range(len(faces))]
     return [(k, g) for k, f in enumerate(faces) for g in f.generators]
 
 
 def rate_vector(kind: str, coeffs: Sequence[Sequence[Fraction]] | Sequence[Fraction], g: Sequence[int]) -> list[Fraction]:
-    """c with dV/dt = c'v at the points of the generator g: 2Pg (quadratic) or w (linear)."""
+    """c with dV/dt = c'v at the points of the generator g: 2Pg (quadratic) or w (linear).
+
+    Parameters
+    ----------
+    kind : str
+        ``linear`` or ``quadratic``.
+    coeffs : sequence
+        w, or the symmetric matrix P.
+    g : sequence of int
+        The generator (ignored for ``linear``).
+
+    Returns
+    -------
+    list of Fraction
+        c.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> rate_vector("quadratic", [[F(1), F(0)], [F(0), F(1)]], (1, 1)), rate_vector("linear", [F(1), F(2)], ())
+    ([Fraction(2, 1), Fraction(2, 1)], [Fraction(1, 1), Fraction(2, 1)])
+    """
     if kind == "linear":
         return [Fraction(x) for x in coeffs]  # type: ignore[arg-type]
     P = coeffs

@@ -28,6 +28,36 @@ class RegionDrift:
     """A region with its mean drift (integers scaled by ``chain.scale``) and cone generators.
 
     ``jumps()`` lists the individual moves (computed on demand).
+
+    Attributes
+    ----------
+    region : Region
+        The region.
+    mean : tuple of int
+        The mean drift vector times ``chain.scale``.
+    generators : tuple of tuple of int
+        The generators of the region's recession cone (none: the region is bounded).
+    rates : _Rates
+        The chain's memoised scaled rates (for :meth:`jumps`).
+    phase : tuple of int
+        The phase vector (phase-type chains only).
+
+    Examples
+    --------
+    Two stations of rate 1 sharing a JSQ stream of rate 3/2 (``chain.scale`` = 4):
+    on x1 < x2 every arrival joins station 1.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> chain = compile_chain(net)
+    >>> rd = compile_drifts(chain)[1]
+    >>> rd.describe(chain.ids), rd.mean, rd.generators
+    ('x1 < x2, x1 >= 1', (2, -4), ((1, 1), (0, 1)))
+    >>> rd.jumps()                                 # (jump, rate x 4): x1 -1 at 4, x1 +1 at 6, x2 -1 at 4
+    [(((0, -1),), 4), (((0, 1),), 6), (((1, -1),), 4)]
     """
 
     region: Region
@@ -37,6 +67,7 @@ class RegionDrift:
     phase: tuple[int, ...] = ()  # the phase vector (phase-type chains only)
 
     def jumps(self) -> list[tuple[Jump, int]]:
+        """The jumps out of any state of the region with their scaled rates (:func:`region_jumps`)."""
         return region_jumps(self.rates.chain, self.region, self.rates)
 
     def phase_moves(self) -> list[tuple[Jump, tuple[int, ...], int]]:
@@ -83,7 +114,36 @@ def _int(x: Fraction) -> int:
 
 
 def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> list[tuple[Jump, int]]:
-    """The jumps out of any state of ``region`` with their rates times ``chain.scale`` (self-loops dropped)."""
+    """The jumps out of any state of ``region`` with their rates times ``chain.scale`` (self-loops dropped).
+
+    Parameters
+    ----------
+    chain : Chain
+        An exponential chain.
+    region : Region
+        One of its regions.
+    rates : _Rates, optional
+        Memoised scaled rates of the chain (built when not given).
+
+    Returns
+    -------
+    list of (Jump, int)
+        Sorted (jump vector, scaled rate) pairs.
+
+    Raises
+    ------
+    ArithmeticError
+        If ``chain.scale`` does not clear a rate's denominator (cannot happen for a compiled chain).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.regions import enumerate_regions
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> [region_jumps(mm1, r) for r in enumerate_regions(mm1)]
+    [[(((0, 1),), 1)], [(((0, -1),), 2), (((0, 1),), 1)]]
+    """
     rates = rates or _Rates(chain)
     argmin = dict(zip(chain.routing_sets, region.argmin))
     shift_argmin = dict(zip(chain.shifted_sets, region.shifted))
@@ -107,7 +167,31 @@ def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> l
 
 
 def region_mean(chain: Chain, region: Region, rates: _Rates) -> tuple[int, ...]:
-    """Mean drift vector on ``region`` times ``chain.scale`` (the sum of the jumps, computed directly)."""
+    """Mean drift vector on ``region`` times ``chain.scale`` (the sum of the jumps, computed directly).
+
+    Parameters
+    ----------
+    chain : Chain
+        An exponential chain.
+    region : Region
+        One of its regions.
+    rates : _Rates
+        Memoised scaled rates of the chain.
+
+    Returns
+    -------
+    tuple of int
+        The mean drift times ``chain.scale``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.regions import enumerate_regions
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> [region_mean(mm1, r, _Rates(mm1)) for r in enumerate_regions(mm1)]
+    [(1,), (-1,)]
+    """
     argmin = dict(zip(chain.routing_sets, region.argmin))
     shift_argmin = dict(zip(chain.shifted_sets, region.shifted))
     mean = [0] * chain.J

@@ -26,7 +26,29 @@ PhaseMove = tuple[Jump, tuple[int, ...], int]
 
 
 def lower_bound(region: Region, a: int) -> int:
-    """The least value of x_a on the region."""
+    """The least value of x_a on the region.
+
+    Parameters
+    ----------
+    region : Region
+        The region.
+    a : int
+        A station.
+
+    Returns
+    -------
+    int
+        ``-dbm[0][a + 1]``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.regions import enumerate_regions
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> [lower_bound(r, 0) for r in enumerate_regions(mm1, {0: 1})]
+    [0, 1, 2]
+    """
     return -region.dbm[0][a + 1]
 
 
@@ -36,14 +58,34 @@ def _exactly_one(region: Region, a: int) -> bool:
 
 @dataclass(frozen=True)
 class PhaseDrift(RegionDrift):
-    """A region with a phase vector: mean drift of x (scaled integers), cone generators, transitions."""
+    """A region with a phase vector: mean drift of x (scaled integers), cone generators, transitions.
+
+    Examples
+    --------
+    An M/E2/1 queue (arrivals 1, Erlang-2 service of mean 1/2): in service phase 2
+    a customer leaves at rate 4.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Distribution, Network, Station, Stream
+    >>> from certify.markov.drift import compile_drifts
+    >>> from certify.markov.phases import expand
+    >>> net = Network("e2", (Station("1", F(2), service=Distribution("erlang", (("k", 2),))),),
+    ...               (Stream(F(1), choice=("1",)),))
+    >>> rd = compile_drifts(expand(net))[-1]
+    >>> rd.describe(("1",)), rd.mean, rd.generators
+    ('x1 >= 2; service phase of 1 2', (-3,), ((1,),))
+    >>> rd.phase_moves()                                  # (jump, new phases, scaled rate)
+    [(((0, -1),), (0,), 4), (((0, 1),), (1,), 1)]
+    """
 
     moves: tuple[PhaseMove, ...] = ()  # (the inherited ``phase`` field holds the phase vector)
 
     def phase_moves(self) -> list[PhaseMove]:
+        """The transitions: (jump of x, new phase vector, scaled rate)."""
         return list(self.moves)
 
     def jumps(self) -> list[tuple[Jump, int]]:
+        """The jumps of x with their scaled rates (phase changes alone dropped, equal jumps merged)."""
         acc: dict[Jump, int] = defaultdict(int)
         for d, _, r in self.moves:
             if d:
@@ -51,6 +93,7 @@ class PhaseDrift(RegionDrift):
         return sorted(acc.items())
 
     def describe(self, ids: Sequence[str]) -> str:
+        """The region's constraints, then the phase of each phase-type primitive."""
         chain: PhaseChain = self.rates.chain  # type: ignore[assignment]
         ph = ", ".join(f"{name} {'empty' if v < 0 else v + 1}" for name, v in zip(chain.phase_names(), self.phase))
         return f"{self.region.describe(ids)}; {ph}"
@@ -73,6 +116,32 @@ def phase_transitions(chain: PhaseChain, region: Region, phi: tuple[int, ...]) -
     initial law, or leaves the phase empty when the station empties (a customer
     fed back into the same station starts a new service there).  A stream's
     arrival restarts its phase from its initial law.
+
+    Parameters
+    ----------
+    chain : PhaseChain
+        The chain.
+    region : Region
+        A region refined by ``chain.base_levels``.
+    phi : tuple of int
+        A phase vector consistent with the region's empty stations.
+
+    Returns
+    -------
+    dict of (Jump, phase vector) to Fraction
+        The exact rates.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Distribution, Network, Station, Stream
+    >>> from certify.markov.phases import expand
+    >>> from certify.markov.regions import enumerate_regions
+    >>> net = Network("e2", (Station("1", F(2), service=Distribution("erlang", (("k", 2),))),),
+    ...               (Stream(F(1), choice=("1",)),))
+    >>> ch = expand(net)
+    >>> phase_transitions(ch, enumerate_regions(ch, ch.base_levels)[2], (1,))
+    {(((0, 1),), (1,)): Fraction(1, 1), (((0, -1),), (0,)): Fraction(4, 1)}
     """
     ph_pos = {i: k for k, i in enumerate(chain.ph_stations)}
     nst = len(ph_pos)
@@ -183,6 +252,39 @@ def compile_phase_drifts(chain: PhaseChain, regions: list[Region], deadline: flo
     The regions must be refined by (at least) ``chain.base_levels``.  With a
     ``deadline`` the clock is polled once per region (raises
     :class:`certify.markov.regions.TimeLimitReached`).
+
+    Parameters
+    ----------
+    chain : PhaseChain
+        The chain.
+    regions : list of Region
+        Its regions, refined by ``chain.base_levels``.
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    list of PhaseDrift
+        Region by region, phase vector by phase vector.
+
+    Raises
+    ------
+    ValueError
+        When the regions are not refined by x = 1 at the phase-type stations.
+    TimeLimitReached
+        When the deadline passes.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Distribution, Network, Station, Stream
+    >>> from certify.markov.phases import expand
+    >>> from certify.markov.regions import enumerate_regions
+    >>> net = Network("e2", (Station("1", F(2), service=Distribution("erlang", (("k", 2),))),),
+    ...               (Stream(F(1), choice=("1",)),))
+    >>> ch = expand(net)
+    >>> [(d.describe(ch.ids), d.mean) for d in compile_phase_drifts(ch, enumerate_regions(ch, ch.base_levels))][:3]
+    [('x1 = 0; service phase of 1 empty', (1,)), ('x1 = 1; service phase of 1 1', (1,)), ('x1 = 1; service phase of 1 2', (-3,))]
     """
     missing = [chain.ids[i] for i in chain.ph_stations if regions and not _refined(regions, i)]
     if missing:

@@ -51,7 +51,14 @@ MAX_PHASE_VECTORS = 10_000
 
 
 class NotPhaseType(NotSupported):
-    """A distribution (or a network) with no exact finite phase-type representation."""
+    """A distribution (or a network) with no exact finite phase-type representation.
+
+    Examples
+    --------
+    >>> phase_type(Distribution("deterministic", ()), Fraction(1))
+    Traceback (most recent call last):
+    certify.markov.phases.NotPhaseType: deterministic has no finite phase-type representation
+    """
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,17 @@ class PhaseType:
     """Start in phase i with probability ``alpha[i]``; in phase i move to phase j at
     rate ``moves`` (i, j, rate), and finish at rate ``exit[i]``.
 
+    Attributes
+    ----------
+    alpha, exit : tuple of Fraction
+        The initial law over the phases; the rate of finishing from each phase.
+    moves : tuple of (int, int, Fraction)
+        The rates of moving between phases.
+    label : str
+        A name for reports, e.g. ``Erlang-2``.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> e2 = phase_type(Distribution("erlang", (("k", 2),)), F(1))
     >>> e2.alpha, e2.exit, e2.moves, e2.mean
@@ -72,6 +90,7 @@ class PhaseType:
 
     @property
     def n(self) -> int:
+        """The number of phases."""
         return len(self.alpha)
 
     @cached_property
@@ -126,6 +145,18 @@ def _rational_sqrt(q: Fraction) -> Fraction | None:
 def phase_count(dist: Distribution) -> int | None:
     """The number of phases :func:`phase_type` gives ``dist``, without building it (None: no PH form).
 
+    Parameters
+    ----------
+    dist : Distribution
+        The law.
+
+    Returns
+    -------
+    int or None
+        The number of phases (1 for the exponential), or None without a finite phase-type form.
+
+    Examples
+    --------
     >>> phase_count(Distribution("erlang", (("k", 7),))), phase_count(Distribution("lognormal", (("scv", 2),)))
     (7, None)
     """
@@ -147,8 +178,26 @@ def phase_count(dist: Distribution) -> int | None:
 def phase_type(dist: Distribution, rate: Fraction) -> PhaseType:
     """The PH representation of ``dist`` with mean ``1/rate`` (``rate`` = mu or the stream rate).
 
-    Raises :class:`NotPhaseType` for shapes without an exact finite representation.
+    Parameters
+    ----------
+    dist : Distribution
+        The law (its shape; the mean comes from ``rate``).
+    rate : Fraction
+        One over the mean.
 
+    Returns
+    -------
+    PhaseType
+        The exact representation.
+
+    Raises
+    ------
+    NotPhaseType
+        For shapes without an exact finite representation, or more than
+        :data:`MAX_LAW_PHASES` phases.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> h = phase_type(Distribution("hyperexponential", (("scv", F(5, 3)),)), F(1))
     >>> h.alpha, h.exit
@@ -209,6 +258,18 @@ class PhaseChain(Chain):
     ph_streams : the non-exponential streams, ``(PH, ((choice set, prob), ...))``.
     exp_arrivals : the exponential streams merged by choice set.
     expansion : one line per expanded primitive, for the report.
+
+    Examples
+    --------
+    An M/E2/1 queue: one phase-type station, whose phase is empty (-1) or 1 or 2:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Station, Stream
+    >>> net = Network("e2", (Station("1", F(2), service=Distribution("erlang", (("k", 2),))),),
+    ...               (Stream(F(1), choice=("1",)),))
+    >>> ch = expand(net)
+    >>> ch.has_phases, ch.ph_stations, ch.base_levels, ch.phase_names(), ch.mu
+    (True, (0,), {0: 1}, ['service phase of 1'], (Fraction(2, 1),))
     """
 
     service: tuple[PhaseType | None, ...] = ()
@@ -218,15 +279,17 @@ class PhaseChain(Chain):
 
     @property
     def has_phases(self) -> bool:
+        """True: the states carry phases."""
         return True
 
     @property
     def ph_stations(self) -> tuple[int, ...]:
+        """Stations with phase-type service."""
         return tuple(i for i, s in enumerate(self.service) if s is not None)
 
     @property
     def base_levels(self) -> dict[int, int]:
-        # Whether a finishing service leaves its station empty (x_i = 1) decides the next phase.
+        """Clip level 1 at every phase-type station: whether a finishing service empties it decides the next phase."""
         return {i: 1 for i in self.ph_stations}
 
     def phase_space(self) -> list[tuple[int, ...]]:
@@ -236,6 +299,7 @@ class PhaseChain(Chain):
         return [tuple(v) for v in product(*opts)]
 
     def phase_names(self) -> list[str]:
+        """What each entry of a phase vector is, in words."""
         names = [f"service phase of {self.ids[i]}" for i in self.ph_stations]
         return names + [f"arrival phase of stream {k + 1}" for k in range(len(self.ph_streams))]
 
@@ -277,8 +341,26 @@ def _describe(ph: PhaseType, what: str, stated: Fraction) -> str:
 
 
 def expand(net: Network) -> PhaseChain:
-    """The phase-type expansion of ``net`` (raises :class:`NotPhaseType` if a primitive has none).
+    """The phase-type expansion of ``net``.
 
+    Parameters
+    ----------
+    net : Network
+        A validated network.
+
+    Returns
+    -------
+    PhaseChain
+        The chain on (queue lengths, phases).
+
+    Raises
+    ------
+    NotPhaseType
+        If a primitive has no finite phase-type form, or the expansion would exceed
+        :data:`MAX_LAW_PHASES` or :data:`MAX_PHASE_VECTORS`.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> from certify.core.model import Station, Stream
     >>> net = Network("e2", (Station("1", F(2), service=Distribution("erlang", (("k", 2),))),),
@@ -356,6 +438,29 @@ def _check_size(net: Network) -> None:
 
 
 def markov_chain(net: Network) -> Chain:
-    """The CTMC of ``net``: :func:`compile_chain` when every primitive is exponential,
-    else the phase-type expansion (raises :class:`NotPhaseType` when there is none)."""
+    """The CTMC of ``net``: :func:`compile_chain` when every primitive is exponential, else :func:`expand`.
+
+    Parameters
+    ----------
+    net : Network
+        A validated network.
+
+    Returns
+    -------
+    Chain
+        A :class:`~certify.markov.chain.Chain`, or a :class:`PhaseChain`.
+
+    Raises
+    ------
+    NotPhaseType
+        When a primitive has no finite phase-type form.
+
+    Examples
+    --------
+    >>> from certify.core.model import Station, Stream
+    >>> def mm1(service):
+    ...     return Network("q", (Station("1", Fraction(2), service=service),), (Stream(Fraction(1), choice=("1",)),))
+    >>> markov_chain(mm1(Distribution())).has_phases, markov_chain(mm1(Distribution("erlang", (("k", 2),)))).has_phases
+    (False, True)
+    """
     return compile_chain(net) if net.is_markovian else expand(net)

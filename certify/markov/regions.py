@@ -22,6 +22,7 @@ from functools import cache
 from itertools import combinations
 
 from .chain import Chain
+from .dbm import INF, describe_dbm, empty_dbm, tighten
 
 __all__ = [
     "Region",
@@ -42,6 +43,16 @@ class TimeLimitReached(Exception):
     :func:`certify.markov.drift.compile_drifts` and :func:`certify.markov.fluid.fluid_faces`
     when given a ``deadline``; :func:`certify.prove` turns it into the reason
     "time limit reached during <stage>" and the verdict ``undecided``.
+
+    Parameters
+    ----------
+    stage : str
+        What was cut short, e.g. ``region enumeration``.
+
+    Examples
+    --------
+    >>> str(TimeLimitReached("region enumeration"))
+    'time limit reached during region enumeration'
     """
 
     def __init__(self, stage: str):
@@ -50,15 +61,35 @@ class TimeLimitReached(Exception):
 
 
 def check_deadline(deadline: float | None, stage: str) -> None:
-    """Raise :class:`TimeLimitReached` when ``deadline`` (a ``time.perf_counter()`` value) has passed."""
+    """Raise :class:`TimeLimitReached` when ``deadline`` (a ``time.perf_counter()`` value) has passed.
+
+    Parameters
+    ----------
+    deadline : float or None
+        The deadline (None: no deadline).
+    stage : str
+        What is running, for the message.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline has passed.
+
+    Examples
+    --------
+    >>> import time
+    >>> check_deadline(None, "region enumeration")             # no deadline: returns
+    >>> check_deadline(time.perf_counter() - 1, "region enumeration")
+    Traceback (most recent call last):
+    ...
+    certify.markov.regions.TimeLimitReached: time limit reached during region enumeration
+    """
     if deadline is not None and time.perf_counter() > deadline:
         raise TimeLimitReached(stage)
 
 
 # Deadlines are polled once per this many steps of a long loop (a step costs microseconds).
 POLL_EVERY = 256
-
-INF = 1 << 60
 
 # Every raw constraint has |c| <= 2, so each vertex coordinate of a region is at
 # most 2 per station on a path from the origin: vertices lie in [0, 2J]^J.
@@ -69,47 +100,26 @@ def vertex_bound(J: int, levels: Mapping[int, int] | None = None) -> int:
     """A bound on every vertex coordinate of every region: J times the largest raw constant.
 
     With clip levels (``x_a = k`` for k <= K, or ``x_a >= K+1``) the constants reach K+1.
+
+    Parameters
+    ----------
+    J : int
+        The number of stations.
+    levels : mapping of int to int, optional
+        Clip level K per station.
+
+    Returns
+    -------
+    int
+        J times the largest constant: max(2, K + 1).
+
+    Examples
+    --------
+    >>> vertex_bound(2), vertex_bound(2, {0: 6})
+    (4, 14)
     """
     top = max([VERTEX_BOUND_PER_STATION, *((k + 1) for k in (levels or {}).values())])
     return J * top
-
-
-def _empty_dbm(J: int) -> list[list[int]]:
-    n = J + 1
-    d = [[INF] * n for _ in range(n)]
-    for u in range(n):
-        d[u][u] = 0
-    for a in range(1, n):
-        d[0][a] = 0  # x_0 - x_a <= 0, i.e. x_a >= 0
-    return d
-
-
-def _add(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | None:
-    """Return the closure of ``d`` plus ``x_u - x_v <= c``, or None if infeasible."""
-    if d[u][v] <= c:
-        return d
-    if d[v][u] + c < 0:
-        return None
-    n = len(d)
-    # Only finite entries of row v can shorten a path; rows that do not change are shared.
-    fin = [(j, rv) for j, rv in enumerate(d[v]) if rv < INF]
-    out = []
-    for i in range(n):
-        row = d[i]
-        cu = row[u]
-        if cu >= INF:
-            out.append(row)
-            continue
-        base = cu + c
-        new = None
-        for j, rv in fin:
-            val = base + rv
-            if val < row[j]:
-                if new is None:
-                    new = list(row)
-                new[j] = val
-        out.append(row if new is None else new)
-    return out
 
 
 @cache
@@ -143,6 +153,19 @@ class Region:
     dbm : the closed difference-bound matrix; ``dbm[u][v]`` bounds ``x_u - x_v`` (node 0 is the origin).
     levels : for each clipped station (in the order of the ``levels`` argument of
         :func:`enumerate_regions`), its level: ``k <= K`` means ``x_a = k``, ``K+1`` means ``x_a >= K+1``.
+
+    Examples
+    --------
+    Two stations sharing a JSQ stream; the region where station 1 is strictly shorter and busy:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    >>> r = enumerate_regions(ch)[1]
+    >>> r.describe(ch.ids), r.argmin, r.empty, r.point()
+    ('x1 < x2, x1 >= 1', ((0,),), (), (1, 2))
+    >>> r.contains((1, 3)), r.contains((3, 1)), r.key == signature(ch, (1, 3))
+    (True, False, True)
     """
 
     argmin: tuple[tuple[int, ...], ...]
@@ -153,6 +176,7 @@ class Region:
 
     @property
     def key(self) -> tuple:
+        """The routing signature (argmin, empty, shifted, levels): :func:`signature` of every state of the region."""
         return (self.argmin, self.empty, self.shifted, self.levels)
 
     def contains(self, x: Sequence[int]) -> bool:
@@ -168,78 +192,36 @@ class Region:
         return tuple(-self.dbm[0][a] for a in range(1, len(self.dbm)))
 
     def describe(self, ids: Sequence[str]) -> str:
-        """A minimal exact description, e.g. ``x1 = x2, x1 < x3, x1 >= 1`` (``x >= 0`` is implied, never printed).
-
-        The region's closed difference-bound matrix is reduced (Larsen et al.,
-        "Efficient verification of real-time systems: compact data structure and
-        state-space reduction", 1997): stations tied by equalities form classes,
-        written as one chain ``x1 = x2 = x3`` (``x1 = x2 = 0`` for the class of
-        the origin, ``x4 = x1 + 1`` for a fixed offset); between the classes'
-        first members only the bounds not implied by a path through another
-        class are kept.  The constraints printed define exactly the region
-        (within the states, x >= 0).
-        """
-        d = self.dbm
-        n = len(d)
-
-        def name(u: int) -> str:
-            return f"x{ids[u - 1]}"
-
-        # classes of nodes tied by equalities (x_u - x_v = d[u][v] = -d[v][u]); node 0 is the origin
-        rep = list(range(n))
-        for v in range(n):
-            for u in range(v):
-                if d[u][v] < INF and d[v][u] < INF and d[u][v] + d[v][u] == 0:
-                    rep[v] = rep[u]
-                    break
-        reps = [u for u in range(n) if rep[u] == u]
-        parts: list[str] = []
-        origin: list[str] = []
-        for r in reps:
-            members = [v for v in range(n) if rep[v] == r]
-            if len(members) == 1:
-                continue
-            offsets: dict[int, list[int]] = {}
-            for v in members:
-                offsets.setdefault(d[v][r], []).append(v)  # x_v = x_r + d[v][r]
-            if r == 0:
-                for off, vs in sorted(offsets.items()):
-                    names = [name(v) for v in vs if v]
-                    if names:
-                        origin.append(" = ".join([*names, str(off)]))
-                continue
-            base = name(r)
-            for off, vs in sorted(offsets.items(), key=lambda kv: (kv[0] != 0, kv[0])):
-                names = [name(v) for v in vs]
-                if off == 0:
-                    parts.append(" = ".join(names))
-                else:
-                    parts.append(" = ".join(names) + f" = {base} {'+' if off > 0 else '-'} {abs(off)}")
-        bounds: list[str] = []
-        for u in reps:
-            for v in reps:
-                c = d[u][v]
-                if u == v or c >= INF:
-                    continue
-                if any(d[u][w] < INF and d[w][v] < INF and d[u][w] + d[w][v] <= c for w in reps if w not in (u, v)):
-                    continue  # implied by a path through another class
-                if u == 0:  # x_v >= -c
-                    if c < 0:
-                        bounds.append(f"{name(v)} >= {-c}")
-                elif v == 0:  # x_u <= c
-                    bounds.append(f"{name(u)} <= {c}")
-                elif c == 0:
-                    parts.append(f"{name(u)} <= {name(v)}")
-                elif c == -1:
-                    parts.append(f"{name(u)} < {name(v)}")
-                else:
-                    parts.append(f"{name(u)} <= {name(v)} {'-' if c < 0 else '+'} {abs(c)}")
-        out = parts + origin + bounds
-        return ", ".join(out) if out else "all states"
+        """A minimal exact description, e.g. ``x1 = x2, x1 < x3, x1 >= 1`` (:func:`certify.markov.dbm.describe_dbm`)."""
+        return describe_dbm(self.dbm, ids)
 
 
 def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None = None) -> tuple:
-    """The routing signature (region key) of state ``x``, computed directly."""
+    """The routing signature (region key) of state ``x``, computed directly.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    x : sequence of int
+        A state (queue lengths).
+    levels : mapping of int to int, optional
+        Clip levels, as given to :func:`enumerate_regions`.
+
+    Returns
+    -------
+    tuple
+        (argmin per routing set, empty stations, shifted argmins, clipped levels):
+        the :attr:`Region.key` of the region holding ``x``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> signature(ch, (2, 5)), signature(ch, (2, 5), {0: 1})
+    ((((0,),), (), (), ()), (((0,),), (), (), (2,)))
+    """
     def argmin(C: Sequence[int], y: Sequence[int]) -> tuple[int, ...]:
         m = min(y[c] for c in C)
         return tuple(c for c in C if y[c] == m)
@@ -271,6 +253,27 @@ def enumerate_regions(
     the clock every :data:`POLL_EVERY` nodes and raises :class:`TimeLimitReached`
     once it has passed (the overshoot is one poll interval, microseconds).
 
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    levels : mapping of int to int, optional
+        Clip level K per station.
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    list of Region
+        The non-empty regions; they partition the states.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> from certify.markov.chain import Chain
     >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
@@ -307,7 +310,7 @@ def enumerate_regions(
         for B in subsets(C):
             d2: list[list[int]] | None = d
             for u, v, c in _tied_constraints(C, B, i):
-                d2 = _add(d2, u, v, c) if d2 is not None else None
+                d2 = tighten(d2, u, v, c) if d2 is not None else None
                 if d2 is None:
                     break
             if d2 is not None:
@@ -321,16 +324,16 @@ def enumerate_regions(
         if a in clip:
             K = clip[a]
             for k in range(K + 2):
-                dk = _add(d, 0, a + 1, -k)  # x_a >= k
+                dk = tighten(d, 0, a + 1, -k)  # x_a >= k
                 if dk is not None and k <= K:
-                    dk = _add(dk, a + 1, 0, k)  # x_a <= k
+                    dk = tighten(dk, a + 1, 0, k)  # x_a <= k
                 if dk is not None:
                     rec_empty(dk, a + 1, (*empty, a) if k == 0 else empty, am)
             return
-        d0 = _add(d, a + 1, 0, 0)  # x_a = 0
+        d0 = tighten(d, a + 1, 0, 0)  # x_a = 0
         if d0 is not None:
             rec_empty(d0, a + 1, (*empty, a), am)
-        d1 = _add(d, 0, a + 1, -1)  # x_a >= 1
+        d1 = tighten(d, 0, a + 1, -1)  # x_a >= 1
         if d1 is not None:
             rec_empty(d1, a + 1, empty, am)
 
@@ -343,13 +346,13 @@ def enumerate_regions(
         for B in subsets(C):
             d2: list[list[int]] | None = d
             for u, v, c in _tied_constraints(C, B, None):
-                d2 = _add(d2, u, v, c) if d2 is not None else None
+                d2 = tighten(d2, u, v, c) if d2 is not None else None
                 if d2 is None:
                     break
             if d2 is not None:
                 rec_sets(d2, k + 1, (*am, B))
 
-    rec_sets(_empty_dbm(J), 0, ())
+    rec_sets(empty_dbm(J), 0, ())
     return out
 
 
@@ -367,6 +370,24 @@ def cone_generators(region: Region) -> list[tuple[int, ...]]:
     connected components, each an up-set; so the indicators of the *connected*
     up-sets generate the cone.  They are found by growing principal up-sets
     ``up(k)`` with overlapping ones.  Empty list: the region is bounded.
+
+    Parameters
+    ----------
+    region : Region
+        The region.
+
+    Returns
+    -------
+    list of tuple of int
+        The generators, in decreasing order.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> [cone_generators(r) for r in enumerate_regions(ch)]
+    [[(0, 1)], [(1, 1), (0, 1)], [(1, 0)], [(1, 1), (1, 0)], [], [(1, 1)]]
     """
     d = region.dbm
     n = len(d)

@@ -20,15 +20,40 @@ import scipy.sparse as sp
 from ..markov.chain import Chain
 from ..markov.fluid import FluidFace, fluid_rows
 from ..templates.base import round_to_grid
-from .solvers import default_solver, solve
+from .solvers import default_solver, run_problem
 
-__all__ = ["FluidLP", "solve_fluid", "fluid_candidates"]
+__all__ = ["FluidLP", "solve_fluid", "fluid_candidates", "SIDE_MARGIN"]
 
 SIDE_MARGIN = 1e-4  # diagonal dominance margin of P (V >= eta |z|^2) and lower bound of linear weights
 
 
 @dataclass
 class FluidLP:
+    """A solved (or failed) fluid LP.
+
+    Attributes
+    ----------
+    status : str
+        The solver's status, or ``solver-error: <message>``.
+    delta : float or None
+        The best margin (None without a solution).
+    coeffs : numpy.ndarray or None
+        The float coefficients: w (``linear``) or P's upper triangle (``quadratic``).
+    rows, variables : int
+        The problem's size.
+    solver : str
+        The solver used.
+    solve_s : float
+        Seconds spent.
+    notes : list of str
+        What the solver said (warnings), one line each.
+
+    Examples
+    --------
+    >>> FluidLP("infeasible", None, None, 3, 2, "CLARABEL", 0.01).found
+    False
+    """
+
     status: str
     delta: float | None
     coeffs: np.ndarray | None
@@ -40,6 +65,7 @@ class FluidLP:
 
     @property
     def found(self) -> bool:
+        """True when the margin is positive (delta > 1e-9)."""
         return self.delta is not None and self.delta > 1e-9
 
 
@@ -60,7 +86,46 @@ def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Frac
 
 
 def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str | None = None) -> FluidLP:
-    """Maximise delta over fluid certificates of ``kind`` (``linear`` or ``quadratic``)."""
+    """Maximise delta over fluid certificates of ``kind`` (``linear`` or ``quadratic``).
+
+    ``linear``: V(z) = w'z with w >= ``SIDE_MARGIN``; ``quadratic``: V(z) = z'Pz
+    with P diagonally dominant (margin ``SIDE_MARGIN``) plus nonnegative.  On
+    each face (and, for the quadratic, each generator) dV/dt <= -delta ``|g|_1``
+    over every admissible velocity, robustly by LP duality on relaxed faces.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain whose fluid model is certified.
+    faces : sequence of FluidFace
+        Its faces (:func:`certify.markov.fluid.fluid_faces`).
+    kind : str
+        ``linear`` or ``quadratic``.
+    solver : str, optional
+        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+
+    Returns
+    -------
+    FluidLP
+        The float solution (a candidate only) or the status that stopped the search.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.fluid import fluid_faces
+    >>> def jsq2(rate):
+    ...     net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(rate, choice=("1", "2")),))
+    ...     return compile_chain(net)
+    >>> chain = jsq2(F(3, 2))
+    >>> res = solve_fluid(chain, fluid_faces(chain), "linear")
+    >>> res.status, res.found, round(res.delta, 3)
+    ('optimal', True, 0.5)
+    >>> chain = jsq2(F(5, 2))                               # overloaded: no fluid certificate
+    >>> solve_fluid(chain, fluid_faces(chain), "linear").found
+    False
+    """
     J = chain.J
     pairs = _pairs(J)
     n = J if kind == "linear" else len(pairs)
@@ -111,17 +176,46 @@ def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str
         cons.append(s >= D @ x - cp.multiply(np.array(h_vals), R.T @ y))
     prob = cp.Problem(cp.Maximize(delta), cons)
     t0 = time.perf_counter()
-    status, notes = solve(prob, solver)
+    res = run_problem(prob, solver, values=(x, delta))
     el = time.perf_counter() - t0
-    if status == "solver-error":
-        return FluidLP(f"solver-error: {notes[0]}", None, None, len(rows), n, solver, el, notes[1:])
-    if status not in ("optimal", "optimal_inaccurate") or x.value is None or delta.value is None:
-        return FluidLP(status, None, None, len(rows), n, solver, el, notes)
-    return FluidLP(status, float(delta.value), np.asarray(x.value), len(rows), n, solver, el, notes)
+    if res.failed:
+        return FluidLP(res.outcome, None, None, len(rows), n, solver, el, res.said)
+    if not res.ok:
+        return FluidLP(res.status, None, None, len(rows), n, solver, el, res.notes)
+    assert x.value is not None and delta.value is not None  # res.ok: every value asked for is set
+    return FluidLP(res.status, float(delta.value), np.asarray(x.value), len(rows), n, solver, el, res.notes)
 
 
 def fluid_candidates(chain: Chain, kind: str, coeffs: np.ndarray) -> Iterator[list[Fraction] | list[list[Fraction]]]:
-    """Rational coefficients from the float solution (coarse grid first): P as a matrix, or w."""
+    """Rational coefficients from the float solution (coarse grid first): P as a matrix, or w.
+
+    Rounding keeps what the exact check needs: w > 0, and P strictly diagonally dominant.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    kind : str
+        ``linear`` or ``quadratic``.
+    coeffs : numpy.ndarray
+        The float solution (:attr:`FluidLP.coeffs`).
+
+    Yields
+    ------
+    list of Fraction or list of list of Fraction
+        w (``linear``) or the symmetric matrix P (``quadratic``), on the grids 2^-12, 2^-20, 2^-30.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> next(fluid_candidates(ch, "linear", np.array([1.0, 0.0])))
+    [Fraction(1, 1), Fraction(1, 4096)]
+    >>> next(fluid_candidates(ch, "quadratic", np.array([0.5, -0.5, 0.5])))
+    [[Fraction(2049, 4096), Fraction(-1, 2)], [Fraction(-1, 2), Fraction(2049, 4096)]]
+    """
     J = chain.J
     pairs = _pairs(J)
     for D in (2**12, 2**20, 2**30):

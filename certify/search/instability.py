@@ -1,6 +1,6 @@
 """Numeric searches for instability certificates (static split dual, linear growth).
 
-Like :mod:`certify.search`, this only proposes; :mod:`certify.exact` decides.
+Like every search of :mod:`certify.search`, this only proposes; :mod:`certify.exact` decides.
 """
 
 from __future__ import annotations
@@ -15,19 +15,39 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..exact.checks import routed_sets
+from ..exact import routed_sets
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift, cell_moves
+from ..templates.base import round_to_grid
 from ..templates.table import table_cells
-from .lp import rationalize
-from .solvers import solve
+from .solvers import run_problem
 
-__all__ = ["StaticSplit", "static_split", "growth_candidates", "solve_growth"]
+__all__ = ["StaticSplit", "static_split", "growth_candidates", "solve_growth", "DUAL_BOUND"]
 
 
 @dataclass
 class StaticSplit:
-    """The static split LP: ``slack`` = max over routings of min_j (mu_j - d_j)."""
+    """The static split LP: ``slack`` = max over routings of min_j (mu_j - d_j).
+
+    Attributes
+    ----------
+    slack : float or None
+        The dual's value (None without a solution); <= 0 means no static routing
+        keeps every station below capacity.
+    u : dict of choice set to float
+        The dual variables of the routed sets.
+    w : list of float
+        The dual weights of the stations (w >= 0, sum 1).
+    status : str
+        The solver's status, or ``solver-error: <message>``.
+    bounded : bool
+        Solved with ``|u_C|`` <= :data:`DUAL_BOUND` (the unbounded dual of an infeasible primal).
+
+    Examples
+    --------
+    >>> StaticSplit(None, {}, [], "infeasible").bounded
+    False
+    """
 
     slack: float | None
     u: dict[tuple[int, ...], float]
@@ -54,6 +74,35 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, b
     re-solved with ``|u_C| <= bound`` (default :data:`DUAL_BOUND`), which gives a
     finite dual solution with a negative value (``bounded`` is set).  Any feasible
     dual with a negative value proves the same, so the bound costs no soundness.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain (its mean rates).
+    margin : float
+        The right side of the dual rows.
+    solver : str, optional
+        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+    bound : float, optional
+        Box ``|u_C|`` <= bound (set on the re-solve).
+
+    Returns
+    -------
+    StaticSplit
+        The dual solution (a candidate; :mod:`certify.exact` checks it) or the status.
+
+    Examples
+    --------
+    Two stations of rate 1 sharing a stream: slack 1/4 at load 3/4, -1/4 at load 5/4.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> def jsq2(rate):
+    ...     net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(rate, choice=("1", "2")),))
+    ...     return compile_chain(net)
+    >>> [round(static_split(jsq2(r)).slack, 3) for r in (F(3, 2), F(5, 2))]
+    [0.25, -0.25]
     """
     sets = routed_sets(chain)
     lam = dict(chain.arrivals)
@@ -71,15 +120,16 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, b
     obj = sum(float(lam.get(C, 0)) * u[pos[C]] for C in sets) + np.array([float(m) for m in chain.mu]) @ w
     box = [u <= bound, u >= -bound] if bound is not None else []
     prob = cp.Problem(cp.Minimize(obj), [*rows, cp.sum(w) == 1, *box])
-    status, notes = solve(prob, solver)
-    if status == "solver-error":
-        return StaticSplit(None, {}, [], f"solver-error: {notes[0]}")
-    if bound is None and str(prob.status) in ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded"):
+    res = run_problem(prob, solver, values=(u, w))
+    if res.failed:
+        return StaticSplit(None, {}, [], res.outcome)
+    if bound is None and res.status in ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded"):
         return static_split(chain, margin=margin, solver=solver, bound=DUAL_BOUND)
-    if prob.status not in ("optimal", "optimal_inaccurate") or u.value is None or w.value is None:
-        return StaticSplit(None, {}, [], prob.status, bound is not None)
+    if not res.ok:
+        return StaticSplit(None, {}, [], res.status, bound is not None)
+    assert u.value is not None and w.value is not None  # res.ok: every value asked for is set
     return StaticSplit(
-        float(prob.value), {C: float(u.value[pos[C]]) for C in sets}, [float(v) for v in w.value], prob.status,
+        float(prob.value), {C: float(u.value[pos[C]]) for C in sets}, [float(v) for v in w.value], res.status,
         bound is not None,
     )
 
@@ -88,6 +138,28 @@ def growth_candidates(chain: Chain, hint: Sequence[float] | None = None, limit: 
     """Supports to try for a growth function: the overloaded set, all stations, then sets by size.
 
     Generated lazily, so only ``limit`` supports are ever built.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    hint : sequence of float, optional
+        Station weights (e.g. the static split's ``w``): the stations above 1e-7 come first.
+    limit : int
+        The most supports returned.
+
+    Returns
+    -------
+    list of tuple of int
+        Distinct non-empty station sets.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2", "3"), (F(1),) * 3, (((0, 1), F(1)), ((2,), F(1))), (), (F(1),) * 3)
+    >>> growth_candidates(ch, hint=[0.0, 0.0, 1.0], limit=4)
+    [(2,), (0, 1, 2), (0,), (1,)]
     """
     J = chain.J
     first = [tuple(j for j in range(J) if hint[j] > 1e-7)] if hint is not None else []
@@ -114,7 +186,47 @@ def solve_growth(
     (min(x_fast, K), phases); by default a table when ``fast`` is given) with drift
     >= delta > 0 wherever w'x is unbounded.
 
-    Returns rational (w, T) (rounded, to be checked exactly) or None.
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    drifts : sequence of RegionDrift
+        Its region drifts (refined by clip levels K at ``fast`` when a table is used).
+    support : tuple of int
+        The stations where w > 0 (w_j in [1, 100] there).
+    solver : str, optional
+        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+    fast : sequence of int
+        The stations of the table's cells.
+    K : int
+        The table's clip level.
+    table : bool, optional
+        Use a table (default: when ``fast`` is given).
+
+    Returns
+    -------
+    (list of Fraction, dict or None) or None
+        Rational w and table T (rounded to 2^-20, to be checked exactly), or None
+        when the LP finds no positive margin.
+
+    Examples
+    --------
+    An overloaded pair (load 5/4) grows along x1 + x2; a stable one does not:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> def jsq2(rate):
+    ...     net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(rate, choice=("1", "2")),))
+    ...     return compile_chain(net)
+    >>> chain = jsq2(F(5, 2))
+    >>> w, T = solve_growth(chain, compile_drifts(chain), (0, 1))
+    >>> w[0] == w[1] > 0, T
+    (True, None)
+    >>> chain = jsq2(F(3, 2))
+    >>> solve_growth(chain, compile_drifts(chain), (0, 1)) is None
+    True
     """
     J = chain.J
     S = set(support)
@@ -151,12 +263,13 @@ def solve_growth(
         expr = expr + B @ T
     cons.append(expr >= delta)
     prob = cp.Problem(cp.Maximize(delta), cons)
-    if solve(prob, solver)[0] == "solver-error":
+    if not run_problem(prob, solver, values=(delta, w)).ok:
         return None
-    if prob.status not in ("optimal", "optimal_inaccurate") or delta.value is None or w.value is None or delta.value <= 1e-9:
+    assert delta.value is not None and w.value is not None  # ok: every value asked for is set
+    if delta.value <= 1e-9:
         return None
-    wq = [max(Fraction(0), v) for v in rationalize(w.value, 2**20)]
+    wq = [max(Fraction(0), v) for v in round_to_grid(w.value, 2**20)]
     if T is None or T.value is None:
         return wq, None
-    tq = rationalize(T.value, 2**20)
+    tq = round_to_grid(T.value, 2**20)
     return wq, {c: tq[k] for c, k in pos.items()}

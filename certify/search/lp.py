@@ -1,8 +1,10 @@
-"""Numeric search for certificate coefficients (cvxpy), then rounding to rationals.
+"""The LP search for the coefficients of a template with linear rows (cvxpy).
 
-The search is generic over templates: it stacks the template's exact rows into
-sparse float matrices and maximises the drift margin delta.  What comes out is
-only a *candidate*; :mod:`certify.exact` decides.
+The search is generic over :class:`certify.templates.linear.LinearTemplate`: it
+stacks the template's rows into sparse float matrices and maximises the drift
+margin delta, adding the drift rows by constraint generation.  What comes out
+is only a *candidate*; the template rounds it (``candidates``) and
+:mod:`certify.exact` decides.
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..templates.base import DENOMINATORS, SideRow, Template
-from ..templates.base import round_to_grid as rationalize
-from .solvers import default_solver, installed_solvers, solve
+from ..templates.linear import LinearTemplate, SideRow
+from .solvers import default_solver, run_problem
 
-__all__ = ["LPResult", "solve_template", "rationalize", "installed_lp_solvers", "DENOMINATORS"]
+__all__ = ["LPResult", "solve_template", "CHUNK", "BINDING"]
 
 # Rows added per round of constraint generation.
 CHUNK = 2000
@@ -29,7 +30,35 @@ BINDING = 5
 
 @dataclass
 class LPResult:
-    """A solved (or failed) template LP."""
+    """A solved (or failed) template search: the LP of :func:`solve_template` or the SDP of the quartic.
+
+    Attributes
+    ----------
+    status : str
+        The solver's status (``"optimal"``, ``"infeasible"``, ...), ``"solver-error"``,
+        or ``"no-rows"`` / ``"too-large"`` when nothing was solved.
+    delta : float or None
+        The best drift margin (None without a solution).
+    theta : numpy.ndarray or None
+        The float coefficients, in the template's ``variables()`` order.
+    rows, variables : int
+        The problem's size.
+    solve_s : float
+        Seconds spent.
+    solver : str
+        The solver used.
+    notes : list of str
+        What the search and the solver said (on a solver failure its message first).
+    binding : list of int
+        Drift rows with the largest duals (where no V decreases), when no certificate exists.
+    binding_generators : list of tuple of int
+        The cone generators of those rows (``row_keys()[r].generator``), in the same order.
+
+    Examples
+    --------
+    >>> LPResult("infeasible", None, None, 7, 4, 0.01, "CLARABEL").found
+    False
+    """
 
     status: str
     delta: float | None
@@ -39,16 +68,13 @@ class LPResult:
     solve_s: float
     solver: str
     notes: list[str] = field(default_factory=list)
-    binding: list[int] = field(default_factory=list)  # drift rows with the largest duals (where no V decreases)
+    binding: list[int] = field(default_factory=list)
+    binding_generators: list[tuple[int, ...]] = field(default_factory=list)
 
     @property
     def found(self) -> bool:
+        """True when the margin is positive (delta > 1e-9): a candidate worth rounding."""
         return self.delta is not None and self.delta > 1e-9
-
-
-def installed_lp_solvers() -> list[str]:
-    """The solvers cvxpy sees, in order of preference (see :func:`certify.search.solvers.installed_solvers`)."""
-    return installed_solvers()
 
 
 def _matrix(rows: Sequence[SideRow], n: int) -> sp.csr_matrix:
@@ -61,11 +87,44 @@ def _matrix(rows: Sequence[SideRow], n: int) -> sp.csr_matrix:
     return sp.csr_matrix((data, (ri, ci)), shape=(len(rows), n))
 
 
-def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e-6) -> LPResult:
+def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: float = 1e-6) -> LPResult:
     """Maximise delta subject to the template's drift and side rows.
 
-    The drift rows enter by constraint generation (see below).  ``solver``
-    defaults to the first of :func:`installed_lp_solvers`.
+    The drift rows enter by constraint generation: solve on a subset, add the
+    (at most :data:`CHUNK`) most violated rows, repeat until the float solution
+    satisfies every row.  Coefficients are boxed by the template's
+    ``variable_bounds()`` and delta <= 1.
+
+    Parameters
+    ----------
+    tmpl : LinearTemplate
+        The template, built on the chain's region drifts.
+    solver : str, optional
+        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+    margin : float
+        Slack kept on the side rows marked ``margin``.
+
+    Returns
+    -------
+    LPResult
+        The float solution (a candidate only), or the status that stopped the search.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> from certify.templates import Quadratic
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> chain = compile_chain(net)
+    >>> tmpl = Quadratic(chain, compile_drifts(chain))
+    >>> res = solve_template(tmpl)
+    >>> res.status, res.found, round(res.delta, 3), res.rows, res.variables
+    ('optimal', True, 0.714, 7, 4)
+    >>> theta = next(tmpl.candidates(res.theta))
+    >>> tmpl.exact_drift(theta, {})[1]["delta"]
+    Fraction(5851, 8192)
     """
     nv = len(tmpl.variables())
     n = nv + len(tmpl.aux_variables())
@@ -96,12 +155,13 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
         if S is not None:
             cons.append(S @ x <= rhs)
         prob = cp.Problem(cp.Maximize(delta), cons)
-        status, said = solve(prob, solver)
-        if status == "solver-error":  # reported, never a verdict
-            return LPResult(status, None, None, m, n, time.perf_counter() - t0, solver, notes=said + solver_notes)
-        solver_notes += [s for s in said if s not in solver_notes]
-        if status not in ("optimal", "optimal_inaccurate") or x.value is None or delta.value is None:
-            return LPResult(status, None, None, m, n, time.perf_counter() - t0, solver, notes=solver_notes)
+        res = run_problem(prob, solver, values=(x, delta))
+        if res.failed:  # reported, never a verdict
+            return LPResult(res.status, None, None, m, n, time.perf_counter() - t0, solver, notes=res.notes + solver_notes)
+        solver_notes += [s for s in res.notes if s not in solver_notes]
+        if not res.ok:
+            return LPResult(res.status, None, None, m, n, time.perf_counter() - t0, solver, notes=solver_notes)
+        assert x.value is not None and delta.value is not None  # res.ok: every value asked for is set
         d = float(delta.value)
         viol = A @ x.value + w * max(d, 0.0)
         viol[active] = -np.inf
@@ -117,5 +177,6 @@ def solve_template(tmpl: Template, solver: str | None = None, margin: float = 1e
         order = np.argsort(-np.asarray(duals, dtype=float).ravel())
         binding = [int(idx[k]) for k in order[:BINDING] if float(np.ravel(duals)[k]) > 1e-9]
     return LPResult(
-        prob.status, d, np.asarray(x.value[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes, binding=binding
+        res.status, d, np.asarray(x.value[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes, binding=binding,
+        binding_generators=[keys[r].generator for r in binding],
     )

@@ -15,15 +15,51 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..templates import polynomial as poly
+from ..templates.monomials import multinomial
 from ..templates.polynomial import QuarticSOS
 from .lp import LPResult
-from .solvers import installed_solvers, solve
+from .solvers import installed_solvers, run_problem
 
 __all__ = ["solve_quartic"]
 
 
 def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
-    """One SDP: maximise delta subject to the identities, the Gram matrices PSD (with a margin)."""
+    """One SDP: maximise delta subject to the identities, the Gram matrices PSD (with a margin).
+
+    ``|c_a|`` <= 1, and every Gram matrix is kept at least ``GRAM_MARGIN`` inside
+    the PSD cone so that rounding keeps it PSD.
+
+    Parameters
+    ----------
+    tmpl : QuarticSOS
+        The template, built on the chain's region drifts.
+    solver : str, optional
+        An SDP solver (Clarabel, SCS, MOSEK, CVXOPT) if installed; otherwise (an
+        LP-only solver such as HiGHS, or none named) the first installed of
+        Clarabel and SCS.
+
+    Returns
+    -------
+    LPResult
+        The float solution (c, T, delta, the Q and n, in ``variables()`` order;
+        a candidate only) or the status that stopped the search.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> chain = compile_chain(net)
+    >>> tmpl = QuarticSOS(chain, compile_drifts(chain))
+    >>> res = solve_quartic(tmpl)
+    >>> res.status, res.found, res.notes[0]
+    ('optimal', True, '5 Gram matrices, 11 identity equations')
+    >>> theta = next(tmpl.candidates(res.theta))
+    >>> tmpl.check_side(theta), tmpl.exact_drift(theta, {})[0]
+    ([], [])
+    """
     nvar = len(tmpl._names)
     have = set(installed_solvers())
     sdp = [s for s in ("CLARABEL", "SCS") if s in have]
@@ -64,7 +100,7 @@ def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
                     alpha = a[:i] + (a[i] - 1,) + a[i + 1 :]
                     for b, e in tmpl._power(blk.G, alpha).items():
                         F[bpos[b], ia] -= rd.mean[i] * a[i] * e / D
-        mult = np.array([poly._multinomial(b) for b in blk.bmonos], dtype=float)
+        mult = np.array([multinomial(b) for b in blk.bmonos], dtype=float)
         n = cp.Variable(nb, nonneg=True)
         ns.append(n)
         rhs = n
@@ -88,10 +124,12 @@ def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
         grams.append(Qs)
         cons.append(F @ c - mult * delta == rhs)
     prob = cp.Problem(cp.Maximize(delta), cons)
-    status, notes = solve(prob, solver)  # warnings captured; a solver failure is reported, never a verdict
+    res = run_problem(prob, solver, values=(delta, c))  # warnings captured; a solver failure is reported, never a verdict
+    status, notes = res.status, res.notes
     elapsed = time.perf_counter() - t0
-    if status not in ("optimal", "optimal_inaccurate") or delta.value is None or c.value is None:
+    if not res.ok:
         return LPResult(status, None, None, tmpl.n_equations, nvar, elapsed, solver, notes=notes)
+    assert delta.value is not None and c.value is not None  # res.ok: every value asked for is set
     theta = np.zeros(nvar)
     theta[:nv] = c.value
     Tv = np.asarray(T.value)

@@ -1,7 +1,10 @@
-"""One way to call a numeric solver: :func:`solve`, :func:`installed_solvers`, :func:`default_solver`.
+"""One way to call a numeric solver: :func:`run_problem` (and :func:`solve` under it), the installed solvers.
 
-Every search of the package (template LPs, fluid LPs, the static split and growth
-LPs, fork-join tables) solves its cvxpy problem through :func:`solve`, which
+Every search of the package (template LPs and SDPs, fluid LPs, the static split
+and growth LPs, fork-join tables) solves its cvxpy problem through
+:func:`run_problem`, which reads the outcome the same way for all of them
+(:class:`Solved`: a solver failure, an optimum with values, or another status),
+on top of :func:`solve`, which
 
 * picks the default solver when none is named (Clarabel, else HiGHS, else SCS,
   else the first one cvxpy has);
@@ -33,26 +36,61 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import SolverError
 
-__all__ = ["solve", "installed_solvers", "default_solver", "check_solver", "collect", "PREFERENCE", "SolverNotInstalled"]
+__all__ = [
+    "run_problem",
+    "Solved",
+    "solve",
+    "installed_solvers",
+    "default_solver",
+    "check_solver",
+    "collect",
+    "notes_reason",
+    "PREFERENCE",
+    "OPTIMAL",
+    "SolverNotInstalled",
+]
 
 # Solvers the searches prefer, best first (all solve LPs; Clarabel and SCS also the SDPs of the quartic template).
 PREFERENCE = ("CLARABEL", "HIGHS", "SCS")
+# The statuses whose values the searches use (a candidate either way: the exact check decides).
+OPTIMAL = ("optimal", "optimal_inaccurate")
 
 _local = threading.local()
 
 
 class SolverNotInstalled(SolverError):
-    """A solver name that is not installed (the message lists the installed ones)."""
+    """A solver name that is not installed (the message lists the installed ones).
+
+    Examples
+    --------
+    >>> try:
+    ...     check_solver("nosuchsolver")
+    ... except SolverNotInstalled as exc:
+    ...     print(str(exc).split(" (")[0])
+    'nosuchsolver' is not an installed solver
+    """
 
 
 def installed_solvers() -> list[str]:
-    """The solvers cvxpy reports as installed, those of :data:`PREFERENCE` first (in its order)."""
+    """The solvers cvxpy reports as installed, those of :data:`PREFERENCE` first (in its order).
+
+    Returns
+    -------
+    list of str
+        Solver names as cvxpy spells them.
+
+    Examples
+    --------
+    >>> installed_solvers()[0] in PREFERENCE            # cvxpy ships Clarabel and SCS
+    True
+    """
     import cvxpy as cp
 
     have = list(cp.installed_solvers())
@@ -60,7 +98,23 @@ def installed_solvers() -> list[str]:
 
 
 def default_solver() -> str:
-    """The solver used when none is named: the first of :func:`installed_solvers`."""
+    """The solver used when none is named: the first of :func:`installed_solvers`.
+
+    Returns
+    -------
+    str
+        The solver's name.
+
+    Raises
+    ------
+    SolverNotInstalled
+        When cvxpy has no solver at all.
+
+    Examples
+    --------
+    >>> default_solver() == installed_solvers()[0]
+    True
+    """
     have = installed_solvers()
     if not have:  # pragma: no cover - cvxpy always ships Clarabel, SCS and OSQP
         raise SolverNotInstalled("no cvxpy solver is installed (install clarabel, highspy or scs)")
@@ -68,7 +122,28 @@ def default_solver() -> str:
 
 
 def check_solver(name: str) -> str:
-    """``name`` as cvxpy spells it (case-insensitive), or :class:`SolverNotInstalled` naming the installed ones."""
+    """``name`` as cvxpy spells it (case-insensitive).
+
+    Parameters
+    ----------
+    name : str
+        A solver name as a user typed it.
+
+    Returns
+    -------
+    str
+        The installed solver of that name.
+
+    Raises
+    ------
+    SolverNotInstalled
+        When no installed solver has that name (the message names the installed ones).
+
+    Examples
+    --------
+    >>> check_solver(" clarabel ")
+    'CLARABEL'
+    """
     have = installed_solvers()
     for s in have:
         if s.lower() == name.strip().lower():
@@ -179,7 +254,22 @@ def _capture() -> Iterator[list[str]]:
 
 @contextmanager
 def collect() -> Iterator[list[str]]:
-    """Gather the notes of every :func:`solve` in this thread while the block runs (nested blocks each see them)."""
+    """Gather the notes of every :func:`solve` in this thread while the block runs (nested blocks each see them).
+
+    Yields
+    ------
+    list of str
+        The notes, filled in as solves run (an error message is not a note).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> x = cp.Variable()
+    >>> with collect() as notes:
+    ...     status, _ = solve(cp.Problem(cp.Maximize(x), [x <= 1]))
+    >>> status, notes
+    ('optimal', [])
+    """
     stack: list[list[str]] = getattr(_local, "collectors", None) or []
     mine: list[str] = []
     _local.collectors = [*stack, mine]
@@ -190,7 +280,25 @@ def collect() -> Iterator[list[str]]:
 
 
 def notes_reason(notes: list[str]) -> str | None:
-    """One report line for the notes gathered by :func:`collect` (None when there are none)."""
+    """One report line for the notes gathered by :func:`collect`.
+
+    Parameters
+    ----------
+    notes : list of str
+        The notes (repeats are counted).
+
+    Returns
+    -------
+    str or None
+        The line, or None when there are no notes.
+
+    Examples
+    --------
+    >>> notes_reason(["SCS: inaccurate", "SCS: inaccurate"])
+    'solver notes (numerical; every verdict is still checked exactly): SCS: inaccurate (2 times)'
+    >>> notes_reason([]) is None
+    True
+    """
     notes = _dedupe(notes)
     if not notes:
         return None
@@ -200,10 +308,32 @@ def notes_reason(notes: list[str]) -> str | None:
 def solve(problem: Any, solver: str | None = None, **kwargs: Any) -> tuple[str, list[str]]:
     """Solve the cvxpy ``problem`` with ``solver`` (default :func:`default_solver`).
 
-    Returns ``(status, notes)``: cvxpy's status (``"optimal"``, ``"infeasible"``,
-    ...), or ``"solver-error"`` when the solver failed (the first note is then its
-    message); ``notes`` are the warnings and log messages captured meanwhile, one
-    line each, prefixed with the solver's name.  Never raises a solver error.
+    Never raises a solver error; the searches call it through :func:`run_problem`.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        The problem.
+    solver : str, optional
+        A cvxpy solver name.
+    **kwargs
+        Passed to ``problem.solve``.
+
+    Returns
+    -------
+    status : str
+        cvxpy's status (``"optimal"``, ``"infeasible"``, ...), or ``"solver-error"``
+        when the solver failed.
+    notes : list of str
+        The warnings and log messages captured meanwhile, one line each, prefixed
+        with the solver's name; on a failure the solver's message comes first.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> x = cp.Variable()
+    >>> solve(cp.Problem(cp.Minimize(x), [x >= 1]))[0]
+    'optimal'
     """
     import cvxpy as cp
 
@@ -223,3 +353,93 @@ def solve(problem: Any, solver: str | None = None, **kwargs: Any) -> tuple[str, 
     for c in getattr(_local, "collectors", None) or []:
         c.extend(notes[1:] if error is not None else notes)
     return status, notes
+
+
+@dataclass(frozen=True)
+class Solved:
+    """The outcome of one solve, as every search reads it.
+
+    Attributes
+    ----------
+    status : str
+        cvxpy's status (``"optimal"``, ``"infeasible"``, ...), or ``"solver-error"``
+        when the solver failed.
+    notes : list of str
+        What :func:`solve` returned: on a failure the error message first, then
+        what the solver said; otherwise what it said.
+    solver : str
+        The solver that ran.
+    ok : bool
+        True when the status is in :data:`OPTIMAL` and every value asked for is set.
+
+    Examples
+    --------
+    >>> failed = Solved("solver-error", ["the solver failed", "CLARABEL: x"], "CLARABEL", False)
+    >>> failed.failed, failed.error, failed.said, failed.outcome
+    (True, 'the solver failed', ['CLARABEL: x'], 'solver-error: the solver failed')
+    >>> Solved("infeasible", [], "CLARABEL", False).outcome
+    'infeasible'
+    """
+
+    status: str
+    notes: list[str]
+    solver: str
+    ok: bool
+
+    @property
+    def failed(self) -> bool:
+        """True when the solver failed (reported, never a verdict)."""
+        return self.status == "solver-error"
+
+    @property
+    def error(self) -> str | None:
+        """The solver's error message (None unless :attr:`failed`)."""
+        return self.notes[0] if self.failed else None
+
+    @property
+    def said(self) -> list[str]:
+        """What the solver said, without the error message."""
+        return self.notes[1:] if self.failed else list(self.notes)
+
+    @property
+    def outcome(self) -> str:
+        """The status as searches report it: ``solver-error: <message>`` on a failure, else the status."""
+        return f"solver-error: {self.error}" if self.failed else self.status
+
+
+def run_problem(problem: Any, solver: str | None = None, values: Sequence[Any] = (), **kwargs: Any) -> Solved:
+    """Solve the cvxpy ``problem`` (through :func:`solve`) and read the outcome.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        The problem.
+    solver : str, optional
+        A cvxpy solver name (default :func:`default_solver`).
+    values : sequence of cvxpy expressions
+        The variables whose values the caller reads: the outcome is ``ok`` only
+        when each has a value.
+    **kwargs
+        Passed to ``problem.solve``.
+
+    Returns
+    -------
+    Solved
+        Status, notes (warnings captured as by :func:`solve`) and whether the values are usable.
+        Never raises a solver error.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> x = cp.Variable()
+    >>> res = run_problem(cp.Problem(cp.Maximize(x), [x <= 2]), values=[x])
+    >>> res.status, res.ok, round(float(x.value), 6)
+    ('optimal', True, 2.0)
+    >>> res = run_problem(cp.Problem(cp.Maximize(x), [x <= 2, x >= 3]), values=[x])
+    >>> res.status, res.ok, res.failed
+    ('infeasible', False, False)
+    """
+    name = solver or default_solver()
+    status, notes = solve(problem, name, **kwargs)
+    ok = status in OPTIMAL and all(v.value is not None for v in values)
+    return Solved(status, notes, name, ok)

@@ -1,10 +1,11 @@
-"""Lyapunov templates: small types sharing one interface (:class:`Template`).
+"""Lyapunov templates: an exact core (:class:`Template`) and the linear rows of the LP templates (:class:`LinearTemplate`).
 
 Register a new template by adding it to :data:`TEMPLATES`; the search loop and
 the exact checker look templates up here by name and need no other change.
 """
 
-from .base import DriftRow, SideRow, Template
+from .base import Template
+from .linear import DriftRow, LinearTemplate, SideRow
 from .piecewise import PiecewiseQuadratic
 from .polynomial import QuarticSOS
 from .quadratic import Quadratic
@@ -13,4 +14,14 @@ from .table import LinearTable
 # Cheapest first: prove tries them in this order.
 TEMPLATES: dict[str, type[Template]] = {t.name: t for t in (Quadratic, LinearTable, PiecewiseQuadratic, QuarticSOS)}
 
-__all__ = ["TEMPLATES", "Template", "DriftRow", "SideRow", "Quadratic", "LinearTable", "QuarticSOS", "PiecewiseQuadratic"]
+__all__ = [
+    "TEMPLATES",
+    "Template",
+    "LinearTemplate",
+    "DriftRow",
+    "SideRow",
+    "Quadratic",
+    "LinearTable",
+    "QuarticSOS",
+    "PiecewiseQuadratic",
+]

@@ -33,10 +33,19 @@ class LDL:
 
     Attributes
     ----------
-    psd : True when the matrix is positive semidefinite.
-    pivot : index of the first failing pivot (None when ``psd``).
-    reason : why that pivot fails ("" when ``psd``).
-    d : the pivots computed so far (all of them when ``psd``): A = L diag(d) L^T.
+    psd : bool
+        True when the matrix is positive semidefinite.
+    pivot : int or None
+        Index of the first failing pivot (None when ``psd``).
+    reason : str
+        Why that pivot fails ("" when ``psd``).
+    d : tuple of Fraction
+        The pivots computed so far (all of them when ``psd``): A = L diag(d) L^T.
+
+    Examples
+    --------
+    >>> ldl_psd([[4, 2], [2, 2]])
+    LDL(psd=True, pivot=None, reason='', d=(Fraction(4, 1), Fraction(1, 1)))
     """
 
     psd: bool
@@ -58,7 +67,8 @@ def ldl_psd(A: Sequence[Sequence[Fraction | int]]) -> LDL:
 
     Parameters
     ----------
-    A : a square matrix of Fractions (or ints); it must be symmetric.
+    A : sequence of sequence of Fraction or int
+        A square matrix; it must be symmetric.
 
     Returns
     -------
@@ -118,6 +128,23 @@ def ldl_psd(A: Sequence[Sequence[Fraction | int]]) -> LDL:
 def is_psd(A: Sequence[Sequence[Fraction | int]]) -> bool:
     """True when the symmetric rational matrix ``A`` is positive semidefinite (exact).
 
+    Parameters
+    ----------
+    A : sequence of sequence of Fraction or int
+        A square symmetric matrix.
+
+    Returns
+    -------
+    bool
+        ``ldl_psd(A).psd``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not square or not symmetric.
+
+    Examples
+    --------
     >>> is_psd([[1, 1], [1, 1]]), is_psd([[1, 0], [0, -1]])
     (True, False)
     """
@@ -137,10 +164,27 @@ def project_affine(
     For a symmetric Gram matrix parametrised by its upper triangle, the weight of an
     off-diagonal entry is 2 (it occurs twice), which gives the Frobenius projection.
 
+    Parameters
+    ----------
+    values : sequence of Fraction
+        The point to project.
+    coeffs : sequence of Fraction or int
+        The hyperplane's normal (as long as ``values``).
+    target : Fraction
+        Its right side.
+    weights : sequence of Fraction or int, optional
+        Positive weights of the norm (default all 1).
+
+    Returns
+    -------
+    list of Fraction
+        The projection, on the hyperplane exactly.
+
     Raises
     ------
     ValueError
-        If every coefficient is zero (the hyperplane is empty or everything).
+        If every coefficient is zero (the hyperplane is empty or everything), the
+        lengths differ, or a weight is not positive.
 
     Examples
     --------
@@ -179,10 +223,21 @@ def fit_with_slack(
     different monomials do not interact).  Without terms, the residual is
     returned as the slack even when it is negative (the exact check refuses it).
 
+    Parameters
+    ----------
+    values : mapping of key to Fraction
+        The current values of every key the equation names.
+    equation : iterable of (key, coefficient, weight)
+        The terms a_t v_t of the equation, with the weights w_t of the projection.
+    target : Fraction
+        The right side.
+
     Returns
     -------
-    (changed values, slack)
-        Only the keys of ``equation`` whose value changed are returned.
+    changed : dict
+        The keys of ``equation`` whose value changed, with their new values.
+    slack : Fraction
+        The slack that makes the equation hold.
 
     Examples
     --------

@@ -10,8 +10,8 @@ h = e_a - e_b the certificate holds a vector t with
 
     P_{s+} - P_{s-} = h t' + t h'        (checked exactly),
 
-so the two pieces agree on the wall; agreement across every codimension-one
-wall makes V well defined and continuous on the whole orthant.
+so the two pieces agree on the wall (the layout of the coefficients and these
+equalities are :class:`certify.templates.continuity.ContinuousPieces`).
 
 Drift.  Each JSQ region is refined by the wall differences x_a - x_b (exact
 values in -2..2, or >= 3, or <= -3, see :func:`certify.markov.cells.refine`).  On a
@@ -36,12 +36,11 @@ to 3, so vertices of refined regions lie in [0, 3J]^J and
 :meth:`PiecewiseQuadratic.exact_drift` uses that bound (the base class's 2J
 would not cover the refined regions).
 
-Search.  Continuity is a system of linear equalities; the LP does not carry it
-as paired inequalities (interior-point solvers fail on them).  It is solved
-once, exactly (:meth:`PiecewiseQuadratic._reduced`): every P entry and every t
-is a fixed rational combination of the *free* P entries, the LP runs over those,
-and :meth:`PiecewiseQuadratic.candidates` rounds the free entries and derives
-the rest exactly, so rounding never breaks continuity.
+Search.  Continuity is solved once, exactly
+(:meth:`certify.templates.continuity.ContinuousPieces.substitution`): every P
+entry and every t is a fixed rational combination of the *free* P entries, the
+LP runs over those, and :meth:`PiecewiseQuadratic.candidates` rounds the free
+entries and derives the rest exactly, so rounding never breaks continuity.
 
 Everything the checker calls is exact (integers and Fractions); numpy and
 scipy are imported inside :meth:`PiecewiseQuadratic.lp_matrix` only.
@@ -59,7 +58,9 @@ from ..core.errors import CertificateError, NotSupported
 from ..markov.cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
 from ..markov.chain import Chain
 from ..markov.drift import Jump, RegionDrift, compile_drifts
-from .base import DENOMINATORS, SideRow, Template, _gen_str, round_to_grid
+from .base import DENOMINATORS, _gen_str, round_to_grid
+from .continuity import ContinuousPieces
+from .linear import LinearTemplate, SideRow
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -70,14 +71,48 @@ __all__ = ["PiecewiseQuadratic", "MAX_STATIONS"]
 MAX_STATIONS = 4
 
 
-class PiecewiseQuadratic(Template):
-    """V(x) = x'P_s x on the canonical ordering cell s of x, continuous across walls."""
+class PiecewiseQuadratic(LinearTemplate):
+    """V(x) = x'P_s x on the canonical ordering cell s of x, continuous across walls.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain to certify (exponential, at most :data:`MAX_STATIONS` stations).
+    drifts : sequence of RegionDrift
+        Its region drifts; the template refines them by the wall differences.
+    **options
+        None (the template takes no options).
+
+    Raises
+    ------
+    NotSupported
+        For phase-type chains and more than :data:`MAX_STATIONS` stations.
+
+    Examples
+    --------
+    Two stations sharing a JSQ stream: one wall, two cells; with the same piece
+    x1^2 + x2^2 on both sides (t = 0) V is continuous and decreases:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> chain = compile_chain(net)
+    >>> tmpl = PiecewiseQuadratic(chain, compile_drifts(chain))
+    >>> tmpl.variables()[:3], len(tmpl.variables()), len(tmpl.drifts)
+    (['P[1>=2][1,1]', 'P[1>=2][1,2]', 'P[1>=2][2,2]'], 8, 14)
+    >>> theta = [F(1), F(0), F(1)] * 2 + [F(0)] * 2
+    >>> tmpl.check_side(theta), tmpl.exact_drift(theta, {})[1]["delta"]
+    ([], Fraction(1, 2))
+    """
 
     name = "piecewise"
     summary = "V = x'P_s x per ordering cell, continuous across walls (LP)"
 
     @classmethod
     def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
+        """No options; declines phase-type chains and more than :data:`MAX_STATIONS` stations (:class:`NotSupported`)."""
         if options:
             raise CertificateError(None, "options", f"template piecewise takes no options, got {sorted(options)}")
         if chain.has_phases:
@@ -89,6 +124,7 @@ class PiecewiseQuadratic(Template):
 
     @classmethod
     def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+        """One attempt, or none for phase-type chains and more than :data:`MAX_STATIONS` stations."""
         if chain.has_phases or chain.J > MAX_STATIONS:
             return []
         return [{}]
@@ -97,15 +133,10 @@ class PiecewiseQuadratic(Template):
         super().__init__(chain, drifts, **options)
         J = chain.J
         self.parent_drifts = drifts
-        self._rref: dict[int, dict[int, Fraction]] | None = None
-        self._sub: list[dict[int, Fraction]] | None = None
         self.arr = arr = Arrangement(J, walls_of(chain))
-        self.pairs = [(i, j) for i in range(J) for j in range(i, J)]
-        self.pos = {p: k for k, p in enumerate(self.pairs)}
-        nP = len(self.pairs)
-        self.nP = nP
-        self.np_vars = len(arr.cells) * nP
-        self.nv = self.np_vars + len(arr.adjacency) * J
+        self.pieces = pieces = ContinuousPieces(J, arr)
+        self.pairs, self.pos, self.nP = pieces.pairs, pieces.pos, pieces.nP
+        self.np_vars, self.nv = pieces.np_vars, pieces.nv
         # Refine every region by the wall differences.
         subs, self.diffs, parent = [], [], []
         for k, rd in enumerate(drifts):
@@ -133,12 +164,13 @@ class PiecewiseQuadratic(Template):
     # ---- indexing ----
 
     def _p(self, c: int, i: int, j: int) -> int:
-        return c * self.nP + self.pos[(i, j) if i <= j else (j, i)]
+        return self.pieces.p(c, i, j)
 
     def _t(self, e: int, j: int) -> int:
-        return self.np_vars + e * self.chain.J + j
+        return self.pieces.t(e, j)
 
     def variables(self) -> list[str]:
+        """``P[cell][i,j]`` cell by cell, then ``t[cell+/cell-][j]`` per adjacency."""
         ids, arr = self.chain.ids, self.arr
         names = [f"P[{arr.name(c, ids)}][{ids[i]},{ids[j]}]" for c in range(len(arr.cells)) for i, j in self.pairs]
         for _, cp, cm in arr.adjacency:
@@ -146,9 +178,11 @@ class PiecewiseQuadratic(Template):
         return names
 
     def aux_variables(self) -> list[str]:
+        """``s[cell][k,l]`` >= max(-(G'PG)_kl, 0), for the copositivity rows."""
         return [f"s[{self.arr.name(c, self.chain.ids)}][{k},{l}]" for c, k, l in self.aux]
 
     def variable_bounds(self) -> list[Fraction]:
+        """1 for the P entries, 4 for the t entries."""
         return [Fraction(1)] * self.np_vars + [Fraction(4)] * (self.nv - self.np_vars)
 
     # ---- the drift ----
@@ -202,6 +236,7 @@ class PiecewiseQuadratic(Template):
         return out
 
     def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        """The slopes a_R'g on every unbounded refined region, exactly (scaled integers)."""
         ints, den = self._ints(theta)
         out = []
         for rd, ev in zip(self.drifts, self._eval_affine(ints)):
@@ -213,6 +248,7 @@ class PiecewiseQuadratic(Template):
         return out, den * self.chain.scale
 
     def lp_matrix(self) -> csr_matrix:
+        """The slopes in the free P entries (continuity substituted), then zero columns for the auxiliaries."""
         import numpy as np
         import scipy.sparse as sp
 
@@ -254,22 +290,6 @@ class PiecewiseQuadratic(Template):
         return out, den * self.chain.scale
 
     # ---- continuity and V >= 0 ----
-
-    def _continuity(self) -> Iterator[tuple[int, int, int, int, dict[int, int]]]:
-        """Per adjacency e and entry (i, j): {variable: coef} of (P_+ - P_- - h t' - t h')[i, j], which must be 0."""
-        for e, (w, cp, cm) in enumerate(self.arr.adjacency):
-            a, b = self.arr.walls[w]
-            h = [0] * self.chain.J
-            h[a], h[b] = 1, -1
-            for i, j in self.pairs:
-                row: dict[int, int] = defaultdict(int)
-                row[self._p(cp, i, j)] += 1
-                row[self._p(cm, i, j)] -= 1
-                if h[i]:
-                    row[self._t(e, j)] -= h[i]
-                if h[j]:
-                    row[self._t(e, i)] -= h[j]
-                yield e, w, i, j, {v: k for v, k in row.items() if k}
 
     def _cone_matrix(self, c: int) -> list[list[dict[int, int]]]:
         """G'P_c G as {variable: coef} maps, G the cone generators of cell c."""
@@ -327,9 +347,10 @@ class PiecewiseQuadratic(Template):
         return out
 
     def check_side(self, theta: Sequence[Fraction]) -> list[str]:
+        """Continuity across every wall, and copositivity of each G_s'P_s G_s (dominant plus nonnegative)."""
         ids, arr = self.chain.ids, self.arr
         fails: list[str] = []
-        for e, w, i, j, row in self._continuity():
+        for e, w, i, j, row in self.pieces.rows():
             val = sum((k * Fraction(theta[v]) for v, k in row.items()), Fraction(0))
             if val != 0 and len(fails) < 5:
                 _, cp, cm = arr.adjacency[e]
@@ -359,80 +380,14 @@ class PiecewiseQuadratic(Template):
                 out[self._p(c, i, i)] += bump
         return out
 
-    def _reduced(self) -> dict[int, dict[int, Fraction]]:
-        """Continuity on the P entries alone, in reduced form: pivot entry = sum coef * free entry.
-
-        P_+ - P_- = h t' + t h' for some t iff D = P_+ - P_- vanishes on h-perp, spanned
-        by e_k (k not in {a, b}) and e_a + e_b: D_kl = 0, D_ka + D_kb = 0, D_aa + 2 D_ab + D_bb = 0.
-        """
-        if self._rref is not None:
-            return self._rref
-        J = self.chain.J
-        rows: dict[int, dict[int, Fraction]] = {}
-        for w, cp, cm in self.arr.adjacency:
-            a, b = self.arr.walls[w]
-            others = [k for k in range(J) if k not in (a, b)]
-            perp = [{k: 1} for k in others] + [{a: 1, b: 1}]
-            for x in range(len(perp)):
-                for y in range(x, len(perp)):
-                    eq: dict[int, Fraction] = defaultdict(Fraction)
-                    for i, ui in perp[x].items():
-                        for j, vj in perp[y].items():
-                            eq[self._p(cp, i, j)] += ui * vj
-                            eq[self._p(cm, i, j)] -= ui * vj
-                    # substitute the pivots found so far
-                    red: dict[int, Fraction] = defaultdict(Fraction)
-                    for v, q in eq.items():
-                        if v in rows:
-                            for u, r in rows[v].items():
-                                red[u] += q * r
-                        else:
-                            red[v] += q
-                    red = {v: q for v, q in red.items() if q}
-                    if not red:
-                        continue
-                    p = max(red)
-                    qp = red.pop(p)
-                    expr = {v: -q / qp for v, q in red.items()}
-                    for ex in rows.values():
-                        if p in ex:
-                            qe = ex.pop(p)
-                            for u, r in expr.items():
-                                ex[u] = ex.get(u, Fraction(0)) + qe * r
-                                if not ex[u]:
-                                    del ex[u]
-                    rows[p] = expr
-        self._rref = rows
-        return rows
-
     def _substitution(self) -> list[dict[int, Fraction]]:
-        """Every coefficient as a combination of the free P entries (continuity solved exactly).
-
-        Pivot P entries come from :meth:`_reduced`; t follows from D = P_+ - P_- = h t' + t h':
-        t_a = D_aa / 2, t_b = -D_bb / 2, t_k = D_ka for the other stations k.
-        """
-        if self._sub is not None:
-            return self._sub
-        rows = self._reduced()
-        J = self.chain.J
-        sub: list[dict[int, Fraction]] = [rows[v] if v in rows else {v: Fraction(1)} for v in range(self.np_vars)]
-        for w, cp, cm in self.arr.adjacency:
-            a, b = self.arr.walls[w]
-            for k in range(J):
-                i, j, f = (a, a, Fraction(1, 2)) if k == a else ((b, b, Fraction(-1, 2)) if k == b else (k, a, Fraction(1)))
-                acc: dict[int, Fraction] = defaultdict(Fraction)
-                for u, q in sub[self._p(cp, i, j)].items():
-                    acc[u] += f * q
-                for u, q in sub[self._p(cm, i, j)].items():
-                    acc[u] -= f * q
-                sub.append({u: q for u, q in acc.items() if q})
-        self._sub = sub
-        return sub
+        """Every coefficient as a combination of the free P entries (:meth:`ContinuousPieces.substitution`)."""
+        return self.pieces.substitution()
 
     def candidates(self, theta: Sequence[float]) -> Iterator[list[Fraction]]:
         """Round the free P entries; every other coefficient follows exactly (continuity holds); then repair."""
         sub = self._substitution()
-        free = [v for v in range(self.np_vars) if sub[v] == {v: Fraction(1)}]
+        free = self.pieces.free()
         for den in DENOMINATORS:
             vals = dict(zip(free, round_to_grid([float(theta[v]) for v in free], den)))
             yield self.repair([sum((q * vals[u] for u, q in expr.items()), Fraction(0)) for expr in sub])
@@ -444,6 +399,7 @@ class PiecewiseQuadratic(Template):
         return max(refined_vertex_bound(self.chain.J, bool(self.arr.walls)), super().vertex_bound(levels))
 
     def formula(self, theta: Sequence[Fraction]) -> str:
+        """The cells and walls, and the pieces written out when there are at most two cells."""
         ids, arr = self.chain.ids, self.arr
         walls = ", ".join(f"x{ids[a]}=x{ids[b]}" for a, b in arr.walls) or "none"
         pieces = []

@@ -59,20 +59,17 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import combinations_with_replacement
-from math import ceil, comb, factorial, floor, lcm, prod
-from typing import TYPE_CHECKING, Any
+from math import ceil, floor, lcm
+from typing import Any
 
 from ..markov.chain import Chain
 from ..markov.drift import Jump, RegionDrift
 from ..markov.regions import cone_generators, enumerate_regions, vertex_bound
 from .base import DENOMINATORS, Template, round_to_grid
 from .gram import fit_with_slack, ldl_psd
+from .monomials import Mono, exponent_str, jump_poly, linear_power, mono_str, monomials, multinomial
 
-if TYPE_CHECKING:
-    from scipy.sparse import csr_matrix
-
-__all__ = ["QuarticSOS", "monomials", "MAX_STATIONS", "MAX_GENERATORS"]
+__all__ = ["QuarticSOS", "MAX_STATIONS", "MAX_GENERATORS", "GRAM_MARGIN", "DELTA_SHAVE"]
 
 # The template declines larger networks (escalation returns no option set).
 MAX_STATIONS = 4
@@ -82,72 +79,6 @@ MAX_GENERATORS = 8
 GRAM_MARGIN = 1e-5
 # Rounding lowers delta by this fraction: room for the nonnegative slacks n.
 DELTA_SHAVE = 2.0**-10
-
-Mono = tuple[int, ...]
-
-
-def monomials(nvars: int, degree: int) -> list[Mono]:
-    """Exponent vectors of all monomials of ``degree`` in ``nvars`` variables, x_1^degree first.
-
-    >>> monomials(2, 2)
-    [(2, 0), (1, 1), (0, 2)]
-    """
-    out = []
-    for idx in combinations_with_replacement(range(nvars), degree):
-        e = [0] * nvars
-        for i in idx:
-            e[i] += 1
-        out.append(tuple(e))
-    return out
-
-
-def _mono_str(a: Sequence[int], names: Sequence[str]) -> str:
-    parts = [names[i] + (f"^{e}" if e > 1 else "") for i, e in enumerate(a) if e]
-    return "*".join(parts) if parts else "1"
-
-
-def _exp(a: Sequence[int]) -> str:
-    return ",".join(map(str, a))
-
-
-def _multinomial(b: Sequence[int]) -> int:
-    return factorial(sum(b)) // prod(factorial(e) for e in b)
-
-
-def _jump_poly(cint: dict[Mono, int], d: Jump) -> dict[Mono, int]:
-    """V(x + d) - V(x) as a polynomial in x (integer coefficients, V given by ``cint``)."""
-    out: dict[Mono, int] = defaultdict(int)
-    for a, ca in cint.items():
-        if not ca:
-            continue
-        terms: dict[Mono, int] = {a: 1}
-        for i, s in d:
-            new: dict[Mono, int] = defaultdict(int)
-            for e, co in terms.items():
-                ei = e[i]
-                for t in range(ei + 1):
-                    new[e[:i] + (ei - t,) + e[i + 1 :]] += co * comb(ei, t) * s**t
-            terms = new
-        for e, co in terms.items():
-            if e != a and co:
-                out[e] += ca * co
-    return out
-
-
-def _linear_power(G: Sequence[Sequence[int]], alpha: Mono) -> dict[Mono, int]:
-    """(G lam)^alpha = prod_i (sum_{k: g_k[i] = 1} lam_k)^alpha_i as a polynomial in lam."""
-    K = len(G)
-    poly: dict[Mono, int] = {(0,) * K: 1}
-    for i, ai in enumerate(alpha):
-        lin = [k for k in range(K) if G[k][i]]
-        for _ in range(ai):
-            new: dict[Mono, int] = defaultdict(int)
-            for e, co in poly.items():
-                for k in lin:
-                    new[e[:k] + (e[k] + 1,) + e[k + 1 :]] += co
-            poly = new
-    return poly
-
 
 @dataclass
 class _Block:
@@ -176,6 +107,45 @@ class QuarticSOS(Template):
     (the nonnegative cubic coefficients, b an exponent over the generators).
     Regions are numbered as :func:`certify.markov.regions.enumerate_regions` lists them,
     generators as :func:`certify.markov.regions.cone_generators` does.
+
+    An SDP template: it derives from :class:`~certify.templates.base.Template`
+    alone (no linear rows); its search is :func:`certify.search.sdp.solve_quartic`.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain to certify (exponential; see :meth:`escalation`).
+    drifts : sequence of RegionDrift
+        Its region drifts (:func:`certify.markov.drift.compile_drifts`).
+    **options
+        None (the template takes no options).
+
+    Examples
+    --------
+    V = (x1^2 + x2^2)^2 on two stations sharing a JSQ stream at load 3/4: T is
+    the Gram matrix of x1^2 + x2^2, and the rounding fills in the multipliers:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> chain = compile_chain(net)
+    >>> tmpl = QuarticSOS(chain, compile_drifts(chain))
+    >>> names = tmpl.variables()
+    >>> names[:6], len(names)
+    (['V[4,0]', 'V[3,1]', 'V[2,2]', 'V[1,3]', 'V[0,4]', 'T[2,0|2,0]'], 35)
+    >>> x = [0.0] * len(names)
+    >>> for n in ("V[4,0]", "V[0,4]", "T[2,0|2,0]", "T[2,0|0,2]", "T[0,2|0,2]"):
+    ...     x[names.index(n)] = 1.0
+    >>> x[names.index("V[2,2]")] = 2.0
+    >>> x[tmpl.idelta] = 0.5
+    >>> theta = tmpl.round(x, 2**12)
+    >>> tmpl.formula(theta)
+    'V = 1*x1^4 + 2*x1^2*x2^2 + 1*x2^4'
+    >>> failures, facts = tmpl.exact_drift(theta, {})
+    >>> tmpl.check_side(theta), failures, facts["delta"]
+    ([], [], Fraction(1023, 2048))
     """
 
     name = "quartic"
@@ -199,9 +169,9 @@ class QuarticSOS(Template):
         self.qmonos = monomials(J, 2)
         m2 = len(self.qmonos)
         self.tpairs = [(i, j) for i in range(m2) for j in range(i, m2)]
-        names = [f"V[{_exp(a)}]" for a in self.vmonos]
+        names = [f"V[{exponent_str(a)}]" for a in self.vmonos]
         self.toff = len(names)
-        names += [f"T[{_exp(self.qmonos[i])}|{_exp(self.qmonos[j])}]" for i, j in self.tpairs]
+        names += [f"T[{exponent_str(self.qmonos[i])}|{exponent_str(self.qmonos[j])}]" for i, j in self.tpairs]
         # per quartic monomial: the T entries that produce it in m(x)'T m(x)
         self.teqs: list[list[tuple[int, int, int]]] = [[] for _ in self.vmonos]
         for t, (i, j) in enumerate(self.tpairs):
@@ -236,7 +206,7 @@ class QuarticSOS(Template):
                             ent.append((i, j, idx))
                     qidx.append(ent)
             noff = len(names)
-            names += [f"n[r{r}][{_exp(b)}]" for b in bmonos]
+            names += [f"n[r{r}][{exponent_str(b)}]" for b in bmonos]
             self.blocks.append(_Block(r, G, K, gram, bmonos, qoff, noff, eqs, qidx))
         self._names = names
         self.n_equations = sum(len(b.bmonos) for b in self.blocks)
@@ -246,20 +216,13 @@ class QuarticSOS(Template):
     # ---- the Template interface ----
 
     def variables(self) -> list[str]:
+        """c (``V[a]``), T, delta, then per unbounded region its Gram matrices Q and slacks n."""
         return list(self._names)
 
-    def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
-        raise NotImplementedError("the quartic template is an SDP: its drift condition is exact_drift, not LP rows")
-
-    def lp_matrix(self) -> csr_matrix:
-        raise NotImplementedError("the quartic template is an SDP: see QuarticSOS.search")
-
-    def affine_drifts(self, theta: Sequence[Fraction]) -> tuple[list[tuple[list[int], int]], int]:
-        raise NotImplementedError("the drift of a quartic is cubic, not affine: see QuarticSOS.exact_drift")
-
     def formula(self, theta: Sequence[Fraction]) -> str:
+        """The quartic form, e.g. ``V = 1*x1^4 + 2*x1^2*x2^2 + 1*x2^4``."""
         xs = [f"x{s}" for s in self._ids]
-        terms = [f"{v}*{_mono_str(a, xs)}" for a, v in zip(self.vmonos, theta) if v]
+        terms = [f"{v}*{mono_str(a, xs)}" for a, v in zip(self.vmonos, theta) if v]
         return "V = " + (" + ".join(terms) if terms else "0")
 
     # ---- exact pieces shared by the checker and the rounding ----
@@ -282,7 +245,7 @@ class QuarticSOS(Template):
         key = (G, alpha)
         p = self._powers.get(key)
         if p is None:
-            p = self._powers[key] = _linear_power(G, alpha)
+            p = self._powers[key] = linear_power(G, alpha)
         return p
 
     def _drift_polys(self, theta: Sequence[Fraction]) -> tuple[list[dict[Mono, int]], int]:
@@ -301,7 +264,7 @@ class QuarticSOS(Template):
             for d, rate in self.drifts[blk.region].jumps():
                 jp = cache.get(d)
                 if jp is None:
-                    jp = cache[d] = _jump_poly(cint, d)
+                    jp = cache[d] = jump_poly(cint, d)
                 for e, co in jp.items():
                     av[e] += rate * co
             out.append(av)
@@ -314,11 +277,11 @@ class QuarticSOS(Template):
             if co and sum(a) == 3:
                 for b, e in self._power(blk.G, a).items():
                     acc[b] += co * e
-        return [Fraction(-acc.get(b, 0), den) - delta * _multinomial(b) for b in blk.bmonos]
+        return [Fraction(-acc.get(b, 0), den) - delta * multinomial(b) for b in blk.bmonos]
 
     def _gen_mono(self, blk: _Block, b: Mono) -> str:
         names = ["lam{" + ",".join(self._ids[i] for i, v in enumerate(g) if v) + "}" for g in blk.G]
-        return _mono_str(b, names)
+        return mono_str(b, names)
 
     def check_side(self, theta: Sequence[Fraction]) -> list[str]:
         """V >= 0 on the orthant: T PSD (exact LDL^T) and every w_a = c_a - (m'Tm)_a >= 0."""
@@ -326,11 +289,11 @@ class QuarticSOS(Template):
         res = ldl_psd(self._t_matrix(theta))
         if not res.psd:
             assert res.pivot is not None
-            out.append(f"V >= 0: Gram matrix T is not PSD ({res.reason}, at monomial {_exp(self.qmonos[res.pivot])})")
+            out.append(f"V >= 0: Gram matrix T is not PSD ({res.reason}, at monomial {exponent_str(self.qmonos[res.pivot])})")
         xs = [f"x{s}" for s in self._ids]
         for a, w in zip(self.vmonos, self._v_slacks(theta)):
             if w < 0:
-                out.append(f"V >= 0: coefficient of {_mono_str(a, xs)} minus its part in m(x)'T m(x) is {w} (must be >= 0)")
+                out.append(f"V >= 0: coefficient of {mono_str(a, xs)} minus its part in m(x)'T m(x) is {w} (must be >= 0)")
         return out
 
     def exact_drift(
@@ -398,13 +361,42 @@ class QuarticSOS(Template):
     # ---- numeric search and rounding ----
 
     def candidates(self, theta: Sequence[float]) -> Iterator[list[Fraction]]:
-        """Peyrl–Parrilo roundings, coarse grid first (see the module docstring)."""
+        """Peyrl–Parrilo roundings (:meth:`round`) on each grid of ``DENOMINATORS``, coarse first.
+
+        Parameters
+        ----------
+        theta : sequence of float
+            The SDP's solution, in :meth:`variables` order.
+
+        Yields
+        ------
+        list of Fraction
+            A candidate whose identities hold exactly (PSD is left to the check).
+        """
         x = [float(v) for v in theta]
         for D in DENOMINATORS:
             yield self.round(x, D)
 
     def round(self, x: Sequence[float], D: int) -> list[Fraction]:
-        """Round a float solution to the grid 1/D and make every identity hold exactly."""
+        """Round a float solution to the grid 1/D and make every identity hold exactly.
+
+        c and delta are rounded first (delta a little down), which fixes every left
+        side; then per monomial the slack (n, or w on the V side) takes the
+        residual when it can, else the Gram entries of that monomial are projected
+        (:func:`certify.templates.gram.fit_with_slack`).
+
+        Parameters
+        ----------
+        x : sequence of float
+            A float solution, in :meth:`variables` order.
+        D : int
+            The grid's denominator.
+
+        Returns
+        -------
+        list of Fraction
+            The rounded coefficients (see the class example).
+        """
         th = round_to_grid(x, D)
         th[self.idelta] = Fraction(floor(x[self.idelta] * (1 - DELTA_SHAVE) * D), D)
         vals = dict(enumerate(th))

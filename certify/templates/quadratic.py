@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift
-from .base import SideRow, Template
+from .linear import LinearTemplate, SideRow
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["Quadratic"]
 
 
-class Quadratic(Template):
+class Quadratic(LinearTemplate):
     """V(x) = x'Px, P = N + S with N >= 0 elementwise and S diagonally dominant.
 
     On a region with mean drift m, AV(x) = 2 m'Px + sum_d rate_d d'Pd, so along a
@@ -27,6 +27,34 @@ class Quadratic(Template):
     rest is diagonally dominant with a nonnegative diagonal, hence PSD.
     A linear term q'x would change only the constant of AV, not the growth, so it
     is left out.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain to certify.
+    drifts : sequence of RegionDrift
+        Its region drifts (:func:`certify.markov.drift.compile_drifts`).
+    **options
+        None (the template takes no options).
+
+    Examples
+    --------
+    Two stations sharing one JSQ stream at load 3/4; V = x1^2 + x2^2 already
+    decreases (delta = 1/2) far from the origin:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> chain = compile_chain(net)
+    >>> tmpl = Quadratic(chain, compile_drifts(chain))
+    >>> theta = [F(1), F(0), F(1)]
+    >>> tmpl.formula(theta), tmpl.check_side(theta)
+    ('V = 1*x1^2 + 1*x2^2', [])
+    >>> failures, facts = tmpl.exact_drift(theta, {})
+    >>> failures, facts["delta"], facts["exceptional_l1_bound"]
+    ([], Fraction(1, 2), Fraction(62, 1))
     """
 
     name = "quadratic"
@@ -42,15 +70,28 @@ class Quadratic(Template):
     def _k(self, i: int, j: int) -> int:
         return self.pos[(i, j) if i <= j else (j, i)]
 
+    def strict_side(self) -> bool:
+        """True when V needs P strictly diagonally dominant (so that x'Px dominates bounded terms).
+
+        Returns
+        -------
+        bool
+            False here; :class:`certify.templates.table.LinearTable` needs it strict.
+        """
+        return False
+
     def variables(self) -> list[str]:
+        """``P[i,j]`` for the upper triangle of P, row by row."""
         ids = self.chain.ids
         return [f"P[{ids[i]},{ids[j]}]" for i, j in self.pairs]
 
     def aux_variables(self) -> list[str]:
+        """``t[i,j]`` >= max(-P_ij, 0) for each off-diagonal entry (the copositivity rows use them)."""
         ids = self.chain.ids
         return [f"t[{ids[i]},{ids[j]}]" for i, j in self.off]
 
     def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        """The slopes 2 m'Pg, exactly (scaled integers)."""
         J = self.chain.J
         P, den = self._integer_matrix(theta)
         scale = den * self.chain.scale
@@ -66,6 +107,7 @@ class Quadratic(Template):
         return out, scale
 
     def lp_matrix(self) -> csr_matrix:
+        """The slopes 2 m'Pg as a float matrix on (P, t); the t columns are zero."""
         import numpy as np
         import scipy.sparse as sp
 
@@ -83,6 +125,7 @@ class Quadratic(Template):
         return sp.csr_matrix(np.hstack([A, aux]))
 
     def side_rows(self) -> list[SideRow]:
+        """t >= -P_ij, t >= 0, and sum of the row's t <= P_ii (with a margin): P diagonally dominant plus nonnegative."""
         n = len(self.pairs)
         rows = []
         for a, (i, j) in enumerate(self.off):
@@ -109,6 +152,7 @@ class Quadratic(Template):
         ]
 
     def check_side(self, theta: Sequence[Fraction]) -> list[str]:
+        """Copositivity through the inner approximation: P_ii >= sum of the negative off-diagonal magnitudes."""
         ids = self.chain.ids
         strict = self.strict_side()
         return [
@@ -119,6 +163,7 @@ class Quadratic(Template):
         ]
 
     def repair(self, theta: list[Fraction]) -> list[Fraction]:
+        """Raise each diagonal P_ii that rounding left below its off-diagonal deficit."""
         out = list(theta)
         bump = Fraction(1, 2**24) if self.strict_side() else Fraction(0)
         for i, (d, need) in enumerate(self._deficits(theta)):
@@ -138,8 +183,11 @@ class Quadratic(Template):
         return self._pint, self._pint_den
 
     def affine_drifts(self, theta: Sequence[Fraction]) -> tuple[list[tuple[list[int], int]], int]:
-        """Per region, AV(x) <= (a'x + c) / s: a = 2Pm exactly; for the constant, d'Pd <= 4 max|P_ij|
-        for every jump d (at most two entries +-1), times the total rate bound."""
+        """Per region, AV(x) <= (a'x + c) / s: a = 2Pm exactly.
+
+        For the constant, d'Pd <= 4 max|P_ij| for every jump d (at most two entries +-1),
+        times the total rate bound.
+        """
         P, den = self._integer_matrix(theta)
         J = self.chain.J
         big = max(abs(v) for row in P for v in row)
@@ -151,6 +199,7 @@ class Quadratic(Template):
         return out, den * self.chain.scale
 
     def formula(self, theta: Sequence[Fraction]) -> str:
+        """V as a sum of monomials, e.g. ``V = 1*x1^2 + 1*x2^2``."""
         terms = []
         ids = self.chain.ids
         for (i, j), v in zip(self.pairs, theta):

@@ -16,17 +16,41 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import CertificateError
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift, cell_moves, cell_of
-from .base import MAX_REFINEMENT, SideRow, clip_level, refinement_factor, station_list
+from .linear import SideRow
+from .options import MAX_REFINEMENT, clip_level, refinement_factor, station_list
 from .quadratic import Quadratic
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
-__all__ = ["LinearTable"]
+__all__ = ["LinearTable", "table_cells", "cell_name", "default_fast"]
 
 
 def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ...]]:
-    """Cells (min(x_fast, K), phases) of a table; a phase-type station's phase is empty (-1) iff its x is 0."""
+    """Cells (min(x_fast, K), phases) of a table; a phase-type station's phase is empty (-1) iff its x is 0.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain (its phase space gives the phase part).
+    fast : sequence of int
+        The stations whose clipped queue lengths index the table.
+    K : int
+        The clip level.
+
+    Returns
+    -------
+    list of tuple of int
+        The cells: the clipped levels, then the phase vector.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> table_cells(ch, [0, 1], 1)
+    [(0, 0), (0, 1), (1, 0), (1, 1)]
+    """
     cells = []
     phases = chain.phase_space()
     ph_pos = {i: k for k, i in enumerate(chain.ph_stations)}
@@ -38,7 +62,25 @@ def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ..
 
 
 def cell_name(c: Sequence[int], nfast: int) -> str:
-    """``1,0`` for clip levels; phases after a ``;`` (``-1`` = empty station)."""
+    """The name of a table cell in coefficient names: ``1,0`` for clip levels, phases after a ``;``.
+
+    Parameters
+    ----------
+    c : sequence of int
+        The cell (clipped levels, then phases; ``-1`` = empty station).
+    nfast : int
+        How many entries are clipped levels.
+
+    Returns
+    -------
+    str
+        E.g. ``1,0`` or ``1;0,-1``.
+
+    Examples
+    --------
+    >>> cell_name((1, 0), 2), cell_name((1, 0, -1), 1)
+    ('1,0', '1;0,-1')
+    """
     head = ",".join(map(str, c[:nfast]))
     return head + (";" + ",".join(map(str, c[nfast:])) if len(c) > nfast else "")
 
@@ -55,6 +97,18 @@ def default_fast(chain: Chain) -> list[int]:
     queue lengths (Bramson's and the homogeneous-feedback criteria are exact for
     quadratics).  If no set is distinguishable, all candidates are kept.
 
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+
+    Returns
+    -------
+    list of int
+        The fast stations, by index.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> from certify.markov.chain import Chain
     >>> # stations 0,1 share a stream and 0 feeds 2; stations 2,3 share another and both leave
@@ -91,6 +145,32 @@ class LinearTable(Quadratic):
     2 (Pm)'g + sum_l g_l sum_d rate_d (T_l[c + d] - T_l[c]): linear in (P, T).
     V is bounded below because P is required *strictly* diagonally dominant plus
     nonnegative (x'Px >= eps ``|x|^2``) and T is bounded.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain to certify.
+    drifts : sequence of RegionDrift
+        Its drifts on the regions refined by :meth:`clip_levels`.
+    **options
+        ``K``, ``fast``, ``multipliers`` (see :meth:`resolve_options`).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> from certify.markov.regions import enumerate_regions
+    >>> net = Network("jsq2", (Station("1", F(1)), Station("2", F(1))), (Stream(F(3, 2), choice=("1", "2")),))
+    >>> chain = compile_chain(net)
+    >>> opts = LinearTable.resolve_options(chain, {"K": 2})
+    >>> opts, LinearTable.label(opts)
+    ({'K': 2, 'fast': ['1', '2'], 'multipliers': ['1', '2']}, 'table (K=2)')
+    >>> levels = LinearTable.clip_levels(chain, opts)
+    >>> tmpl = LinearTable(chain, compile_drifts(chain, enumerate_regions(chain, levels)), **opts)
+    >>> tmpl.variables()[3:6], len(tmpl.variables())
+    (['T[1|0,0]', 'T[1|0,1]', 'T[1|0,2]'], 21)
     """
 
     name = "table"
@@ -98,8 +178,29 @@ class LinearTable(Quadratic):
 
     @classmethod
     def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
-        """Defaults filled in, every option validated: K an integer in 1..MAX_CLIP_LEVEL, ``fast`` and
-        ``multipliers`` distinct known station ids in the network's order, the table within MAX_REFINEMENT."""
+        """Defaults filled in, every option validated.
+
+        ``K`` is an integer in 1..MAX_CLIP_LEVEL (default 6), ``fast`` (default
+        :func:`default_fast`) and ``multipliers`` (default all stations) distinct
+        known station ids in the network's order, and the table within MAX_REFINEMENT.
+
+        Parameters
+        ----------
+        chain : Chain
+            The chain the options are for.
+        options : dict
+            The options as given.
+
+        Returns
+        -------
+        dict
+            ``{"K": ..., "fast": [...], "multipliers": [...]}``.
+
+        Raises
+        ------
+        CertificateError
+            When an option is unknown or invalid, or the table would be too large.
+        """
         unknown = set(options) - {"K", "fast", "multipliers"}
         if unknown:
             raise CertificateError(None, "options", f"unknown option(s) {sorted(unknown)} (template table takes K, fast, multipliers)")
@@ -128,6 +229,7 @@ class LinearTable(Quadratic):
 
     @classmethod
     def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+        """Phases only (phase-type chains), then growing K while the fast stations share a choice set."""
         steps: list[dict[str, Any]] = [{"fast": []}] if chain.has_phases else []
         if not default_fast(chain):
             return steps  # no station shares a choice set: nothing for a table of queue levels
@@ -135,10 +237,12 @@ class LinearTable(Quadratic):
 
     @classmethod
     def label(cls, options: dict[str, Any]) -> str:
+        """``table (K=6)``, or ``table (phases only)`` without fast stations."""
         return f"{cls.name} (K={options['K']})" if options["fast"] else f"{cls.name} (phases only)"
 
     @classmethod
     def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
+        """K at every fast station (and the chain's base levels)."""
         opts = cls.resolve_options(chain, options)
         levels = dict(chain.base_levels)
         for s in opts["fast"]:
@@ -159,15 +263,18 @@ class LinearTable(Quadratic):
         self._moves = [self._cell_moves(rd) for rd in drifts]
 
     def strict_side(self) -> bool:
+        """True: P strictly diagonally dominant, so that x'Px dominates the bounded table."""
         return True
 
     def variables(self) -> list[str]:
+        """The quadratic's ``P[i,j]``, then ``T[l|cell]`` per multiplier l and cell."""
         ids = self.chain.ids
         nf = len(self.fast)
         tnames = [f"T[{ids[l]}|{cell_name(c, nf)}]" for l in self.mult for c in self.cells]
         return [*super().variables(), *tnames]
 
     def variable_bounds(self) -> list[Fraction]:
+        """1 for P, 50 for the table values."""
         return [Fraction(1)] * self.nq + [Fraction(50)] * (len(self.mult) * len(self.cells))
 
     def _cell_moves(self, rd: RegionDrift) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
@@ -190,6 +297,7 @@ class LinearTable(Quadratic):
         return out
 
     def row_values(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
+        """The slopes 2 (Pm)'g + sum_l g_l (table drift of T_l), exactly (scaled integers)."""
         J = self.chain.J
         ints, den = self._integer_theta(theta)
         P = [[ints[self._k(i, j)] for j in range(J)] for i in range(J)]
@@ -207,6 +315,7 @@ class LinearTable(Quadratic):
         return out, den * self.chain.scale
 
     def lp_matrix(self) -> csr_matrix:
+        """The slopes on the columns (P, T, auxiliaries)."""
         import numpy as np
         import scipy.sparse as sp
 
@@ -236,6 +345,7 @@ class LinearTable(Quadratic):
         return sp.hstack([quad[:, :nq], table, quad[:, nq : nq + naux]]).tocsr()
 
     def side_rows(self) -> list[SideRow]:
+        """The quadratic's copositivity rows, their auxiliaries moved after the table values."""
         # The quadratic's auxiliaries sit after all coefficients (P and T): shift their indices.
         shift = len(self.mult) * len(self.cells)
         out = []
@@ -267,6 +377,7 @@ class LinearTable(Quadratic):
         return out, den * self.chain.scale
 
     def formula(self, theta: Sequence[Fraction]) -> str:
+        """The quadratic part written out, and the shape of the tables."""
         ids = self.chain.ids
         F = ",".join(ids[a] for a in self.fast)
         arg = ", ".join(([f"min(x_{{{F}}}, {self.K})"] if self.fast else []) + (["phases"] if self.chain.has_phases else []))
