@@ -1,4 +1,6 @@
 """Fork-join with redundancy: which static allocations are maximal (seed 003), checked by certificates.
+====================================================================================================
+
 
 For an (n,k) fork-join system with static server rates d_i, the job throughput
 capacity theta solves sum_i min(d_i, theta) = k theta; it equals mu*/k (the best
@@ -22,7 +24,7 @@ from fractions import Fraction
 
 import certify
 from certify.core.model import ForkJoinNetwork
-from certify.forkjoin.check import maximal_design, throughput_capacity
+from certify.forkjoin.capacity import maximal_design, throughput_capacity
 
 DESIGNS = [
     (2, ("1/3", "1/3", "1/3")),

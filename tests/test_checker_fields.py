@@ -77,7 +77,7 @@ def test_closed_set_certificate_verifies():
     cert = closed_set_certificate(TRAP, chain, S, check_closed_set(chain, S))
     res = verify(TRAP, cert)
     assert res.ok, res.failures
-    assert res.facts["semantics"] == "general" and res.facts["inflow"] == Fraction(1, 10)
+    assert res.facts.semantics == "general" and res.facts.checked.inflow == Fraction(1, 10)
 
 
 def test_closed_set_with_a_leaving_station_is_refused():
@@ -93,7 +93,7 @@ def test_finite_certificate_verifies():
     net = net_of({"1": {"mu": 1, "capacity": 3}, "2": {"mu": 1, "capacity": 2}}, [{"choice": ["1", "2"], "rate": 5}])
     chain = markov_chain(net)
     res = verify(net, finite_certificate(net, chain, check_finite(chain, [3, 2])))
-    assert res.ok and res.facts["states"] == 12, res.failures
+    assert res.ok and res.facts.checked.states == 12, res.failures
 
 
 def test_finite_certificate_for_partial_capacities_is_refused():
@@ -124,7 +124,7 @@ def test_theorem_certificate_verifies_and_names_its_hypotheses():
     tv = next(t for t in theorem_verdicts(compile_chain(net), net) if t.decides)
     res = verify(net, theorem_certificate(net, tv))
     assert res.ok, res.failures
-    assert tv.theorem in res.facts["statement"] and "hypotheses hold" in res.facts["statement"]
+    assert tv.theorem in res.facts.statement and "hypotheses hold" in res.facts.statement
 
 
 def test_theorem_that_does_not_apply_is_refused():
@@ -185,7 +185,7 @@ def test_extra_claim_is_refused(quadratic_cert):
 def test_statement_is_derived_not_read(quadratic_cert):
     """An edited statement is refused, and a valid certificate's facts carry the derived statement."""
     net, cert = quadratic_cert
-    assert verify(net, cert).facts["statement"] == cert["statement"]
+    assert verify(net, cert).facts.statement == cert["statement"]
     res = verify(net, resealed(cert, statement=cert["statement"] + " For every distribution."))
     assert not res.ok and any(f.startswith("statement:") for f in res.failures), res.failures
 

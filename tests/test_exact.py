@@ -40,7 +40,7 @@ def test_identity_quadratic_proves_stable_mm1():
     """V = x^2 proves an M/M/1 queue with lam < mu stable, with delta = 2(mu - lam) exactly."""
     res = check_foster(mm1(1, 3), "quadratic", [F(1)])
     assert res.ok
-    assert res.facts["delta"] == 4
+    assert res.facts.delta == 4
 
 
 def test_quadratic_rejected_for_overloaded_mm1():
@@ -73,7 +73,7 @@ def test_static_split_dual_checked():
     """The dual certificate of an overloaded M/M-JSQ is accepted; a weak one is not."""
     ch = parallel(4, [1, 2])
     good = check_static_split(ch, {(0, 1): F(-1, 2)}, [F(1, 2), F(1, 2)])
-    assert good.ok and good.facts["dual_value"] == F(-1, 2)
+    assert good.ok and good.facts.dual_value == F(-1, 2)
     weak = check_static_split(parallel(2, [1, 2]), {(0, 1): F(-1, 2)}, [F(1, 2), F(1, 2)])
     assert not weak.ok
 
@@ -96,5 +96,5 @@ def test_finite_capacities_checked():
     from certify.exact import check_finite
 
     ch = parallel(5, [1, 2])
-    assert check_finite(ch, [3, 4]).ok and check_finite(ch, [3, 4]).facts["states"] == 20
+    assert check_finite(ch, [3, 4]).ok and check_finite(ch, [3, 4]).facts.states == 20
     assert not check_finite(ch, [3, None]).ok

@@ -41,7 +41,7 @@ def test_certificate_decreases_along_true_velocities(corpus_dir, name, kind):
     lp = solve_fluid(chain, faces, kind)
     assert lp.found
     coeffs = next(c for c in fluid_candidates(chain, kind, lp.coeffs) if check_fluid(chain, kind, c, faces).ok)
-    delta = float(check_fluid(chain, kind, coeffs, faces).facts["delta"])
+    delta = float(check_fluid(chain, kind, coeffs, faces).facts.delta)
     rng = np.random.default_rng(1)
     checked = 0
     for z in random_points(chain.J, rng, 300):

@@ -11,22 +11,17 @@ import certify
 from certify.cli import main
 from certify.core.envelope import _body_digest
 from certify.core.model import ForkJoinNetwork
-from certify.forkjoin.check import (
+from certify.forkjoin.capacity import maximal_design, mu_star, server_rates, throughput_capacity, traffic_intensity
+from certify.forkjoin.checks import check_capacity, check_forkjoin_foster
+from certify.forkjoin.lags import (
     canonical,
-    check_capacity,
-    check_forkjoin_foster,
     count_patterns,
     equal_rate_classes,
     in_state_space,
     lag_cells,
     lag_regions,
-    maximal_design,
-    mu_star,
     region_drift,
-    server_rates,
     state_region,
-    throughput_capacity,
-    traffic_intensity,
     transitions,
 )
 from certify.forkjoin.prove import find_foster_table, prove_forkjoin
@@ -211,8 +206,8 @@ def test_orbit_check_agrees_with_full_check():
     assert found is not None
     K, table, chk = found
     full = check_forkjoin_foster(net, K, table, classes, orbits=False)
-    assert full.ok and full.facts["delta"] == chk.facts["delta"]
-    assert full.facts["regions"] > chk.facts["regions"]
+    assert full.ok and full.facts.delta == chk.facts.delta
+    assert full.facts.regions > chk.facts.regions
     assert all(canonical(c, classes) == c for c in table)
 
 
@@ -240,7 +235,7 @@ def test_lag_table_proves_every_stable_public_case(corpus_dir):
         found, _, _ = find_foster_table(net)
         assert found is not None, net.name
         K, table, chk = found
-        assert chk.ok and chk.facts["delta"] > 0
+        assert chk.ok and chk.facts.delta > 0
         assert check_forkjoin_foster(net, K, table, orbits=False).ok
 
 

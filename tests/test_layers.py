@@ -17,7 +17,6 @@ RANKS = {
     "certify.templates": 3,
     "certify.exact": 4,
     "certify.forkjoin": 4,
-    "certify.forkjoin.check": 4,
     "certify.certificates": 5,
     "certify.search": 5,
     "certify.forkjoin.search": 5,

@@ -83,7 +83,7 @@ def test_proves_stable_networks(net, tmp_path):
     assert res.certificate["template"] == "quartic"
     chk = certify.verify(net, str(path))
     assert chk.ok, chk.failures
-    assert chk.facts["delta"] > 0
+    assert chk.facts.checked.delta > 0
 
 
 def test_hand_certificate_mm1():
@@ -95,7 +95,7 @@ def test_hand_certificate_mm1():
     theta = {"V[4]": F(1), "T[2|2]": F(1), "delta": F(1), "n[r1][3]": F(3)}
     res = check_foster(chain, "quartic", theta)
     assert res.ok, res.failures
-    assert res.facts["delta"] == 1 and res.facts["exceptional_l1_bound"] == 284
+    assert res.facts.delta == 1 and res.facts.exceptional_l1_bound == 284
     assert check_foster(chain, "quartic", {**theta, "n[r1][3]": F(2)}).failures[0].startswith("region")
 
 

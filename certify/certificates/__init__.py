@@ -1,4 +1,11 @@
-"""Certificate files: the writers (:mod:`.writers`) and the exact re-check (:mod:`.verifier`).
+"""Certificate files: the writers, the readers, and the exact re-check, :func:`verify`.
+
+* :mod:`.writers` — the JSQ writers: a passing check sealed into a file;
+* :mod:`.statements` — what each kind proves (:func:`derived_claim`): semantics and statement;
+* :mod:`.claims` — what each JSQ kind claims, from its check's facts, and the one comparison;
+* :mod:`.readers` — each JSQ kind's payload, validated into its checker's arguments;
+* :mod:`.forkjoin` — the same three for the fork-join kinds;
+* :mod:`.verifier` — :func:`verify`: the table kind -> (reader, checker, claims).
 
 The envelope every certificate shares (rationals, digests, canonical JSON)
 lives in :mod:`certify.core.envelope`.  Pure Python: verifying needs no solver.
@@ -6,11 +13,12 @@ lives in :mod:`certify.core.envelope`.  Pure Python: verifying needs no solver.
 
 from ..core.envelope import FORMAT, dumps, network_digest
 from ..core.numbers import MAX_NUMBER_CHARS
-from .verifier import MAX_FILE_BYTES, load_certificate, verify
+from .forkjoin import capacity_certificate, forkjoin_foster_certificate, independent_certificate
+from .readers import KINDS
+from .statements import derived_claim
+from .verifier import MAX_FILE_BYTES, Unverified, Verification, Verified, load_certificate, verify
 from .writers import (
-    KINDS,
     closed_set_certificate,
-    derived_claim,
     finite_certificate,
     fluid_certificate,
     foster_certificate,
@@ -33,7 +41,13 @@ __all__ = [
     "closed_set_certificate",
     "finite_certificate",
     "theorem_certificate",
+    "capacity_certificate",
+    "independent_certificate",
+    "forkjoin_foster_certificate",
     "dumps",
     "load_certificate",
     "verify",
+    "Verification",
+    "Verified",
+    "Unverified",
 ]

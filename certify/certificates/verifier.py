@@ -13,65 +13,100 @@ re-derive:
 * every option, station list, clip level and table key is validated against the
   network and must be in canonical form (distinct known station ids in the
   network's order, integers in a stated range, ``"p/q"`` in lowest terms with at
-  most :data:`MAX_NUMBER_CHARS` characters); a file is never reinterpreted;
+  most :data:`~certify.core.numbers.MAX_NUMBER_CHARS` characters); a file is never reinterpreted;
 * what the checker would build is sized before it is built (clip levels at most
-  :data:`~certify.templates.base.MAX_CLIP_LEVEL`, refinements and tables at most
-  :data:`~certify.templates.base.MAX_REFINEMENT` pieces), and refused beyond;
+  :data:`~certify.templates.options.MAX_CLIP_LEVEL`, refinements and tables at most
+  :data:`~certify.templates.options.MAX_REFINEMENT` pieces), and refused beyond;
 * the claims, the ``semantics`` and the ``statement`` are derived by the checker
-  from the kind, the template and the network (:func:`derived_claim`); a file
-  whose stored ones differ is refused, so a markovian proof is never reported as
-  general and no forged sentence is ever printed.
+  from the kind, the template and the network
+  (:func:`~certify.certificates.statements.derived_claim`); a file whose stored ones
+  differ is refused, so a markovian proof is never reported as general and no
+  forged sentence is ever printed.
 
-Pure Python: verifying needs no solver.
+Each kind is one row of :data:`VERIFIERS`: its reader (payload -> the checker's
+arguments), its exact checker, and its claims (facts -> what the file must
+claim).  Pure Python: verifying needs no solver.
 """
 
 from __future__ import annotations
 
 import json
-from fractions import Fraction
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
-from ..core.envelope import FORMAT, _body_digest, _compare, _same, network_digest
+from ..core.envelope import FORMAT, _body_digest, network_digest
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
-from ..core.numbers import unq
-from ..exact.checks import (
-    Check,
-    check_closed_set,
-    check_finite,
-    check_fluid,
-    check_foster,
-    check_growth,
-    check_static_split,
-    routed_sets,
-    table_problem,
+from ..exact.facts import Check, Facts
+from ..exact.instability import check_closed_set, check_growth, check_static_split
+from ..exact.stability import check_finite, check_fluid, check_foster
+from ..exact.theorem_check import check_theorem
+from ..forkjoin.checks import check_capacity, check_forkjoin_foster, check_independent
+from .claims import (
+    closed_set_claims,
+    compare_claims,
+    finite_state_claims,
+    fluid_claims,
+    foster_claims,
+    growth_claims,
+    static_split_claims,
+    theorem_claims,
 )
-from ..markov.chain import Chain, compile_chain
-from ..markov.phases import NotPhaseType, markov_chain
-from ..templates import TEMPLATES
-from .writers import (
-    _ENVELOPE,
-    _PAYLOAD,
+from .forkjoin import capacity_claims, independent_claims, lag_table_claims, read_capacity, read_independent, read_lag_table
+from .readers import (
+    ENVELOPE_FIELDS,
     KINDS,
-    _cell_key,
-    _closed_claims,
-    _finite_claims,
-    _fluid_claims,
-    _foster_claims,
-    _growth_claims,
-    _static_claims,
-    _theorem_claim,
-    derived_claim,
+    PAYLOAD_FIELDS,
+    Reading,
+    read_closed_set,
+    read_finite_state,
+    read_fluid,
+    read_foster,
+    read_growth,
+    read_static_split,
+    read_theorem,
 )
+from .statements import derived_claim
 
-__all__ = ["MAX_FILE_BYTES", "load_certificate", "verify"]
+__all__ = ["MAX_FILE_BYTES", "Verifier", "VERIFIERS", "Verified", "Unverified", "Verification", "load_certificate", "verify"]
 
 MAX_FILE_BYTES = 64 * 2**20
 
+F = TypeVar("F", bound=Facts)
 
-def load_certificate(path: str | Path) -> dict:
-    """Read a certificate file; raises ValueError with the file name on bad JSON."""
+
+def load_certificate(path: str | Path) -> dict[str, Any]:
+    """Read a certificate file (at most :data:`MAX_FILE_BYTES`), refusing anything but a JSON object of this format.
+
+    Parameters
+    ----------
+    path : str or Path
+        The certificate file.
+
+    Returns
+    -------
+    dict
+        The certificate, as read (nothing in it is checked beyond ``format``).
+
+    Raises
+    ------
+    CertificateError
+        With the file name, when the file cannot be read, is too large, is not
+        JSON, or is not a ``certify-certificate/1`` object.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "c.json")
+    ...     _ = open(path, "w").write('{"format": "something-else"}')
+    ...     load_certificate(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: ...: format: must be 'certify-certificate/1' (got 'something-else')
+    """
     try:
         size = Path(path).stat().st_size
         if size > MAX_FILE_BYTES:
@@ -88,254 +123,271 @@ def load_certificate(path: str | Path) -> dict:
     return cert
 
 
-# ----------------------------------------------------------------------------- reading a certificate's fields
-def _map(cert: dict, key: str) -> dict:
-    v = cert.get(key)
-    if not isinstance(v, dict):
-        raise CertificateError(None, key, f"must be a map, got {type(v).__name__}")
-    return v
+class Verifier(NamedTuple):
+    """How one kind of certificate is verified: read the payload, check it exactly, derive its claims.
+
+    Attributes
+    ----------
+    read : callable
+        ``read(net, cert)``: the checker's arguments (:class:`~certify.certificates.readers.Reading`),
+        or why the kind does not apply to the network (a failure); raises
+        :class:`~certify.core.errors.CertificateError` on a malformed field.
+    check : callable
+        The exact checker, called with the reading's arguments.
+    claims : callable
+        ``claims(facts)``: what the file must claim, derived from a passing check.
+
+    Examples
+    --------
+    >>> VERIFIERS["closed-set"].check.__name__
+    'check_closed_set'
+    """
+
+    read: Callable[[Any, dict[str, Any]], Reading | str]
+    check: Callable[..., Check[Any]]
+    claims: Callable[[Any], dict[str, Any]]
 
 
-def _ids_list(chain: Chain, value: Any, field: str) -> list[int]:
-    """Distinct known station ids in the network's order, as indices."""
-    from ..templates.base import station_list
-
-    return [chain.ids.index(s) for s in station_list(chain, value, field, nonempty=True)]
-
-
-def _named(values: dict, want: list[str], field: str) -> dict[str, Fraction]:
-    """Exactly the names ``want``, each a canonical rational."""
-    if set(values) != set(want):
-        missing = [n for n in want if n not in values][:3]
-        extra = sorted(set(values) - set(want))[:3]
-        raise CertificateError(None, field, f"must name exactly {len(want)} values: missing {missing}, unexpected {extra}")
-    return {n: unq(values[n], f"{field}.{n}") for n in want}
-
-
-def _fluid_coeffs(chain: Chain, kind: str, named: dict) -> list[Fraction] | list[list[Fraction]]:
-    ids, J = chain.ids, chain.J
-    if kind == "linear":
-        vals = _named(named, [f"w[{i}]" for i in ids], "coefficients")
-        return [vals[f"w[{i}]"] for i in ids]
-    vals = _named(named, [f"P[{ids[i]},{ids[j]}]" for i in range(J) for j in range(i, J)], "coefficients")
-    P = [[Fraction(0)] * J for _ in range(J)]
-    for i in range(J):
-        for j in range(i, J):
-            P[i][j] = P[j][i] = vals[f"P[{ids[i]},{ids[j]}]"]
-    return P
-
-
-def _table_values(values: Any, cells: list[tuple[int, ...]], field: str) -> dict[tuple[int, ...], Fraction]:
-    if not isinstance(values, dict):
-        raise CertificateError(None, field, f"must be a map from cells to rationals, got {type(values).__name__}")
-    named = _named(values, [_cell_key(c) for c in cells], field)
-    return {c: named[_cell_key(c)] for c in cells}
-
-
-# ----------------------------------------------------------------------------- the checks, one per kind
-def _markov(net: Network, cert: dict, out: Check) -> Chain | None:
-    try:
-        chain = markov_chain(net)
-    except NotPhaseType as exc:
-        out.failures.append(f"the network has no Markovian (phase-type) form: {exc}")
-        return None
-    want = list(chain.expansion) if chain.has_phases else None
-    if not _same(cert.get("phase_expansion"), want):
-        out.failures.append(
-            f"phase_expansion: {cert.get('phase_expansion')!r} but the network's phase-type expansion is {want!r}"
-        )
-        return None
-    return chain
-
-
-def _check_foster(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Chain, str] | None:
-    chain = _markov(net, cert, out)
-    if chain is None:
-        return None
-    template = cert.get("template")
-    if not isinstance(template, str) or template not in TEMPLATES:
-        raise CertificateError(None, "template", f"{template!r} is not a template (one of {', '.join(TEMPLATES)})")
-    options = _map(cert, "options")
-    canonical = TEMPLATES[template].resolve_options(chain, dict(options))
-    if not _same(options, canonical):
-        raise CertificateError(None, "options", f"{options!r} is not the canonical form {canonical!r} of these options")
-    coeffs = _map(cert, "coefficients")
-    bad = [n for n in coeffs if not isinstance(n, str)]
-    if bad:
-        raise CertificateError(None, "coefficients", f"the name {bad[0]!r} must be a string")
-    theta = {n: unq(v, f"coefficients.{n}") for n, v in coeffs.items()}
-    res = check_foster(chain, template, theta, options=canonical)
-    return res, (_foster_claims(res.facts) if res.ok else {}), chain, template
-
-
-def _check_growth(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Chain, str] | None:
-    chain = _markov(net, cert, out)
-    if chain is None:
-        return None
-    vals = _named(_map(cert, "weights"), list(chain.ids), "weights")
-    w = [vals[s] for s in chain.ids]
-    if "table" not in cert:
-        res = check_growth(chain, w)
-    else:
-        from ..templates.base import station_list
-        from ..templates.table import table_cells
-
-        tab = _map(cert, "table")
-        if set(tab) != {"K", "fast", "values"}:
-            raise CertificateError(None, "table", f"must have exactly the fields K, fast, values (got {sorted(tab)})")
-        fast = [chain.ids.index(s) for s in station_list(chain, tab["fast"], "table.fast")]
-        problem = table_problem(chain, fast, tab["K"])
-        if problem:
-            field, _, rule = problem.partition(": ")
-            raise CertificateError(None, field, rule)
-        K = tab["K"]
-        table = _table_values(tab["values"], table_cells(chain, fast, K), "table.values")
-        res = check_growth(chain, w, table=table, fast=fast, K=K)
-    return res, (_growth_claims(res.facts) if res.ok else {}), chain, ""
-
-
-def _check_static(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Chain, str]:
-    chain = compile_chain(net)
-    m = _map(cert, "multipliers")
-    if set(m) != {"sets", "stations"}:
-        raise CertificateError(None, "multipliers", f"must have exactly the fields sets, stations (got {sorted(m)})")
-    sets = routed_sets(chain)
-    names = {",".join(chain.ids[j] for j in C): C for C in sets}
-    for part in ("sets", "stations"):
-        if not isinstance(m[part], dict):
-            raise CertificateError(None, f"multipliers.{part}", f"must be a map, got {type(m[part]).__name__}")
-    us = _named(m["sets"], list(names), "multipliers.sets")
-    ws = _named(m["stations"], list(chain.ids), "multipliers.stations")
-    res = check_static_split(chain, {names[k]: v for k, v in us.items()}, [ws[s] for s in chain.ids])
-    return res, (_static_claims(res.facts) if res.ok else {}), chain, ""
-
-
-def _check_fluid(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Chain, str]:
-    chain = compile_chain(net)
-    kind = cert.get("template")
-    if kind not in ("linear", "quadratic"):
-        raise CertificateError(None, "template", f"{kind!r} is not a fluid template (linear or quadratic)")
-    res = check_fluid(chain, kind, _fluid_coeffs(chain, kind, _map(cert, "coefficients")))
-    return res, (_fluid_claims(res.facts) if res.ok else {}), chain, kind
-
-
-def _check_closed(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Chain, str]:
-    chain = compile_chain(net)
-    res = check_closed_set(chain, _ids_list(chain, cert.get("stations"), "stations"))
-    return res, (_closed_claims(res.facts) if res.ok else {}), chain, ""
-
-
-def _check_finite(net: Network, cert: dict, out: Check) -> tuple[Check, dict, Chain, str] | None:
-    chain = _markov(net, cert, out)
-    if chain is None:
-        return None
-    res = check_finite(chain, [s.capacity for s in net.stations])
-    return res, (_finite_claims(res.facts) if res.ok else {}), chain, ""
-
-
-def _check_theorem(net: Network | ForkJoinNetwork, cert: dict, out: Check) -> tuple[Check, dict, None, str]:
-    name = cert.get("theorem")
-    if not isinstance(name, str):
-        raise CertificateError(None, "theorem", f"{name!r} must be a theorem's name (a string)")
-    tv, _, _ = _theorem_claim(net, name)
-    res = Check(ok=True)
-    res.facts.update(theorem=tv.theorem, verdict=tv.verdict, source=tv.source, numbers=tv.numbers, hypotheses=list(tv.hypotheses))
-    return res, {"verdict": tv.verdict, "numbers": tv.numbers}, None, name
-
-
-_JSQ_CHECKS = {
-    "foster": _check_foster,
-    "growth": _check_growth,
-    "static-split": _check_static,
-    "fluid": _check_fluid,
-    "closed-set": _check_closed,
-    "finite-state": _check_finite,
-    "theorem": _check_theorem,
+# kind -> (reader, checker, claims): the whole of what verify does per kind.
+VERIFIERS: dict[str, Verifier] = {
+    "foster": Verifier(read_foster, check_foster, foster_claims),
+    "growth": Verifier(read_growth, check_growth, growth_claims),
+    "static-split": Verifier(read_static_split, check_static_split, static_split_claims),
+    "fluid": Verifier(read_fluid, check_fluid, fluid_claims),
+    "closed-set": Verifier(read_closed_set, check_closed_set, closed_set_claims),
+    "finite-state": Verifier(read_finite_state, check_finite, finite_state_claims),
+    "theorem": Verifier(read_theorem, check_theorem, theorem_claims),
+    "fork-join-capacity": Verifier(read_capacity, check_capacity, capacity_claims),
+    "fork-join-independent": Verifier(read_independent, check_independent, independent_claims),
+    "fork-join-foster": Verifier(read_lag_table, check_forkjoin_foster, lag_table_claims),
 }
+assert tuple(VERIFIERS) == KINDS
 
 
-def _envelope(net: Network | ForkJoinNetwork, cert: dict, out: Check) -> str | None:
+@dataclass(frozen=True)
+class Verified(Facts, Generic[F]):
+    """The facts of a valid certificate: its kind's facts, and what it proves (derived by the checker).
+
+    Attributes
+    ----------
+    checked : Facts
+        The facts its kind's exact check derived (e.g. :class:`~certify.exact.facts.FosterFacts`).
+    kind : str
+        The certificate kind.
+    semantics : str
+        For which laws it proves its verdict (``markovian``, ``general``, ``fluid-model``).
+    statement : str
+        What it proves, in one paragraph.
+
+    Examples
+    --------
+    >>> from certify.exact.facts import FiniteStateFacts
+    >>> Verified(FiniteStateFacts(4), "finite-state", "markovian", "...").as_dict()
+    {'states': 4, 'kind': 'finite-state', 'semantics': 'markovian', 'statement': '...'}
+    """
+
+    checked: F
+    kind: str
+    semantics: str
+    statement: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The kind's facts followed by ``kind``, ``semantics`` and ``statement`` (as ``certify verify --json`` prints them).
+
+        Returns
+        -------
+        dict
+            One flat map (a fact named ``kind`` gives way to the certificate kind, in its place).
+
+        Examples
+        --------
+        >>> from fractions import Fraction as F
+        >>> from certify.exact.facts import FluidFacts
+        >>> list(Verified(FluidFacts(1, 1, F(1), F(1), "linear"), "fluid", "general", "...").as_dict())
+        ['faces', 'rows', 'delta', 'eta', 'kind', 'semantics', 'statement']
+        """
+        return {**self.checked.as_dict(), "kind": self.kind, "semantics": self.semantics, "statement": self.statement}
+
+
+@dataclass(frozen=True)
+class Unverified(Facts):
+    """What :func:`verify` had derived from a certificate that does not hold: numbers for the report, no fact.
+
+    Attributes
+    ----------
+    partial : dict
+        What the check computed before it stopped, with ``kind``, ``semantics``
+        and ``statement`` once derived (empty when the file was refused first).
+
+    Examples
+    --------
+    >>> Unverified({}).as_dict()
+    {}
+    """
+
+    partial: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The partial numbers, as ``certify verify --json`` prints them.
+
+        Returns
+        -------
+        dict
+            A copy of ``partial``.
+
+        Examples
+        --------
+        >>> Unverified({"regions": 3}).as_dict()
+        {'regions': 3}
+        """
+        return dict(self.partial)
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The outcome of :func:`verify`: the failures, and the facts of a valid certificate.
+
+    Attributes
+    ----------
+    failures : list of str
+        Every problem found, in words (empty when valid).
+    facts : Verified or Unverified
+        :class:`Verified` for a valid certificate; otherwise :class:`Unverified`,
+        whose only content is what had been computed (no fact is proved).
+
+    Examples
+    --------
+    >>> v = Verification(["claims must be a map and certify_version a string"], Unverified({}))
+    >>> v.ok, v.failures[0]
+    (False, 'claims must be a map and certify_version a string')
+    """
+
+    failures: list[str]
+    facts: Verified[Any] | Unverified
+
+    @property
+    def ok(self) -> bool:
+        """True when the certificate is valid (every check passed and every claim equals the derived one).
+
+        Returns
+        -------
+        bool
+            Whether ``facts`` is :class:`Verified`.
+
+        Examples
+        --------
+        >>> Verification(["kind: unknown certificate kind 'x'"], Unverified({})).ok
+        False
+        """
+        return isinstance(self.facts, Verified) and not self.failures
+
+
+def _envelope(net: Network | ForkJoinNetwork, cert: dict[str, Any], failures: list[str]) -> str | None:
     """Check the fields every certificate has; return the kind (None when it cannot be checked further)."""
     if cert.get("format") != FORMAT:
-        out.failures.append(f"format: must be {FORMAT!r}")
+        failures.append(f"format: must be {FORMAT!r}")
         return None
     if cert.get("digest") != _body_digest(cert):
-        out.failures.append("certificate content does not match its digest (the file was edited or corrupted)")
+        failures.append("certificate content does not match its digest (the file was edited or corrupted)")
     network = cert.get("network")
     if not isinstance(network, dict) or set(network) != {"name", "digest"}:
-        out.failures.append("network: must be a map with exactly the fields name and digest")
+        failures.append("network: must be a map with exactly the fields name and digest")
     elif network["digest"] != network_digest(net):
-        out.failures.append("certificate was made for a different network (network digest differs)")
+        failures.append("certificate was made for a different network (network digest differs)")
     kind = cert.get("kind")
-    if not isinstance(kind, str) or kind not in _PAYLOAD:
-        out.failures.append(f"kind: unknown certificate kind {kind!r} (one of {', '.join(KINDS)})")
+    if not isinstance(kind, str) or kind not in PAYLOAD_FIELDS:
+        failures.append(f"kind: unknown certificate kind {kind!r} (one of {', '.join(KINDS)})")
         return None
     if isinstance(net, ForkJoinNetwork) != kind.startswith("fork-join") and kind != "theorem":
         what = "fork-join-redundancy/1" if isinstance(net, ForkJoinNetwork) else "jsq-network/1"
-        out.failures.append(f"kind: a {kind} certificate does not apply to a {what} network")
+        failures.append(f"kind: a {kind} certificate does not apply to a {what} network")
         return None
     if isinstance(net, Network) and net.has_capacities and kind != "finite-state":
         capped = ", ".join(f"{s.id} ({s.capacity})" for s in net.stations if s.capacity is not None)
-        out.failures.append(
+        failures.append(
             f"kind: a {kind} certificate is about the network without capacities, but stations {capped} have one "
             "(losses change the chain); only finite-state certificates apply"
         )
         return None
-    required, optional = _PAYLOAD[kind]
-    unknown = sorted(set(cert) - set(_ENVELOPE) - set(required) - set(optional))
-    missing = [k for k in (*_ENVELOPE, *required) if k not in cert]
+    required, optional = PAYLOAD_FIELDS[kind]
+    unknown = sorted(set(cert) - set(ENVELOPE_FIELDS) - set(required) - set(optional))
+    missing = [k for k in (*ENVELOPE_FIELDS, *required) if k not in cert]
     if unknown:
-        out.failures.append(f"unknown field(s) {unknown} for a {kind} certificate")
+        failures.append(f"unknown field(s) {unknown} for a {kind} certificate")
     if missing:
-        out.failures.append(f"missing field(s) {missing} for a {kind} certificate")
+        failures.append(f"missing field(s) {missing} for a {kind} certificate")
     shape = isinstance(cert.get("claims"), dict) and isinstance(cert.get("certify_version"), str)
     if not shape:
-        out.failures.append("claims must be a map and certify_version a string")
+        failures.append("claims must be a map and certify_version a string")
     # A digest mismatch is reported, and the check goes on so that the failures name what changed.
     return kind if shape and not unknown and not missing and isinstance(network, dict) else None
 
 
-def verify(net: Network | ForkJoinNetwork, cert: Any) -> Check:
+def verify(net: Network | ForkJoinNetwork, cert: Any) -> Verification:
     """Re-check a certificate against a network, exactly, deriving everything it claims.
 
-    Returns a :class:`~certify.exact.Check` whose ``ok`` is True only when the
-    file is intact, was made for this network, is in canonical form, every
-    condition holds, and its claims, semantics and statement equal the derived
-    ones (``facts`` then include ``kind``, ``semantics`` and ``statement``).
-    Never raises on a malformed certificate: every problem is a failure.
-    """
-    out = Check(ok=False)
-    if not isinstance(cert, dict):
-        out.failures.append(f"a certificate is a JSON object, got {type(cert).__name__}")
-        return out
-    try:
-        kind = _envelope(net, cert, out)
-        if kind is None:
-            return out
-        if kind.startswith("fork-join"):
-            from ..forkjoin.check import check_certificate
+    Valid only when the file is intact, was made for this network, is in
+    canonical form, every condition holds, and its claims, semantics and
+    statement equal the derived ones.  Never raises on a malformed certificate:
+    every problem is a failure.
 
-            done = check_certificate(net, cert, out)
-            if done is None:
-                return out
-            res, claims, chain, template = done, cert["claims"], None, ""
-        else:
-            got = _JSQ_CHECKS[kind](net, cert, out)  # type: ignore[arg-type]  # a fork-join net only reaches "theorem"
-            if got is None:
-                return out
-            res, claims, chain, template = got
-            out.failures.extend(res.failures)
-            if res.ok:
-                for key in sorted(set(claims) | set(cert["claims"])):
-                    _compare(out, cert["claims"], key, claims.get(key))
-        semantics, statement = derived_claim(kind, net, chain, template)
+    Parameters
+    ----------
+    net : Network or ForkJoinNetwork
+        The network.
+    cert : object
+        The certificate (a dict read from its file; anything else is refused).
+
+    Returns
+    -------
+    Verification
+        ``ok``, the ``failures``, and the ``facts``: the kind's facts with
+        ``kind``, ``semantics`` and ``statement`` (:class:`Verified`) when valid.
+
+    Examples
+    --------
+    A closed-set certificate, written from an exact check and re-checked:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.certificates import closed_set_certificate
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.exact import check_closed_set
+    >>> from certify.markov.chain import compile_chain
+    >>> streams = (Stream(F(1, 2), choice=("1",)), Stream(F(1, 10), choice=("2",)))
+    >>> trap = Network("trap", (Station("1", F(1)), Station("2", F(1))), streams, (Feedback("2", ("2",), F(1)),))
+    >>> chain = compile_chain(trap)
+    >>> cert = closed_set_certificate(trap, chain, [1], check_closed_set(chain, [1]))
+    >>> res = verify(trap, cert)
+    >>> res.ok, res.facts.checked.inflow, res.facts.semantics
+    (True, Fraction(1, 10), 'general')
+    >>> verify(trap, {**cert, "stations": ["1"]}).failures[0]
+    'certificate content does not match its digest (the file was edited or corrupted)'
+    """
+    failures: list[str] = []
+    if not isinstance(cert, dict):
+        return Verification([f"a certificate is a JSON object, got {type(cert).__name__}"], Unverified({}))
+    try:
+        kind = _envelope(net, cert, failures)
+        if kind is None:
+            return Verification(failures, Unverified({}))
+        read, check, claims = VERIFIERS[kind]
+        reading = read(net, cert)
+        if isinstance(reading, str):
+            failures.append(reading)
+            return Verification(failures, Unverified({}))
+        res = check(*reading.args, **reading.kwargs)
+        failures.extend(res.failures)
+        if res.ok:
+            failures.extend(compare_claims(cert["claims"], claims(res.facts)))
+        semantics, statement = derived_claim(kind, net, reading.chain, reading.template)
         if cert["semantics"] != semantics:
-            out.failures.append(f"semantics: the file says {cert['semantics']!r} but a {kind} certificate proves {semantics!r}")
+            failures.append(f"semantics: the file says {cert['semantics']!r} but a {kind} certificate proves {semantics!r}")
         if cert["statement"] != statement:
-            out.failures.append("statement: the file's statement differs from what this certificate proves on this network")
-        out.facts = {**res.facts, "kind": kind, "semantics": semantics, "statement": statement}
+            failures.append("statement: the file's statement differs from what this certificate proves on this network")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError, ArithmeticError, RecursionError) as exc:
-        out.failures.append(f"malformed certificate: {exc}")
-        return out
-    out.ok = not out.failures and res.ok
-    return out
+        failures.append(f"malformed certificate: {exc}")
+        return Verification(failures, Unverified({}))
+    if failures or not res.ok:
+        computed = res.facts.as_dict() if res.ok else res.partial
+        return Verification(failures, Unverified({**computed, "kind": kind, "semantics": semantics, "statement": statement}))
+    return Verification([], Verified(res.facts, kind, semantics, statement))

@@ -1,30 +1,50 @@
-"""The exact level: the checkers (:mod:`.checks`) and the known theorems (:mod:`.theory`).
+"""The exact level: the checkers, the facts they derive, and the known theorems.
+
+* :mod:`.facts` — :class:`Check` (what every check returns) and the facts of each kind;
+* :mod:`.stability` — Foster–Lyapunov, finite state space, fluid;
+* :mod:`.instability` — static split dual, growth function, closed set;
+* :mod:`.verdict` and :mod:`.theory` — what a theorem says, and the known JSQ theorems;
+* :mod:`.theorem_check` — a theorem certificate: the named theorem re-run.
 
 Nothing here, nor anything below it, imports numpy, scipy, a solver or
 :mod:`certify.search`; ``tests/test_layers.py`` enforces the layering.
 """
 
-from .checks import (
+from .facts import (
     Check,
-    check_closed_set,
-    check_finite,
-    check_fluid,
-    check_foster,
-    check_growth,
-    check_static_split,
-    closed_set,
-    routed_sets,
-    table_problem,
+    CheckFailed,
+    ClosedSetFacts,
+    Facts,
+    FiniteStateFacts,
+    FluidFacts,
+    FosterFacts,
+    GrowthFacts,
+    StaticSplitFacts,
+    TheoremFacts,
 )
+from .instability import check_closed_set, check_growth, check_static_split, closed_set, routed_sets, table_problem
+from .stability import check_finite, check_fluid, check_foster
+from .theorem_check import check_theorem, decisive_theorem
 
 __all__ = [
     "Check",
+    "CheckFailed",
+    "Facts",
+    "FosterFacts",
+    "GrowthFacts",
+    "StaticSplitFacts",
+    "FluidFacts",
+    "ClosedSetFacts",
+    "FiniteStateFacts",
+    "TheoremFacts",
     "check_finite",
     "check_foster",
     "check_static_split",
     "check_growth",
     "check_fluid",
     "check_closed_set",
+    "check_theorem",
+    "decisive_theorem",
     "closed_set",
     "table_problem",
     "routed_sets",

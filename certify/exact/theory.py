@@ -6,7 +6,7 @@ routing it covers) do not hold; otherwise the inequality's outcome --
 ``stable``, ``unstable``, or ``critical`` -- with the numbers that decide it,
 the source, the hypotheses it checked, and whether that outcome is *proved*
 on this network (``proved``; ``missing`` says what is not).  ``hyp``
-(:class:`Hypotheses`) carries what the means alone do not tell: whether the
+(:class:`~certify.exact.verdict.Hypotheses`) carries what the means alone do not tell: whether the
 interarrival laws meet Dai's conditions (:func:`certify.core.hypotheses.dai_violations`);
 build it with ``Hypotheses.of(net)``.  A bare chain stands for its exponential
 network, for which every condition holds.  Everything is exact (Fractions);
@@ -51,124 +51,31 @@ The criteria:
   criterion is a **cross-check** only (``proved=False`` always): it is
   reported next to the certificates and never gives a verdict.
 
-* Fork-join with redundancy (seed 003; the corpus water-filling formula):
-  with static rates d_i the system is stable iff lam < theta, the root of
-  sum_i min(d_i, theta) = k theta; theta = mu*/k exactly for the maximal
-  designs (max d_i <= mu*/k).  :func:`fork_join`: Poisson jobs and exponential
-  servers (the only laws of the ``fork-join-redundancy/1`` format), so its
-  semantics is ``markovian``; the unstable side (lam > theta) is the capacity
-  bound, which holds for any arrival process with this rate.
+The fork-join theorem (seed 003, lam < theta) is :func:`certify.forkjoin.capacity.fork_join`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
 from typing import TYPE_CHECKING
 
 from ..core.numbers import approx_str, solve
 from ..markov.chain import Chain
+from .verdict import MARKOVIAN, Hypotheses, TheoremVerdict, fluid_theorem_verdict, sign, verdict_of
 
 if TYPE_CHECKING:
-    from ..core.model import ForkJoinNetwork, Network
+    from ..core.model import Network
 
 __all__ = [
-    "TheoremVerdict",
-    "Hypotheses",
-    "MARKOVIAN",
     "CRITERIA",
     "theorem_verdicts",
     "jackson",
     "no_feedback",
     "homogeneous_feedback",
     "two_station",
-    "fork_join",
 ]
-
-
-@dataclass(frozen=True)
-class TheoremVerdict:
-    """A theorem's outcome on a network, with the hypotheses it checked.
-
-    ``verdict`` is what the theorem's inequality says: ``stable``, ``unstable``,
-    or ``critical`` (equality: the theorem says nothing).  It is a proof on this
-    network only when ``proved`` is True; otherwise ``missing`` lists the
-    hypotheses that fail or are not established (e.g. Dai's interarrival
-    conditions, or a criterion that is a cross-check, not a proved theorem).
-    """
-
-    theorem: str
-    verdict: str  # "stable" | "unstable" | "critical"
-    source: str
-    numbers: str
-    semantics: str = "general"
-    hypotheses: tuple[str, ...] = field(default=())
-    proved: bool = True
-    missing: tuple[str, ...] = field(default=())
-
-    @property
-    def decides(self) -> bool:
-        """True when this is a proved ``stable`` or ``unstable`` verdict (``critical`` decides nothing)."""
-        return self.proved and self.verdict in ("stable", "unstable")
-
-    def to_json(self) -> dict:
-        return {
-            "theorem": self.theorem,
-            "verdict": self.verdict,
-            "source": self.source,
-            "numbers": self.numbers,
-            "semantics": self.semantics,
-            "hypotheses": list(self.hypotheses),
-            "proved": self.proved,
-            "missing": list(self.missing),
-        }
-
-
-@dataclass(frozen=True)
-class Hypotheses:
-    """What the criteria need beyond the means: the streams that break Dai's interarrival conditions."""
-
-    interarrival: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, net: Network) -> Hypotheses:
-        """The hypotheses as they hold on ``net`` (checked exactly: :func:`certify.core.hypotheses.dai_violations`)."""
-        from ..core.hypotheses import dai_violations
-
-        return cls(tuple(dai_violations(net)))
-
-
-# A bare chain stands for its exponential network: Poisson streams meet Dai's conditions.
-MARKOVIAN = Hypotheses()
-
-DAI_HYPOTHESIS = "interarrival laws unbounded and spread out (Dai 1995; Bramson 2011 (1.11)-(1.12))"
-
-
-def _fluid_theorem(
-    theorem: str, worst: int, source: str, numbers: str, structural: tuple[str, ...], hyp: Hypotheses
-) -> TheoremVerdict:
-    """A verdict of a theorem whose stable side is fluid stability + Dai's theorem and whose unstable side is flow balance."""
-    verdict = _verdict(worst)
-    if verdict == "stable":
-        if hyp.interarrival:
-            checked = (*structural, f"{DAI_HYPOTHESIS}: FAILS ({'; '.join(hyp.interarrival)})")
-            missing = (f"Dai's conditions on the interarrival times fail: {'; '.join(hyp.interarrival)}",)
-            return TheoremVerdict(theorem, verdict, source, numbers, hypotheses=checked, proved=False, missing=missing)
-        return TheoremVerdict(theorem, verdict, source, numbers, hypotheses=(*structural, f"{DAI_HYPOTHESIS}: hold"))
-    if verdict == "unstable":
-        return TheoremVerdict(
-            theorem, verdict, source, numbers, hypotheses=(*structural, "unstable side: flow balance, any distributions")
-        )
-    return TheoremVerdict(
-        theorem, verdict, source, numbers, hypotheses=structural, proved=False,
-        missing=("the inequality holds with equality (critical): the theorem gives no verdict",),
-    )
-
-
-def _sign(lhs: Fraction, rhs: Fraction) -> int:
-    return (lhs > rhs) - (lhs < rhs)
 
 
 def _name(chain: Chain, S: Iterable[int]) -> str:
@@ -179,10 +86,6 @@ def _lam(chain: Chain) -> dict[tuple[int, ...], Fraction]:
     return dict(chain.arrivals)
 
 
-def _verdict(worst: int) -> str:
-    return {-1: "stable", 0: "critical", 1: "unstable"}[worst]
-
-
 def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
     """Generalized Jackson network: every stream and feedback goes to a single station.
 
@@ -191,6 +94,28 @@ def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
     a the solution of the traffic equations (Dai 1995, which needs Dai's
     interarrival conditions); a_j > mu_j somewhere is flow balance (no
     distributional hypothesis).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's mean data (capacities are the caller's concern).
+    hyp : Hypotheses
+        Dai's interarrival conditions as they hold (default: an exponential network).
+
+    Returns
+    -------
+    TheoremVerdict or None
+        None when the structural hypotheses do not hold (or the traffic equations are singular).
+
+    Examples
+    --------
+    Two stations in tandem, lam = 1, mu = (2, 1): station 2 is critical.
+
+    >>> from fractions import Fraction as F
+    >>> tandem = Chain(("1", "2"), (F(2), F(1)), (((0,), F(1)),), ((0, (1,), F(1)),), (F(0), F(1)))
+    >>> tv = jackson(tandem)
+    >>> tv.verdict, tv.decides
+    ('critical', False)
     """
     if any(len(C) > 1 for C, _ in chain.arrivals) or any(len(C) > 1 for _, C, _ in chain.feedback):
         return None
@@ -205,10 +130,10 @@ def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
     a = solve(A, lam)
     if a is None:
         return None
-    signs = [_sign(a[j], chain.mu[j]) for j in range(J)]
+    signs = [sign(a[j], chain.mu[j]) for j in range(J)]
     worst = max(signs)
     j = signs.index(worst)
-    return _fluid_theorem(
+    return fluid_theorem_verdict(
         "generalized Jackson network (traffic equations)",
         worst,
         "J. G. Dai, 'On positive Harris recurrence of multiclass queueing networks', Ann. Appl. Probab. 5 (1995)",
@@ -230,6 +155,26 @@ def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
     is Bramson 2011 Thm 1.2 / Cor. 1.1, which needs the interarrival conditions
     (1.11) unbounded and (1.12) spread out (they also give his condition (1.7));
     the unstable side (Lambda_A > mu(A) for some A) is flow balance.
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's mean data (capacities are the caller's concern).
+    hyp : Hypotheses
+        Dai's interarrival conditions as they hold (default: an exponential network).
+
+    Returns
+    -------
+    TheoremVerdict or None
+        None when the structural hypotheses do not hold (the network has feedback).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(2)), (((0, 1), F(5, 2)),), (), (F(1), F(1)))
+    >>> tv = no_feedback(ch)
+    >>> tv.theorem, tv.verdict
+    ('M/M-JSQ, heterogeneous servers: lam < sum mu', 'stable')
     """
     if chain.feedback:
         return None
@@ -239,7 +184,7 @@ def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
         S = set(A)
         load = sum((r for C, r in lam.items() if set(C) <= S), Fraction(0))
         cap = sum((chain.mu[j] for j in A), Fraction(0))
-        s = _sign(load, cap)
+        s = sign(load, cap)
         if (s, load / cap) > (worst, ratio):
             worst, arg, ratio = s, A, load / cap
     assert arg is not None  # every subset beats worst = -2, so the loop set it
@@ -251,7 +196,7 @@ def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
         "routing', Queueing Systems 29 (1998); M. Bramson, 'Stability of join the shortest queue networks', "
         "Ann. Appl. Probab. 21 (2011)"
     )
-    return _fluid_theorem(
+    return fluid_theorem_verdict(
         name, worst, src, f"max_A Lambda_A/mu(A) = {approx_str(ratio)} at A = {_name(chain, arg)}",
         ("no feedback", "no capacities"), hyp,
     )
@@ -264,6 +209,29 @@ def homogeneous_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVe
     i.i.d. primitives.  The stable side is proved by fluid limits and Dai 1995
     (Dai's interarrival conditions); the reversed inequality gives divergence
     of the total queue length (no distributional hypothesis).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's mean data (capacities are the caller's concern).
+    hyp : Hypotheses
+        Dai's interarrival conditions as they hold (default: an exponential network).
+
+    Returns
+    -------
+    TheoremVerdict or None
+        None when the structural hypotheses do not hold (no feedback, feedback that differs between stations, or p* >= 1).
+
+    Examples
+    --------
+    Two stations sharing one stream, each sending a customer back to the pair
+    with probability 1/2: lam*/(1-p*) = 2 per unit of total capacity 3.
+
+    >>> from fractions import Fraction as F
+    >>> back = ((0, (0, 1), F(1, 2)), (1, (0, 1), F(1, 2)))
+    >>> ch = Chain(("1", "2"), (F(1), F(2)), (((0, 1), F(1)),), back, (F(1, 2), F(1, 2)))
+    >>> homogeneous_feedback(ch).verdict
+    'stable'
     """
     if not chain.feedback:
         return None
@@ -285,11 +253,11 @@ def homogeneous_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVe
             (p for C, p in pC.items() if set(C) <= S), Fraction(0)
         )
         cap = sum((chain.mu[j] for j in A), Fraction(0))
-        s = _sign(lhs, cap)
+        s = sign(lhs, cap)
         if (s, lhs / cap) > (worst, ratio):
             worst, arg, ratio = s, A, lhs / cap
     assert arg is not None  # every subset beats worst = -2, so the loop set it
-    return _fluid_theorem(
+    return fluid_theorem_verdict(
         "homogeneous feedback (Lambda_C + lam*/(1-p*) P_C < mu_C)",
         worst,
         "J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of join-the-shortest-queue networks', Queueing Systems 57 "
@@ -310,6 +278,26 @@ def two_station(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
     always ``proved=False``: it is compared with the certificates, and gives no
     verdict of its own.  Hypotheses as for DHK: two stations, p_1*, p_2* < 1, no
     capacities (and Dai's interarrival conditions for the stable side).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's mean data (capacities are the caller's concern).
+    hyp : Hypotheses
+        Dai's interarrival conditions as they hold (default: an exponential network).
+
+    Returns
+    -------
+    TheoremVerdict or None
+        None when the structural hypotheses do not hold (not two stations, no feedback, or p_i* >= 1).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), ((0, (1,), F(1, 2)),), (F(1, 2), F(1)))
+    >>> tv = two_station(ch)
+    >>> tv.verdict, tv.proved
+    ('stable', False)
     """
     if chain.J != 2 or not chain.feedback:
         return None
@@ -330,7 +318,7 @@ def two_station(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
     C0 = (l1 + l2 + l12) - (m1 * (1 - p1s) + m2 * (1 - p2s))
     C1 = (l1 - m1 * (1 - pp(0, (0,)))) * c2 + pp(1, (0,)) * (l2 + l12 + m1 * (pp(0, (1,)) + pp(0, (0, 1))))
     C2 = (l2 - m2 * (1 - pp(1, (1,)))) * c1 + pp(0, (1,)) * (l1 + l12 + m2 * (pp(1, (0,)) + pp(1, (0, 1))))
-    signs = [_sign(c, Fraction(0)) for c in (C0, C1, C2)]
+    signs = [sign(c, Fraction(0)) for c in (C0, C1, C2)]
     worst = max(signs)
     missing = ["a cross-check: conditions C0/C1/C2 as written in the corpus README (derived by a fluid argument, "
                "checked by simulation), not a proved theorem here"]
@@ -338,7 +326,7 @@ def two_station(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
         missing.append(f"Dai's conditions on the interarrival times fail: {'; '.join(hyp.interarrival)}")
     return TheoremVerdict(
         "two stations, heterogeneous feedback (C0, C1, C2; cross-check)",
-        _verdict(worst),
+        verdict_of(worst),
         "conditions C0/C1/C2 of ../shared/corpus/README.md (derived there by a fluid argument and checked on 320 "
         "simulated networks), after the two-station result of J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of "
         "join-the-shortest-queue networks', Queueing Systems 57 (2007)",
@@ -357,10 +345,24 @@ def theorem_verdicts(chain: Chain, net: Network | None = None) -> list[TheoremVe
     """Every criterion whose structural hypotheses hold for ``chain`` (mean data; capacities are the caller's concern).
 
     ``net`` (the network ``chain`` was compiled from) supplies the
-    distributional hypotheses (:class:`Hypotheses`); without it the chain
+    distributional hypotheses (:class:`~certify.exact.verdict.Hypotheses`); without it the chain
     stands for its exponential network.  Only verdicts with ``proved`` (see
-    :attr:`TheoremVerdict.decides`) are proofs on the network.
+    :attr:`~certify.exact.verdict.TheoremVerdict.decides`) are proofs on the network.
 
+    Parameters
+    ----------
+    chain : Chain
+        The network's mean data.
+    net : Network, optional
+        The network ``chain`` was compiled from (its interarrival laws).
+
+    Returns
+    -------
+    list of TheoremVerdict
+        One per applicable criterion of :data:`CRITERIA`, most specific first.
+
+    Examples
+    --------
     >>> from fractions import Fraction as F
     >>> ch = Chain(("1", "2"), (F(1), F(2)), (((0, 1), F(5, 2)),), (), (F(1), F(1)))
     >>> [(t.theorem, t.verdict, t.proved) for t in theorem_verdicts(ch)]
@@ -374,35 +376,3 @@ def theorem_verdicts(chain: Chain, net: Network | None = None) -> list[TheoremVe
             out.append(tv)
     return out
 
-
-def fork_join(net: ForkJoinNetwork) -> TheoremVerdict:
-    """Seed 003 for an (n,k) fork-join network with redundancy: stable iff lam < theta (exponential servers).
-
-    Hypotheses: Poisson jobs and exponential servers (the ``fork-join-redundancy/1``
-    format has no other laws), static rates d_i; semantics ``markovian``.  The
-    unstable side (lam > theta) is the capacity bound (any arrival process with
-    this rate); lam = theta is ``critical`` (no verdict).
-
-    >>> from fractions import Fraction as F
-    >>> from certify.core.model import ForkJoinNetwork
-    >>> fj = ForkJoinNetwork("n3k2", 3, 2, F(36, 100), (("1", F(6, 10)), ("2", F(2, 10)), ("3", F(2, 10))))
-    >>> fork_join(fj).verdict, fork_join(fj).numbers.split(";")[0]
-    ('stable', 'theta = 0.4 (water-filling)')
-    """
-    from ..forkjoin.check import maximal_design, throughput_capacity, traffic_intensity
-
-    theta = throughput_capacity(net)
-    lam = Fraction(net.rate)
-    verdict = _verdict(_sign(lam, theta))
-    return TheoremVerdict(
-        "fork-join with redundancy: lam < theta",
-        verdict,
-        "'Stability of Fork-Join Systems with Redundancy and Heterogeneous Servers' (seed 003); theta from "
-        "sum_i min(d_i, theta) = k theta",
-        f"theta = {float(theta):.6g} (water-filling); lam/theta = {approx_str(lam / theta)}; rho = k lam/mu* = "
-        f"{float(traffic_intensity(net)):.6g}; maximal design: {maximal_design(net)}",
-        semantics="markovian",
-        hypotheses=("exponential servers", "Poisson jobs", "static rates d_i"),
-        proved=verdict != "critical",
-        missing=() if verdict != "critical" else ("lam = theta (critical): the theorem gives no verdict",),
-    )

@@ -1,8 +1,8 @@
 """The fork-join prover: capacity bound, the (k,k) quadratic, then the search for a Foster lag table.
 
-The exact checks and certificate writers live in :mod:`certify.forkjoin.check`;
-the numeric search (numpy and a solver) in :mod:`certify.forkjoin.search`, imported
-only when a table is searched.
+The exact checks live in :mod:`certify.forkjoin.checks`, the certificate
+writers in :mod:`certify.certificates.forkjoin`; the numeric search (numpy and a
+solver) in :mod:`certify.forkjoin.search`, imported only when a table is searched.
 """
 
 from __future__ import annotations
@@ -11,39 +11,52 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
+from ..certificates.forkjoin import capacity_certificate, forkjoin_foster_certificate, independent_certificate
 from ..core.model import ForkJoinNetwork
-from ..exact.checks import Check
-from .check import (
-    State,
-    capacity_certificate,
-    capped_servers,
-    check_capacity,
-    check_independent,
-    count_patterns,
-    equal_rate_classes,
-    forkjoin_foster_certificate,
-    independent_certificate,
-    maximal_design,
-    mu_star,
-    throughput_capacity,
-    traffic_intensity,
-)
+from ..exact.facts import Check
+from .capacity import capped_servers, maximal_design, mu_star, throughput_capacity, traffic_intensity
+from .checks import LagTableFacts, check_capacity, check_independent
+from .lags import State, count_patterns, equal_rate_classes
 
 __all__ = ["ForkJoinOutcome", "find_foster_table", "prove_forkjoin", "FOSTER_K"]
 
 
 @dataclass
 class ForkJoinOutcome:
-    """What :func:`prove_forkjoin` found; ``attempts`` are (stage, size, seconds, outcome)."""
+    """What :func:`prove_forkjoin` found.
+
+    Attributes
+    ----------
+    verdict : str
+        ``stable``, ``unstable`` or ``undecided``.
+    semantics : str
+        ``markovian`` (Poisson jobs, exponential servers).
+    method : str
+        The certificate's kind, in words.
+    reasons : list of str
+        Why, in words: the capacity, rho, and what proved the verdict.
+    certificate : dict or None
+        The sealed certificate of the verdict.
+    attempts : list of tuple
+        (stage, size, seconds, outcome), one per stage tried.
+    facts : dict
+        The model quantities: ``theta``, ``rho``, ``maximal_design``, ``mu_star``, ``capped``.
+
+    Examples
+    --------
+    >>> ForkJoinOutcome().verdict
+    'undecided'
+    """
 
     verdict: str = "undecided"
     semantics: str = "markovian"
     method: str = "none"
     reasons: list[str] = field(default_factory=list)
-    certificate: dict | None = None
+    certificate: dict[str, Any] | None = None
     attempts: list[tuple[str, str, float, str]] = field(default_factory=list)
-    facts: dict = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 # Clip levels tried for the Lyapunov table, and the largest problems (orbits) attempted.
@@ -54,8 +67,38 @@ MAX_REGIONS = 100_000
 
 def find_foster_table(
     net: ForkJoinNetwork, *, solver: str | None = None, deadline: float | None = None, Ks: Sequence[int] = FOSTER_K
-) -> tuple[tuple[int, dict[State, Fraction], Check] | None, list[tuple[str, str, float, str]], list[str]]:
-    """Search V = N + h(min(L, K)) for K in ``Ks``: ((K, table, passing check) or None, attempts, notes)."""
+) -> tuple[tuple[int, dict[State, Fraction], Check[LagTableFacts]] | None, list[tuple[str, str, float, str]], list[str]]:
+    """Search V = N + h(min(L, K)) for K in ``Ks``, smallest first, until a table passes the exact check.
+
+    Parameters
+    ----------
+    net : ForkJoinNetwork
+        The network.
+    solver : str, optional
+        The cvxpy solver for the LP searches.
+    deadline : float, optional
+        A :func:`time.perf_counter` time after which no new K is started.
+    Ks : sequence of int
+        The clip levels to try (problems beyond ``MAX_CELLS`` cells or
+        ``MAX_REGIONS`` regions are not attempted).
+
+    Returns
+    -------
+    found : tuple or None
+        (K, table, its passing check), or None.
+    attempts : list of tuple
+        (stage, size, seconds, outcome) per search run.
+    notes : list of str
+        Why the search stopped, when it found nothing.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
+    >>> (K, table, chk), attempts, notes = find_foster_table(net, Ks=(1,))
+    >>> K, chk.facts.regions, notes
+    (1, 3, [])
+    """
     from .search import search_table
 
     classes = equal_rate_classes(net)
@@ -77,7 +120,7 @@ def find_foster_table(
         for srch in searches:
             outcome = srch.outcome
             if srch is searches[-1] and chk is not None:
-                outcome += (f"; exact check passed on {size} regions (delta = {float(chk.facts['delta']):.3g})" if chk.ok
+                outcome += (f"; exact check passed on {size} regions (delta = {float(chk.facts.delta):.3g})" if chk.ok
                             else f"; exact check failed: {chk.failures[0]}")
             attempts.append((f"{label} [{srch.method}]", srch.size, time.perf_counter() - t0 if srch is searches[-1]
                              else srch.solve_s, outcome))
@@ -99,6 +142,30 @@ def prove_forkjoin(
     certificate applies on the boundary); lam < theta: V = sum Q_i^2 when k = n,
     else the Foster table V = N + h(min(L, K)) -- positive recurrence of the CTMC,
     for Poisson jobs and exponential servers only (the hypotheses of seed 003).
+
+    Parameters
+    ----------
+    net : ForkJoinNetwork
+        The network.
+    solver : str, optional
+        The cvxpy solver for the table searches.
+    deadline : float, optional
+        A :func:`time.perf_counter` time after which no new table search is started.
+    Ks : sequence of int
+        The clip levels tried for the table.
+
+    Returns
+    -------
+    ForkJoinOutcome
+        The verdict, its certificate, the reasons and the attempts.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> over = ForkJoinNetwork("n3k2", 3, 2, F(1, 2), (("1", F(3, 5)), ("2", F(1, 5)), ("3", F(1, 5))))
+    >>> out = prove_forkjoin(over)
+    >>> out.verdict, out.certificate["kind"]
+    ('unstable', 'fork-join-capacity')
     """
     res = ForkJoinOutcome()
     lam = Fraction(net.rate)
@@ -127,7 +194,7 @@ def prove_forkjoin(
             res.certificate = capacity_certificate(net, capped, chk)
             res.reasons.append(
                 f"every departing job needs k = {net.k} tasks done at distinct servers, so the job throughput is at most "
-                f"d(R^c)/(k-|R|) = {_num(chk.facts['bound'])} < lam (R = {{{','.join(capped)}}}, checked exactly): "
+                f"d(R^c)/(k-|R|) = {_num(chk.facts.bound)} < lam (R = {{{','.join(capped)}}}, checked exactly): "
                 "the number of jobs grows linearly (transient), for any arrival process with this rate"
             )
         return res
@@ -138,27 +205,27 @@ def prove_forkjoin(
         )
         return res
     if net.k == net.n:
-        chk = check_independent(net)
+        kk = check_independent(net)
         res.attempts.append(("(k,k): V = sum Q_i^2", f"{net.n} M/M/1 queues", time.perf_counter() - t0,
-                             "exact check passed" if chk.ok else f"exact check failed: {chk.failures[0]}"))
-        if chk.ok:
+                             "exact check passed" if kk.ok else f"exact check failed: {kk.failures[0]}"))
+        if kk.ok:
             res.verdict, res.method = "stable", "fork-join (k,k) quadratic Foster-Lyapunov certificate"
-            res.certificate = independent_certificate(net, chk)
+            res.certificate = independent_certificate(net, kk)
             res.reasons.append(
                 f"k = n: each server is an M/M/1 queue fed by every job; V = sum_i Q_i^2 has AV <= -1 whenever "
-                f"|q|_1 >= {_num(chk.facts['bound'])} (checked exactly): positive recurrent"
+                f"|q|_1 >= {_num(kk.facts.bound)} (checked exactly): positive recurrent"
             )
             return res
     found, attempts, notes = find_foster_table(net, solver=solver, deadline=deadline, Ks=Ks)
     res.attempts.extend(attempts)
     res.reasons.extend(notes)
     if found is not None:
-        K, table, chk = found
+        K, table, passed = found
         res.verdict, res.method = "stable", "fork-join Foster-Lyapunov certificate (V = N + lag table)"
-        res.certificate = forkjoin_foster_certificate(net, K, table, chk)
+        res.certificate = forkjoin_foster_certificate(net, K, table, passed)
         res.reasons.append(
-            f"V = N + h(min(N - Q, {K})): AV <= -{float(chk.facts['delta']):.3g} at every state with more than "
-            f"{K} jobs, on all {chk.facts['regions']} regions of lag levels (checked exactly): positive recurrent "
+            f"V = N + h(min(N - Q, {K})): AV <= -{float(passed.facts.delta):.3g} at every state with more than "
+            f"{K} jobs, on all {passed.facts.regions} regions of lag levels (checked exactly): positive recurrent "
             "for Poisson arrivals and exponential servers"
         )
     return res

@@ -18,7 +18,7 @@ Two searches, cheapest first:
   is small.
 
 What comes out is only a candidate, rounded to rationals;
-:func:`certify.forkjoin.check.check_forkjoin_foster` decides.
+:func:`certify.forkjoin.checks.check_forkjoin_foster` decides.
 """
 
 from __future__ import annotations
@@ -34,9 +34,11 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..core.model import ForkJoinNetwork
-from ..exact.checks import Check
+from ..exact.facts import Check
 from ..search.solvers import default_solver, solve
-from .check import canonical, check_forkjoin_foster, count_patterns, lag_cells, lag_regions, region_drift, server_rates
+from .capacity import server_rates
+from .checks import LagTableFacts, check_forkjoin_foster
+from .lags import canonical, count_patterns, lag_cells, lag_regions, region_drift
 
 __all__ = ["TableSearch", "search_table", "poisson_table", "lp_table", "GRIDS", "LP_MAX_ROWS"]
 
@@ -51,7 +53,30 @@ Cell = tuple[int, ...]
 
 @dataclass
 class TableSearch:
-    """A table search: its size, outcome, margin (gbar or LP delta) and rational candidates (coarsest first)."""
+    """A table search: its size, outcome, margin (gbar or LP delta) and rational candidates (coarsest first).
+
+    Attributes
+    ----------
+    method : str
+        ``Poisson equation`` or ``LP``.
+    size : str
+        The problem's size, in words.
+    outcome : str
+        What the search found, in words.
+    margin : float or None
+        gbar (Poisson) or delta (LP); None when the solve failed.
+    candidates : list of dict
+        Rational tables, one per rounding grid of :data:`GRIDS`, coarsest first.
+    solve_s : float
+        Seconds spent.
+    notes : list of str
+        What the solver said (warnings), one line each.
+
+    Examples
+    --------
+    >>> TableSearch("LP", "3 rows x 2 vars", "LP infeasible").candidates
+    []
+    """
 
     method: str
     size: str
@@ -88,7 +113,30 @@ def _round(cells: list[Cell], values: np.ndarray) -> list[dict[Cell, Fraction]]:
 
 
 def poisson_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]]) -> TableSearch:
-    """Solve g + A h = gbar on the truncated lag chain (the cells with their own dynamics), h[0] = 0."""
+    """Solve g + A h = gbar on the truncated lag chain (the cells with their own dynamics), h[0] = 0.
+
+    Parameters
+    ----------
+    net : ForkJoinNetwork
+        The network.
+    K : int
+        The clip level.
+    classes : sequence of sequence of int
+        Symmetry classes of servers (the table has one value per orbit).
+
+    Returns
+    -------
+    TableSearch
+        The mean drift gbar of N as margin, and rounded candidates when gbar < 0.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
+    >>> found = poisson_table(net, 1, [(0, 1, 2)])
+    >>> found.outcome, len(found.candidates)
+    ('mean drift of N -0.1', 2)
+    """
     t0 = time.perf_counter()
     cells = lag_cells(net.n, net.k, K, classes)
     pos = {c: j for j, c in enumerate(cells)}
@@ -120,7 +168,31 @@ def poisson_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]]
 
 
 def lp_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], solver: str | None = None) -> TableSearch:
-    """Maximise delta over tables h (``|h|`` <= H, h[0] = 0) subject to every orbit region's drift row."""
+    """Maximise delta over tables h (``|h|`` <= H, h[0] = 0) subject to every orbit region's drift row.
+
+    Parameters
+    ----------
+    net : ForkJoinNetwork
+        The network.
+    K : int
+        The clip level.
+    classes : sequence of sequence of int
+        Symmetry classes of servers.
+    solver : str, optional
+        The cvxpy solver (default :func:`certify.search.solvers.default_solver`).
+
+    Returns
+    -------
+    TableSearch
+        The LP's delta as margin, and rounded candidates when it is positive.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
+    >>> round(lp_table(net, 1, [(0, 1, 2)]).margin, 3)
+    0.1
+    """
     t0 = time.perf_counter()
     cells = lag_cells(net.n, net.k, K, classes)
     pos = {c: j for j, c in enumerate(cells)}
@@ -147,15 +219,43 @@ def lp_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], sol
 
 def search_table(
     net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], solver: str | None = None
-) -> tuple[list[TableSearch], dict[Cell, Fraction] | None, Check | None]:
+) -> tuple[list[TableSearch], dict[Cell, Fraction] | None, Check[LagTableFacts] | None]:
     """Poisson candidate first, then the LP's; returns (searches, table, its passing exact check) or no table.
 
     The LP is skipped when gbar >= 0: on the regions with every lag <= K its rows
     are the truncated chain's, and averaging them over its stationary law gives
     delta <= -gbar.  It is also skipped above ``LP_MAX_ROWS`` regions.
+
+    Parameters
+    ----------
+    net : ForkJoinNetwork
+        The network.
+    K : int
+        The clip level.
+    classes : sequence of sequence of int
+        Symmetry classes of servers.
+    solver : str, optional
+        The cvxpy solver for the LP.
+
+    Returns
+    -------
+    searches : list of TableSearch
+        The searches run, in order.
+    table : dict or None
+        The first candidate that passed the exact check.
+    check : Check of LagTableFacts or None
+        Its passing check, or the last failing one (None when no candidate was checked).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
+    >>> searches, table, chk = search_table(net, 1, [(0, 1, 2)])
+    >>> [s.method for s in searches], chk.ok, table[(1, 0, 0)]
+    (['Poisson equation'], True, Fraction(-13107, 32768))
     """
     searches = [poisson_table(net, K, classes)]
-    last: Check | None = None
+    last: Check[LagTableFacts] | None = None
     for cand in searches[0].candidates:
         last = check_forkjoin_foster(net, K, cand, classes)
         if last.ok:

@@ -1,0 +1,270 @@
+"""The exact checks of stability certificates: Foster–Lyapunov, finite state space, fluid.
+
+Every condition is recomputed here in rational arithmetic from the exact
+network data; a passing check is the only road to a ``stable`` verdict.  This
+module (and everything it imports) uses neither numpy nor a solver;
+``tests/test_layers.py`` and the no-numpy subprocess tests enforce it.
+
+Theorems used (stability)
+-------------------------
+Foster (CTMC form).  Let the chain be non-explosive (bounded rates), let the
+empty state be reachable from every state, and let V >= 0 with AV(x) <= -eps
+outside a finite set.  Then the chain is positive recurrent.
+
+Finite state space.  A chain on a finite set whose empty state is reachable
+from every state has one closed class (the states reachable from empty), and a
+finite irreducible CTMC is positive recurrent.
+
+Fluid stability (Dai 1995; for JSQ networks Foss–Chernova 1998 and
+Dai–Hasenbein–Kim 2007).  If every fluid path of the network reaches 0 in a time
+proportional to its starting size and stays there, the network is positive
+Harris recurrent for every i.i.d. service and interarrival law with the given
+means whose interarrival times are unbounded and spread out, under every
+tie-breaking rule.  A function V with V(z) >= eta ``|z|^2`` (eta > 0) and
+dV/dt <= -delta ``|z|_1`` along every fluid path away from 0 shows that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from math import prod
+from typing import TYPE_CHECKING, Any
+
+from ..markov.chain import Chain, drain_order
+from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.regions import enumerate_regions
+from ..templates import TEMPLATES
+from ..templates.options import MAX_REFINEMENT, refinement_factor
+from .facts import Check, FiniteStateFacts, FluidFacts, FosterFacts
+
+if TYPE_CHECKING:
+    from ..markov.fluid import FluidFace
+
+__all__ = ["check_foster", "check_finite", "check_fluid"]
+
+
+def check_foster(
+    chain: Chain,
+    template: str,
+    theta: Sequence[Fraction] | Mapping[str, Fraction],
+    drifts: Sequence[RegionDrift] | None = None,
+    max_failures: int = 5,
+    options: dict[str, Any] | None = None,
+) -> Check[FosterFacts]:
+    """Check a Foster–Lyapunov certificate exactly.
+
+    Verifies that the empty state is reachable from every state, that V is
+    bounded below (the template's side condition), and that on every region,
+    along every generator g of its recession cone, the drift slope is <= -delta
+    ``|g|_1`` with delta > 0.  Then AV(x) <= M_R - delta ``|x|_1`` on region R, and
+    the facts report delta and N with AV(x) <= -delta whenever ``|x|_1`` >= N.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markov chain (exponential, or a phase-type expansion).
+    template : str
+        The Lyapunov template's name (a key of :data:`certify.templates.TEMPLATES`).
+    theta : sequence of Fraction or mapping of str to Fraction
+        The coefficient vector in the template's ``variables()`` order, or a
+        mapping from those names to values (as stored in a certificate file).
+    drifts : sequence of RegionDrift, optional
+        The compiled drifts of the regions refined by the template's clip levels
+        (compiled here when not given).
+    max_failures : int
+        How many violated drift conditions to list.
+    options : dict, optional
+        The template's options (resolved to canonical form here).
+
+    Returns
+    -------
+    Check of FosterFacts
+        Passed with delta, the exceptional-set bound, the template, its
+        canonical options and the coefficient names; or the failures.
+
+    Examples
+    --------
+    The M/M/1 queue with lam = 1, mu = 2 and V(x) = x^2 (``P[1,1]`` = 1):
+    AV(x) = 2x(lam - mu) + lam + mu = -2x + 3.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> chk = check_foster(mm1, "quadratic", [F(1)])
+    >>> chk.ok, chk.facts.delta, chk.facts.variables
+    (True, Fraction(2, 1), ['P[1,1]'])
+    >>> check_foster(mm1, "quadratic", {"P[1,1]": F(-1)}).failures[0]
+    'copositivity: P[1,1] = -1 < 0 (sum of negative off-diagonal magnitudes; must be >=)'
+    """
+    if template not in TEMPLATES:
+        return Check.failed([f"unknown template {template!r}"])
+    if drain_order(chain) is None:
+        return Check.failed(["the empty state is not shown reachable from every state"])
+    cls = TEMPLATES[template]
+    try:
+        opts = cls.resolve_options(chain, dict(options or {}))
+    except ValueError as exc:
+        return Check.failed([str(exc)])
+    levels = cls.clip_levels(chain, opts)
+    if refinement_factor(levels) > MAX_REFINEMENT:
+        return Check.failed([f"clip levels {levels} cut each region into more than {MAX_REFINEMENT} pieces; not attempted"])
+    if drifts is None:
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+    tmpl = cls(chain, drifts, **opts)
+    names = tmpl.variables()
+    if isinstance(theta, Mapping):
+        if set(theta) != set(names):
+            missing = sorted(set(names) - set(theta))[:3]
+            extra = sorted(set(theta) - set(names))[:3]
+            return Check.failed([f"template {template} coefficients differ: missing {missing}, unexpected {extra}"])
+        theta = [theta[n] for n in names]
+    if len(theta) != len(names):
+        return Check.failed([f"template {template} needs {len(names)} coefficients, got {len(theta)}"])
+    failures = list(tmpl.check_side(theta))
+    drift_failures, facts = tmpl.exact_drift(theta, levels, max_failures)
+    failures.extend(drift_failures)
+    if failures:
+        return Check.failed(failures, partial=facts)
+    return Check.passed(
+        FosterFacts(
+            regions=facts["regions"],
+            rows=facts["rows"],
+            delta=facts["delta"],
+            exceptional_l1_bound=facts["exceptional_l1_bound"],
+            template=template,
+            options=opts,
+            variables=names,
+        )
+    )
+
+
+def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check[FiniteStateFacts]:
+    """Stability of a network in which every station has a finite capacity.
+
+    The chain then lives on the finite set prod_j {0..K_j}; with the empty state
+    reachable from every state, the states reachable from empty form the single
+    closed class, and a finite irreducible CTMC is positive recurrent.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markov chain (its phase vectors multiply the count of states).
+    capacities : sequence of int or None
+        Each station's capacity K_j (None: unbounded).
+
+    Returns
+    -------
+    Check of FiniteStateFacts
+        Passed with ``states``, the size of the finite state space; or the failures.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> check_finite(mm1, [3]).facts.states
+    4
+    >>> check_finite(mm1, [None]).failures
+    ['some station has no finite capacity']
+    """
+    failures = []
+    if len(capacities) != chain.J or any(k is None or k < 1 for k in capacities):
+        failures.append("some station has no finite capacity")
+    if drain_order(chain) is None:
+        failures.append("the empty state is not shown reachable from every state")
+    if failures:
+        return Check.failed(failures)
+    return Check.passed(FiniteStateFacts(states=len(chain.phase_space()) * prod(k + 1 for k in capacities if k is not None)))
+
+
+def check_fluid(
+    chain: Chain, kind: str, coeffs: Sequence[Any], faces: Sequence[FluidFace] | None = None, max_failures: int = 5
+) -> Check[FluidFacts]:
+    """Check a fluid Lyapunov certificate exactly (general distributions, any tie-breaking).
+
+    ``kind`` ``quadratic``: V(z) = z'Pz with P strictly diagonally dominant plus
+    nonnegative (so V >= eta ``|z|^2`` with eta = min_i P_ii - sum of the negative
+    off-diagonal magnitudes > 0), and on every fluid face, for every generator g
+    of its closure and every admissible velocity v, 2 g'Pv <= -delta ``|g|_1``: then
+    dV/dt = 2 z'Pv <= -delta ``|z|_1`` on the face.  ``linear``: V(z) = w'z with
+    every w_i > 0 and w'v <= -delta for every admissible velocity on every face
+    other than {0}.  The maximum over the velocity set is computed exactly
+    (:func:`certify.markov.fluid.max_rate`; the set is the exact one or a superset).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's (exponential) chain: only the means enter the fluid model.
+    kind : str
+        ``linear`` or ``quadratic``.
+    coeffs : sequence
+        The weights w (linear) or the symmetric matrix P (quadratic), exact.
+    faces : sequence of FluidFace, optional
+        The fluid faces (:func:`certify.markov.fluid.fluid_faces`; computed when not given).
+    max_failures : int
+        How many violated conditions to list.
+
+    Returns
+    -------
+    Check of FluidFacts
+        Passed with delta, eta, the number of faces and of conditions; or the
+        failures (``partial`` then has ``faces`` and ``rows`` once they are known).
+
+    Examples
+    --------
+    The M/M/1 queue with lam = 1, mu = 2: its fluid level moves at rate -1.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> chk = check_fluid(mm1, "linear", [F(1)])
+    >>> chk.ok, chk.facts.delta, chk.facts.eta
+    (True, Fraction(1, 1), Fraction(1, 1))
+    >>> check_fluid(mm1, "linear", [F(0)]).failures
+    ['linear fluid weights must be one positive number per station']
+    """
+    from ..markov.fluid import fluid_faces, fluid_rows, max_rate, rate_vector
+
+    J = chain.J
+    if kind == "quadratic":
+        P = [[Fraction(v) for v in row] for row in coeffs]
+        if len(P) != J or any(len(r) != J for r in P) or any(P[i][j] != P[j][i] for i in range(J) for j in range(J)):
+            return Check.failed(["P must be a symmetric J x J matrix"])
+        eta = min(P[i][i] - sum((-P[i][j] for j in range(J) if j != i and P[i][j] < 0), Fraction(0)) for i in range(J))
+        if eta <= 0:
+            return Check.failed([f"V is not shown positive definite on the orthant (diagonal dominance margin {eta} <= 0)"])
+        vec: Any = P
+    elif kind == "linear":
+        w = [Fraction(v) for v in coeffs]
+        if len(w) != J or any(v <= 0 for v in w):
+            return Check.failed(["linear fluid weights must be one positive number per station"])
+        eta = min(w)
+        vec = w
+    else:
+        return Check.failed([f"unknown fluid template {kind!r}"])
+    faces = fluid_faces(chain) if faces is None else faces
+    failures: list[str] = []
+    delta: Fraction | None = None
+    bad = 0
+    rows = fluid_rows(chain, faces, kind)
+    for k, g in rows:
+        rate = max_rate(faces[k], rate_vector(kind, vec, g))
+        size = sum(g) if g else 1
+        if rate >= 0:
+            bad += 1
+            if bad <= max_failures:
+                where = faces[k].region.describe(chain.ids)
+                along = " along {" + ",".join(chain.ids[a] for a in range(J) if g[a]) + "}" if g else ""
+                failures.append(f"fluid face {where}{along}: dV/dt can be {rate} (must be < 0)")
+            continue
+        val = -rate / size
+        delta = val if delta is None else min(delta, val)
+    if bad > max_failures:
+        failures.append(f"... and {bad - max_failures} more fluid conditions violated")
+    counted = {"faces": len(faces), "rows": len(rows)}
+    if failures or delta is None:
+        if delta is None and not failures:
+            failures.append("no fluid face away from 0: nothing to check")
+        return Check.failed(failures, partial=counted)
+    return Check.passed(FluidFacts(faces=len(faces), rows=len(rows), delta=delta, eta=eta, kind=kind))
