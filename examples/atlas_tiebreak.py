@@ -1,4 +1,6 @@
 """Stability atlas of the tie-breaking counterexample over (gamma, lambda_12), against the exact boundary.
+=======================================================================================================
+
 
 Stations 1 and 2 share a JSQ stream of rate lambda_12 (``streams[0].rate``);
 ties go to station 1 with probability gamma (``tie_breaking[0].probs.1``; the
@@ -37,8 +39,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import certify
+from certify.core.numbers import exact_str
 from certify.io.loader import load as load_network
-from certify.workflows.sweep import exact_str
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "tie-breaking-J3.json"
@@ -105,7 +107,7 @@ def _clip(pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fast", action="store_true", help="a 5 x 5 grid instead of 21 x 21")
     ap.add_argument("--out", default="atlas_tiebreak.png", help="the atlas image (default atlas_tiebreak.png)")
     ap.add_argument("--store", help="SQLite results file (resumable; default: none)")

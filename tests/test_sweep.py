@@ -21,7 +21,7 @@ from certify.cli import main
 from certify.io.loader import dump, from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
-sweep_mod = importlib.import_module("certify.workflows.sweep")  # the module (certify.sweep is the function)
+sweep_mod = importlib.import_module("certify.workflows.sweep_result")  # the result types and read_csv (certify.sweep is the function)
 
 _spec = importlib.util.spec_from_file_location("criteria", ROOT / "models" / "criteria.py")
 criteria = importlib.util.module_from_spec(_spec)

@@ -294,7 +294,7 @@ def test_region_description_of_fixed_levels():
 
 def test_json_value_rationals_and_lists():
     """The CLI's JSON conversion writes Fractions as "p/q", tuples as lists and keeps numbers numbers."""
-    from certify.cli import json_value
+    from certify.cli.plain_json import json_value
 
     assert json_value({"a": (F(1, 3), 2, "s"), 3: [F(4)], "f": float("inf")}) == {"a": ["1/3", 2, "s"], "3": ["4"], "f": "inf"}
 

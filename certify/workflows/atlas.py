@@ -9,7 +9,7 @@ level line between a fine grid's stable and unstable points for 2-D.  Callers
 may draw further curves (``overlays``), e.g. an exact boundary known for one
 example.
 
-Public: :func:`plot_atlas`, :data:`VERDICT_STYLE`.
+Public: :func:`plot_atlas`, :func:`theorem_sign`, :data:`VERDICT_STYLE`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .sweep import SweepResult
+    from .sweep_result import SweepResult
 
 __all__ = ["VERDICT_STYLE", "plot_atlas", "theorem_sign"]
 
@@ -31,15 +31,38 @@ VERDICT_STYLE: dict[str, tuple[str, str]] = {
     "likely-unstable": ("#f4a582", "likely unstable (simulation evidence only, no proof)"),
     "unstable": ("#b2182b", "proved unstable (exactly checked certificate or theorem)"),
 }
+"""Each verdict's cell colour and legend text, in legend order."""
 _ORDER = list(VERDICT_STYLE)
 _FINE_1D = 201
 _FINE_2D = 61
 
 
 def theorem_sign(result: SweepResult, values: tuple[Fraction, ...]) -> tuple[int | None, str | None]:
-    """The known theorem's verdict at ``values`` as -1 (stable), 0 (critical), +1 (unstable), with its name.
+    """The known theorem's verdict at a point of a sweep, as a sign, with the theorem's name.
 
-    (None, None) where no theorem of :mod:`certify.exact.theory` applies (or the network is invalid there).
+    Parameters
+    ----------
+    result : SweepResult
+        The sweep (its network and paths).
+    values : tuple of Fraction
+        One value per swept path.
+
+    Returns
+    -------
+    tuple of (int or None, str or None)
+        -1 (stable), 0 (critical) or +1 (unstable) and the theorem's name;
+        ``(None, None)`` where no theorem of :mod:`certify.exact.theory`
+        applies (or the network is invalid there).
+
+    Examples
+    --------
+    >>> import certify
+    >>> from fractions import Fraction
+    >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 1}, "2": {"mu": 1}}, '
+    ...                     '"streams": [{"choice": ["1", "2"], "rate": 1}]}')
+    >>> res = certify.sweep(net, [("streams[0].rate", [1])], workers=1)
+    >>> [theorem_sign(res, (Fraction(x),))[0] for x in (1, 2, 3)]
+    [-1, 0, 1]
     """
     from ..core.errors import NetworkError
     from ..core.model import Network
@@ -160,6 +183,17 @@ def plot_atlas(
         applies (default True).
     title : str, optional
         Default: the network, the number of points and the per-point budget.
+
+    Examples
+    --------
+    >>> import certify, pathlib, tempfile
+    >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 1}, "2": {"mu": 1}}, '
+    ...                     '"streams": [{"choice": ["1", "2"], "rate": 1}]}')
+    >>> res = certify.sweep(net, [("streams[0].rate", "1:3:3")], workers=1)
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "atlas.svg"
+    >>> plot_atlas(res, f, overlays=[{"x": [2], "label": "mu_1 + mu_2"}], theorem=False)
+    >>> f.read_text()[:5]
+    '<?xml'
     """
     import matplotlib
 

@@ -23,32 +23,82 @@ from pathlib import Path
 
 from ..core.errors import NetworkError
 
-__all__ = ["Pair", "PairResult", "find_pairs", "verify_pair", "verify_pairs"]
+__all__ = ["CERT_SUFFIX", "Pair", "PairResult", "find_pairs", "verify_pair", "verify_pairs"]
 
 CERT_SUFFIX = ".cert.json"
+"""How a certificate file's name ends: ``NAME.cert.json`` certifies ``NAME.json`` (or ``NAME.toml``)."""
 
 
 @dataclass(frozen=True)
 class Pair:
-    """A network file and the certificate that must hold for it."""
+    """A network file and the certificate that must hold for it.
+
+    Parameters
+    ----------
+    network : Path
+        The network file.
+    certificate : Path
+        The certificate file.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> Pair(Path("models/mm1.json"), Path("models/mm1.cert.json")).name
+    'mm1'
+    """
 
     network: Path
     certificate: Path
 
     @property
     def name(self) -> str:
+        """The pair's name: the certificate's file name without ``.cert.json`` (or its stem)."""
         return self.certificate.name[: -len(CERT_SUFFIX)] if self.certificate.name.endswith(CERT_SUFFIX) else self.certificate.stem
 
 
 @dataclass
 class PairResult:
+    """The outcome of re-checking one pair.
+
+    Parameters
+    ----------
+    pair : Pair
+        The pair.
+    ok : bool
+        Whether the certificate holds for the network.
+    kind : str
+        The certificate's kind (empty when a file could not be read).
+    failures : list of str
+        Every violated condition, or why a file could not be read.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> r = PairResult(Pair(Path("a.json"), Path("a.cert.json")), False, failures=["region 3: drift 1/2 > -delta"])
+    >>> print(r.message())
+    INVALID: certificate a.cert.json for network a.json
+      - region 3: drift 1/2 > -delta
+    """
+
     pair: Pair
     ok: bool
     kind: str = ""
     failures: list[str] = field(default_factory=list)
 
     def message(self) -> str:
-        """One paragraph naming the network, the certificate and every violated condition."""
+        """One paragraph naming the network, the certificate and every violated condition.
+
+        Returns
+        -------
+        str
+            ``valid: ...`` in one line, or ``INVALID: ...`` and one ``  - `` line per failure.
+
+        Examples
+        --------
+        >>> from pathlib import Path
+        >>> PairResult(Pair(Path("a.json"), Path("a.cert.json")), True, "foster").message()
+        'valid: foster certificate a.cert.json for network a.json'
+        """
         if self.ok:
             return f"valid: {self.kind} certificate {self.pair.certificate} for network {self.pair.network}"
         lines = [f"INVALID: certificate {self.pair.certificate} for network {self.pair.network}"]
@@ -75,6 +125,26 @@ def _manifest(path: Path) -> list[Pair]:
 def find_pairs(target: str | Path) -> list[Pair]:
     """The (network, certificate) pairs of a manifest file or a directory.
 
+    Parameters
+    ----------
+    target : str or Path
+        A manifest (``.json`` or ``.toml`` with a ``pairs`` list, paths
+        relative to it) or a directory searched recursively for
+        ``NAME.cert.json`` files with ``NAME.json`` or ``NAME.toml`` beside them.
+
+    Returns
+    -------
+    list of Pair
+        The pairs (a directory's in sorted order).
+
+    Raises
+    ------
+    NetworkError
+        No such file or directory, an unreadable or malformed manifest, a
+        certificate without its network file, or no certificate at all.
+
+    Examples
+    --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "mm1.json").write_text("{}"); _ = (d / "mm1.cert.json").write_text("{}")
@@ -99,7 +169,35 @@ def find_pairs(target: str | Path) -> list[Pair]:
 
 
 def verify_pair(pair: Pair) -> PairResult:
-    """Load both files and check the certificate exactly; bad files are failures with their message."""
+    """Load both files of a pair and check the certificate exactly; bad files are failures with their message.
+
+    Parameters
+    ----------
+    pair : Pair
+        The pair.
+
+    Returns
+    -------
+    PairResult
+        Never raises for a bad file: its message is the failure.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import certify
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> net = certify.loads('{"format": "jsq-network/1", "name": "mm1", "stations": {"1": {"mu": 2}}, '
+    ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+    >>> certify.dump(net, d / "mm1.json")
+    >>> certify.prove(net, out=d / "mm1.cert.json").verdict
+    'stable'
+    >>> r = verify_pair(Pair(d / "mm1.json", d / "mm1.cert.json"))
+    >>> r.ok, r.kind
+    (True, 'fluid')
+    >>> _ = (d / "mm1.json").write_text("{broken")
+    >>> verify_pair(Pair(d / "mm1.json", d / "mm1.cert.json")).ok
+    False
+    """
     from ..certificates import load_certificate, verify
     from ..io.loader import load
 
@@ -113,5 +211,33 @@ def verify_pair(pair: Pair) -> PairResult:
 
 
 def verify_pairs(target: str | Path) -> list[PairResult]:
-    """Check every pair of a manifest or directory (see the module docstring)."""
+    """Check every pair of a manifest or directory (see the module docstring).
+
+    Parameters
+    ----------
+    target : str or Path
+        A manifest file or a directory (:func:`find_pairs`).
+
+    Returns
+    -------
+    list of PairResult
+        One per pair, in the order of :func:`find_pairs`.
+
+    Raises
+    ------
+    NetworkError
+        From :func:`find_pairs`: no pairs can be found.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import certify
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> net = certify.loads('{"format": "jsq-network/1", "name": "mm1", "stations": {"1": {"mu": 2}}, '
+    ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+    >>> certify.dump(net, d / "mm1.json")
+    >>> _ = certify.prove(net, out=d / "mm1.cert.json")
+    >>> [(r.pair.name, r.ok) for r in verify_pairs(d)]
+    [('mm1', True)]
+    """
     return [verify_pair(p) for p in find_pairs(target)]

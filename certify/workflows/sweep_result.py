@@ -1,0 +1,282 @@
+"""What a sweep returns: its points (:class:`SweepPoint`), the whole sweep (:class:`SweepResult`), CSV files.
+
+Public: :class:`SweepPoint`, :class:`SweepResult`, :func:`read_csv`,
+:func:`tally`, :data:`ERROR_METHOD`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..core.numbers import as_fraction, exact_str
+from .paths import apply_values, path_tokens
+
+__all__ = ["ERROR_METHOD", "SweepPoint", "SweepResult", "read_csv", "tally"]
+
+ERROR_METHOD = "error"
+"""The method of a point whose prove raised: stored, and recomputed by the next run."""
+
+_VERDICT_ORDER = ("stable", "unstable", "likely-stable", "likely-unstable", "undecided")
+
+
+@dataclass
+class SweepPoint:
+    """One point of a sweep: its parameter values and what :func:`certify.prove` said there.
+
+    Parameters
+    ----------
+    index : int
+        Its place in the grid (the first parameter varies slowest).
+    values : tuple of Fraction
+        The values of the swept parameters, in the order of the sweep's paths.
+    verdict, method, semantics : str
+        As in :class:`certify.Result`.
+    time_s : float
+        Seconds the proof took.
+    reasons : list of str
+        As in :class:`certify.Result`.
+    theorems : list of dict
+        The known theorems that applied (JSON form).
+    seed : int
+        The seed of the point's simulation checks.
+    finished : float
+        When it was stored (seconds since the epoch).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> p = SweepPoint(0, (Fraction(1, 2),), "stable", "theorem", "general", 0.01, [])
+    >>> p.verdict, p.seed
+    ('stable', 0)
+    """
+
+    index: int
+    values: tuple[Fraction, ...]
+    verdict: str
+    method: str
+    semantics: str
+    time_s: float
+    reasons: list[str]
+    theorems: list[dict] = field(default_factory=list)
+    seed: int = 0
+    finished: float = 0.0  # when it was stored (seconds since the epoch)
+
+
+@dataclass
+class SweepResult:
+    """The points of a sweep, in grid order (the first parameter varies slowest).
+
+    ``computed`` points were proved by this call; ``reused`` were found in the
+    results file from an earlier run of the same sweep (same ``key``).
+
+    Parameters
+    ----------
+    key : str
+        The sweep's identity: a digest of the network, the grid, the budgets,
+        the templates, the seed and the certify version.
+    network : str
+        The network's name.
+    paths : tuple of str
+        The swept field paths.
+    values : tuple of tuple of Fraction
+        The grid of each path.
+    points : list of SweepPoint
+        The points, in grid order.
+    time_limit, sim_budget : float
+        The per-point budgets (seconds).
+    computed, reused : int
+        Points proved by this call, and found in the results file.
+    notes : list of str
+        What else changed with the swept values (rescaled probabilities).
+    base : dict
+        The network document the paths point into.
+
+    Examples
+    --------
+    >>> import certify
+    >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, '
+    ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+    >>> res = certify.sweep(net, [("streams[0].rate", [1, 3])], workers=1)
+    >>> res.paths, res.computed, res.reused
+    (('streams[0].rate',), 2, 0)
+    """
+
+    key: str
+    network: str
+    paths: tuple[str, ...]
+    values: tuple[tuple[Fraction, ...], ...]
+    points: list[SweepPoint]
+    time_limit: float
+    sim_budget: float
+    computed: int = 0
+    reused: int = 0
+    notes: list[str] = field(default_factory=list)
+    base: dict = field(default_factory=dict, repr=False)
+
+    def counts(self) -> dict[str, int]:
+        """How many points got each verdict.
+
+        Returns
+        -------
+        dict of str to int
+            Verdict -> number of points (verdicts no point got are absent).
+
+        Examples
+        --------
+        >>> import certify
+        >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, '
+        ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+        >>> certify.sweep(net, [("streams[0].rate", [1, 1.5, 3])], workers=1).counts()
+        {'stable': 2, 'unstable': 1}
+        """
+        return dict(Counter(p.verdict for p in self.points))
+
+    def network_at(self, values: Sequence[Any]) -> Any:
+        """The network with the swept parameters set to ``values``.
+
+        Parameters
+        ----------
+        values : sequence of numbers
+            One exact number (Fraction, int, decimal string, float) per path.
+
+        Returns
+        -------
+        Network
+            The swept network at that point (rescaled probabilities included).
+
+        Raises
+        ------
+        NetworkError
+            The values make the network invalid.
+
+        Examples
+        --------
+        >>> import certify
+        >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, '
+        ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+        >>> res = certify.sweep(net, [("streams[0].rate", [1, 3])], workers=1)
+        >>> res.network_at(["5/2"]).streams[0].rate
+        Fraction(5, 2)
+        """
+        from ..io.loader import from_dict
+
+        toks = [path_tokens(p) for p in self.paths]
+        fr = [v if isinstance(v, Fraction) else as_fraction(v) for v in values]
+        return from_dict(apply_values(self.base, toks, fr))  # type: ignore[arg-type]
+
+    def to_csv(self, path: str | os.PathLike) -> None:
+        """Write one row per point: index, the parameter values (exact), verdict, method, semantics, time_s, seed, reasons (JSON).
+
+        Parameters
+        ----------
+        path : path
+            The CSV file (overwritten).
+
+        Examples
+        --------
+        >>> import certify, pathlib, tempfile
+        >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, '
+        ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+        >>> f = pathlib.Path(tempfile.mkdtemp()) / "sweep.csv"
+        >>> certify.sweep(net, [("streams[0].rate", ["1/3"])], workers=1).to_csv(f)
+        >>> f.read_text().splitlines()[0]
+        'index,streams[0].rate,verdict,method,semantics,time_s,seed,reasons'
+        """
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["index", *self.paths, "verdict", "method", "semantics", "time_s", "seed", "reasons"])
+            for p in self.points:
+                w.writerow([p.index, *map(exact_str, p.values), p.verdict, p.method, p.semantics, repr(p.time_s), p.seed,
+                            json.dumps(p.reasons)])
+
+    def plot(self, path: str | os.PathLike, **kw: Any) -> None:
+        """Draw the atlas to an image file (see :func:`certify.workflows.atlas.plot_atlas`).
+
+        Parameters
+        ----------
+        path : path
+            The image file (the extension chooses the format).
+        **kw
+            Passed to :func:`certify.workflows.atlas.plot_atlas`.
+
+        Examples
+        --------
+        >>> import certify, pathlib, tempfile
+        >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, '
+        ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+        >>> f = pathlib.Path(tempfile.mkdtemp()) / "atlas.png"
+        >>> certify.sweep(net, [("streams[0].rate", [1, 3])], workers=1).plot(f, theorem=False)
+        >>> f.read_bytes()[:4]
+        b'\\x89PNG'
+        """
+        from .atlas import plot_atlas
+
+        plot_atlas(self, path, **kw)
+
+
+def read_csv(path: str | os.PathLike) -> tuple[tuple[str, ...], list[SweepPoint]]:
+    """Read a file written by :meth:`SweepResult.to_csv`.
+
+    Parameters
+    ----------
+    path : path
+        The CSV file.
+
+    Returns
+    -------
+    tuple of (tuple of str, list of SweepPoint)
+        The parameter paths and the points (exact values; no theorems, no
+        ``finished`` time: the CSV does not hold them).
+
+    Examples
+    --------
+    >>> import certify, pathlib, tempfile
+    >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, '
+    ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "sweep.csv"
+    >>> certify.sweep(net, [("streams[0].rate", ["1/3", 3])], workers=1).to_csv(f)
+    >>> paths, points = read_csv(f)
+    >>> paths, [(p.values, p.verdict) for p in points]
+    (('streams[0].rate',), [((Fraction(1, 3),), 'stable'), ((Fraction(3, 1),), 'unstable')])
+    """
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    head, body = rows[0], rows[1:]
+    paths = tuple(head[1:head.index("verdict")])
+    out = []
+    for r in body:
+        d = dict(zip(head, r))
+        out.append(SweepPoint(int(d["index"]), tuple(Fraction(d[p]) for p in paths), d["verdict"], d["method"],
+                              d["semantics"], float(d["time_s"]), json.loads(d["reasons"]), seed=int(d["seed"])))
+    return paths, out
+
+
+def tally(points: Iterable[SweepPoint]) -> str:
+    """The verdict counts of some points in one short line (the progress bar's postfix).
+
+    Parameters
+    ----------
+    points : iterable of SweepPoint
+        The points so far.
+
+    Returns
+    -------
+    str
+        ``"stable 3 unstable 1"``: each verdict some point got, with its count,
+        proved verdicts first.
+
+    Examples
+    --------
+    >>> pts = [SweepPoint(i, (), v, "", "markovian", 0.0, []) for i, v in enumerate(["unstable", "stable", "stable"])]
+    >>> tally(pts)
+    'stable 2 unstable 1'
+    """
+    c = Counter(p.verdict for p in points)
+    return " ".join(f"{v} {c[v]}" for v in _VERDICT_ORDER if c[v])
