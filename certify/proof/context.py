@@ -1,0 +1,222 @@
+"""What the stages of ``prove`` share: one :class:`ProofContext` per run.
+
+The context holds the network, the chain on the stated means (compiled once),
+its Markovian form (the phase-type expansion, compiled once), the regions and
+their drifts per clip-level set (compiled once and shared by every Foster and
+growth stage), the run's deadline and bookkeeping (:class:`RunState`), and the
+:class:`~certify.proof.result.Result` the stages fill in.  :class:`Timer` records
+one :class:`~certify.proof.result.Attempt`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from math import prod
+
+from ..core.model import Network
+from ..markov.chain import Chain, compile_chain
+from ..markov.drift import compile_drifts
+from ..markov.jumps import RegionDrift
+from ..markov.phases import NotPhaseType, markov_chain
+from ..markov.regions import TimeLimitReached, enumerate_regions
+from .result import Attempt, Result
+
+__all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "plural", "size_text", "primitives", "table_text"]
+
+# Refined (regions x cells) problems larger than this are not attempted.
+MAX_REGIONS = 250_000
+
+
+@dataclass
+class RunState:
+    """What a run has done so far: the deadline, the searches run, where the time limit cut, the necessary condition.
+
+    Examples
+    --------
+    >>> run = RunState(deadline=time.perf_counter() + 60)
+    >>> run.ran.append("fluid linear")
+    >>> run.expired(), run.summary()
+    (False, 'no certificate found by the searches run (fluid linear)')
+    """
+
+    deadline: float
+    ran: list[str] = field(default_factory=list)  # certificate searches that ran (LPs/SDPs solved)
+    skipped: list[str] = field(default_factory=list)  # searches not run because the time limit had passed
+    cut: str | None = None  # the stage the time limit interrupted
+    necessary: str = "unknown"  # holds | borderline | doubtful | unknown | fails
+
+    def expired(self) -> bool:
+        """True once the deadline has passed."""
+        return time.perf_counter() > self.deadline
+
+    def necessary_text(self) -> str:
+        """The necessary condition's state, in words (empty when it failed: then the network was proved unstable)."""
+        return {
+            "holds": "the necessary condition holds",
+            "borderline": "the necessary condition holds at best with equality (critical load, within solver tolerance)",
+            "doubtful": "the necessary condition is in doubt (the static split LP looks infeasible, without an exact dual)",
+            "unknown": "the necessary condition was not decided (solver failure)",
+        }.get(self.necessary, "")
+
+    def summary(self) -> str:
+        """Which certificate searches ran, and why the others did not."""
+        ran = ", ".join(self.ran) if self.ran else "none"
+        if self.cut or self.skipped:
+            why = f"time limit reached during {self.cut}" if self.cut else "time limit reached"
+            rest = f"; not run: {', '.join(self.skipped)}" if self.skipped else "; the remaining searches were not run"
+            return f"no certificate found within the time limit ({why}); searches run: {ran}{rest}"
+        return f"no certificate found by the searches run ({ran})"
+
+
+class Timer:
+    """Context manager that records one :class:`Attempt` in ``res`` (fill in ``size`` and ``outcome``).
+
+    A :class:`TimeLimitReached` raised inside is recorded as the outcome "time limit reached".
+
+    Examples
+    --------
+    >>> res = Result("mm1")
+    >>> with Timer(res, "regions") as t:
+    ...     t.size, t.outcome = "2 regions", "enumerated"
+    >>> res.attempts[0].stage, res.attempts[0].outcome
+    ('regions', 'enumerated')
+    """
+
+    def __init__(self, res: Result, stage: str):
+        self.res, self.stage, self.size, self.outcome = res, stage, "", ""
+
+    def __enter__(self) -> Timer:
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is TimeLimitReached and not self.outcome:
+            self.outcome = "time limit reached (stopped; nothing from it is used)"
+        self.res.attempts.append(Attempt(self.stage, self.size, time.perf_counter() - self.t0, self.outcome))
+
+
+class Regions:
+    """Regions (refined by clip levels) with their drifts, compiled once per level set and shared by all stages."""
+
+    def __init__(self, res: Result, chain: Chain, deadline: float | None = None):
+        self.res, self.chain, self.deadline = res, chain, deadline
+        self.cache: dict[tuple, list[RegionDrift]] = {}
+
+    def get(self, levels: dict[int, int]) -> list[RegionDrift] | None:
+        """The drifts for these clip levels, or None when the refined problem would exceed :data:`MAX_REGIONS`.
+
+        Raises :class:`TimeLimitReached` when the deadline passes during the enumeration.
+        """
+        merged = dict(self.chain.base_levels)
+        for a, k in levels.items():
+            merged[a] = max(k, merged.get(a, 0))
+        levels = dict(sorted(merged.items()))
+        key = tuple(levels.items())
+        if key not in self.cache:
+            if key != tuple(sorted(self.chain.base_levels.items())):
+                base = self.get({})
+                assert base is not None
+                if len(base) * prod(k + 2 for k in levels.values()) > MAX_REGIONS:
+                    return None
+            extra = {a: k for a, k in levels.items() if self.chain.base_levels.get(a) != k}
+            label = "regions" if not extra else f"regions x cells (K={max(extra.values())})"
+            if self.chain.has_phases:
+                label += " x phases"
+            with Timer(self.res, label) as t:
+                drifts = compile_drifts(
+                    self.chain, enumerate_regions(self.chain, levels, deadline=self.deadline), deadline=self.deadline
+                )
+                unbounded = sum(1 for d in drifts if d.generators)
+                what = "(region, phase) pairs" if self.chain.has_phases else "regions"
+                t.size = f"{len(drifts)} {what} ({unbounded} unbounded)"
+                t.outcome = "enumerated"
+            self.cache[key] = drifts
+        return self.cache[key]
+
+
+class ProofContext:
+    """Everything the stages of one ``prove`` run share; each piece is computed once.
+
+    Parameters
+    ----------
+    net : Network
+        The JSQ network.
+    res : Result
+        Filled in by the stages.
+    run : RunState
+        The deadline and what has run.
+    solver : str or None
+        The solver name for the searches (None: the default).
+    use_fluid : bool
+        Whether the fluid stages run.
+    templates : list of str
+        The Foster templates to try, in order.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> net = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> ctx = ProofContext(net, Result("mm1"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> ctx.base.J, ctx.chain is ctx.base, len(ctx.regions.get({}))
+    (1, True, 2)
+    """
+
+    def __init__(
+        self, net: Network, res: Result, run: RunState, solver: str | None, use_fluid: bool, templates: list[str]
+    ):
+        self.net, self.res, self.run, self.solver = net, res, run, solver
+        self.use_fluid, self.templates = use_fluid, templates
+        self.base = compile_chain(net)  # the stated means: necessary conditions, fluid, theorems
+        self.chain: Chain | None
+        self.why = ""  # why there is no Markovian form
+        try:
+            self.chain = self.base if net.is_markovian else markov_chain(net)
+        except NotPhaseType as exc:
+            self.chain, self.why = None, str(exc)
+        self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
+        self._regions: Regions | None = None
+
+    @property
+    def regions(self) -> Regions:
+        """The regions of the Markovian chain (raises ValueError when there is none)."""
+        if self.chain is None:
+            raise ValueError(f"{self.net.name}: no Markovian form ({self.why})")
+        if self._regions is None:
+            self._regions = Regions(self.res, self.chain, self.run.deadline)
+        return self._regions
+
+    def timer(self, stage: str) -> Timer:
+        """A :class:`Timer` recording into this run's result."""
+        return Timer(self.res, stage)
+
+
+def plural(n: int, word: str) -> str:
+    """``n word`` or ``n words``.
+
+    >>> plural(1, "face"), plural(3, "face")
+    ('1 face', '3 faces')
+    """
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def size_text(net: Network, chain: Chain) -> str:
+    """'2 streams, 3 stations', counting streams as in the file; random choice sets are named separately."""
+    text = plural(len(net.streams), "stream")
+    sets = len(chain.arrivals)
+    if any(st.choice is None for st in net.streams) or sets != len(net.streams):
+        text += f" ({plural(sets, 'routing set')})"
+    return f"{text}, {plural(chain.J, 'station')}"
+
+
+def primitives(chain: Chain) -> str:
+    """Where the Markovian claim is made: the laws the chain models."""
+    return "the phase-type laws above (the chain is on queue lengths x phases)" if chain.has_phases else "exponential laws"
+
+
+def table_text(chain: Chain, fast: list[int] | list[str], K: int) -> str:
+    """The table argument named: ``min(x_{1,2}, 12), phases`` (fast given by index or id)."""
+    ids = [chain.ids[a] if isinstance(a, int) else a for a in fast]
+    parts = ([f"min(x_{{{','.join(ids)}}}, {K})"] if ids else []) + (["phases"] if chain.has_phases else [])
+    return ", ".join(parts)

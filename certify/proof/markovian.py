@@ -1,0 +1,223 @@
+"""The Markovian stages of ``prove``: Foster templates and growth (transience) certificates, interleaved.
+
+They run on the chain's Markovian form (queue lengths, x phases for phase-type
+laws), share the regions and drifts compiled once per clip-level set
+(:class:`~certify.proof.context.Regions`), and prove ``stable`` / ``unstable``
+for the exponential (phase-type) laws and the tie-breaking given, nothing more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..certificates import foster_certificate, growth_certificate
+from ..exact import check_foster, check_growth
+from ..markov.chain import Chain, drain_order
+from ..search.instability import growth_candidates, solve_growth
+from ..search.template import search_template
+from ..templates import TEMPLATES
+from ..templates.table import default_fast
+from .context import ProofContext, primitives, table_text
+from .loop import found_text, round_and_check, search_round_check
+from .result import Attempt
+from .stage import NEXT, STOP, Stage
+
+__all__ = ["GROWTH_TABLE_K", "MarkovianForm", "Markovian", "schedule"]
+
+# Clip levels of the bounded table in growth certificates, tried in order.
+GROWTH_TABLE_K = (6, 12, 24)
+
+
+class MarkovianForm(Stage):
+    """The Markovian searches need a Markovian form in which every phase can finish."""
+
+    name = "Markovian form"
+
+    def run(self, ctx: ProofContext) -> bool:
+        if ctx.chain is None:
+            tried = ctx.run.summary() if ctx.use_fluid else "fluid certificates not tried"
+            ctx.res.reasons.append(f"{ctx.why}: no Markovian form; {tried}; {ctx.run.necessary_text()}")
+            return STOP
+        if drain_order(ctx.chain) is None:
+            ctx.res.reasons.append("some phase of a service or interarrival law can never finish: not analysed")
+            return STOP
+        return NEXT
+
+
+def _growth_stages(chain: Chain) -> list[tuple[str, list[int], int]]:
+    fast = default_fast(chain)
+    stages: list[tuple[str, list[int], int]] = [("linear growth (transience)", [], 0)]
+    if chain.has_phases:
+        stages.append(("growth + table (phases only, transience)", [], 0))
+    if fast and len(fast) <= 3:
+        for K in GROWTH_TABLE_K if len(fast) <= 2 else GROWTH_TABLE_K[:2]:
+            stages.append((f"growth + table (K={K}, transience)", fast, K))
+    return stages
+
+
+def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
+    """The Markovian searches in order: cheapest first, instability searches interleaved with the Foster ones.
+
+    The first Foster template, then linear growth; then the richer Foster tries,
+    each growth-with-table stage right after the first Foster try whose clip
+    level reaches its K (they share the refined regions), so an unstable network
+    does not wait for every Foster table level before its growth certificate is tried.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+    templates : list of str
+        Foster template names, in order.
+
+    Returns
+    -------
+    list of tuple
+        ``("foster", name, options)`` and ``("growth", stage, fast, K)`` items.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> [item[:2] for item in schedule(compile_chain(load("models/symmetric-jsq-J4.json")), ["quadratic"])]
+    [('foster', 'quadratic'), ('growth', 'linear growth (transience)')]
+    """
+    foster = [("foster", name, opts) for name in templates for opts in TEMPLATES[name].escalation(chain)]
+    growth = [("growth", *g) for g in _growth_stages(chain)]
+    out: list[tuple] = []
+    if foster:
+        out.append(foster.pop(0))
+    out.append(growth.pop(0))  # linear growth
+    for item in foster:
+        out.append(item)
+        _, name, raw = item
+        opts = TEMPLATES[name].resolve_options(chain, raw)
+        if name != "table":
+            continue
+        level = opts.get("K", 0) if opts.get("fast") else 0
+        while growth and growth[0][3] <= level:
+            out.append(growth.pop(0))
+    return out + growth
+
+
+class Markovian(Stage):
+    """Foster templates and growth certificates in the order of :func:`schedule`; stops at the first proof."""
+
+    name = "Foster and growth certificates"
+
+    def run(self, ctx: ProofContext) -> bool:
+        assert ctx.chain is not None
+        ctx.regions.get({})
+        for item in schedule(ctx.chain, ctx.templates):
+            if item[0] == "foster":
+                _, name, raw = item
+                if self._foster(ctx, name, raw):
+                    if ctx.use_fluid:
+                        ctx.res.reasons.append(
+                            "no fluid certificate was found: stability is proved for the "
+                            + ("phase-type" if ctx.chain.has_phases else "exponential")
+                            + " network with the given tie-breaking only"
+                        )
+                    return STOP
+            else:
+                _, stage, fast_set, K = item
+                if self._growth(ctx, stage, fast_set, K):
+                    return STOP
+        return NEXT
+
+    def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any]) -> bool:
+        """One Foster template with one option set; True when a certificate passed the exact check."""
+        chain, res, run = ctx.chain, ctx.res, ctx.run
+        assert chain is not None
+        cls = TEMPLATES[name]
+        opts = cls.resolve_options(chain, raw)
+        label = f"{cls.label(opts)} Foster"
+        if run.expired():
+            run.skipped.append(label)
+            return False
+        drifts = ctx.regions.get(cls.clip_levels(chain, opts))
+        if drifts is None:
+            res.attempts.append(Attempt(label, "too many regions x cells", 0.0, "skipped"))
+            return False
+        run.ran.append(label)
+        with ctx.timer(label) as t:
+            tmpl = cls(chain, drifts, **opts)
+            lp = search_template(tmpl, ctx.solver)
+            failed = lp.status == "solver-error"
+            if failed:
+                res.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
+            elif not lp.found and lp.binding_generators:
+                res.hints.extend(g for g in lp.binding_generators if g not in res.hints)
+            got = search_round_check(
+                t,
+                lp,
+                "solver failure" if failed else None,
+                lp.found and lp.theta is not None,
+                lambda: tmpl.candidates(lp.theta),  # type: ignore[arg-type]  # an ndarray of floats
+                lambda theta: check_foster(chain, name, theta, drifts=drifts, options=opts),
+                lambda chk: chk.facts.delta,
+            )
+            if got is None:
+                return False
+            assert got.candidate is not None and got.check is not None
+            theta, chk = got.candidate, got.check
+            res.verdict, res.method = "stable", f"{name} Foster-Lyapunov certificate"
+            res.semantics = "markovian"
+            res.certificate = foster_certificate(ctx.net, chain, name, theta, chk)
+            if name == "quadratic" and chain.J <= 3:
+                what = tmpl.formula(theta)
+            elif name == "table":
+                what = f"V = x'Px + sum_l x_l T_l[{table_text(chain, list(opts.get('fast', [])), opts.get('K', 0))}]"
+            else:
+                what = cls.summary
+            res.reasons.append(
+                f"{what}: AV <= -{float(chk.facts.delta):.3g} at every state with |x|_1 >= "
+                f"{chk.facts.exceptional_l1_bound} (checked exactly; Foster's criterion): positive recurrent "
+                "for " + primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)"
+            )
+            return True
+
+    def _growth(self, ctx: ProofContext, stage: str, fast_set: list[int], K: int) -> bool:
+        """One growth stage (linear, or with a bounded table over (min(x_fast, K), phases)); True when proved."""
+        chain, res, run = ctx.chain, ctx.res, ctx.run
+        assert chain is not None
+        if run.expired():
+            run.skipped.append(stage)
+            return False
+        drifts = ctx.regions.get({a: K for a in fast_set})
+        if drifts is None:
+            res.attempts.append(Attempt(stage, "too many regions x cells", 0.0, "skipped"))
+            return False
+        run.ran.append(stage)
+        use_table = bool(fast_set) or (chain.has_phases and "table" in stage)
+        with ctx.timer(stage) as t:
+            tried = 0
+            for support in growth_candidates(chain, ctx.hint, limit=16):
+                if run.expired():
+                    t.outcome = "time limit"
+                    run.cut = run.cut or stage
+                    break
+                tried += 1
+                found = solve_growth(chain, drifts, support, solver=ctx.solver, fast=fast_set, K=K, table=use_table)
+                if found is None:
+                    continue
+                got = round_and_check([found], lambda wt: check_growth(chain, wt[0], drifts=drifts, table=wt[1], fast=fast_set, K=K))
+                if got.check is None or got.candidate is None:
+                    continue
+                (w, table), chk = got.candidate, got.check
+                t.size = f"support {{{','.join(chain.ids[j] for j in support)}}}, {len(drifts)} regions"
+                t.outcome = found_text(chk.facts.delta)
+                res.verdict, res.semantics = "unstable", "markovian"
+                res.method = "growth certificate" + (" with bounded table" if table else " (linear)")
+                res.certificate = growth_certificate(ctx.net, chain, w, chk, table=table, fast=fast_set, K=K)
+                tt = f" + T({table_text(chain, fast_set, K)})" if table else ""
+                res.reasons.append(
+                    f"f = w'x{tt} grows by at least {float(chk.facts.delta):.3g} per unit time wherever it is large "
+                    "(checked exactly; Fayolle-Malyshev-Menshikov): the chain is transient, for "
+                    + primitives(chain)
+                    + " and the given tie-breaking"
+                )
+                return True
+            t.size = t.size or f"{tried} supports, {len(drifts)} regions"
+            t.outcome = t.outcome or "none found"
+        return False

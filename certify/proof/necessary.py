@@ -1,0 +1,168 @@
+"""The first stages of ``prove``: finite capacities, closed sets, the necessary condition, reachability.
+
+* :class:`FiniteState` -- every station has a capacity: a finite irreducible chain (exact).
+* :class:`ClosedSet` -- customers that never leave a set fed by exogenous arrivals: unstable (general).
+* :class:`NecessaryCondition` -- the static split LP; an exact dual certificate of overload: unstable (general).
+* :class:`Reachability` -- the empty state must be reachable for any stability certificate.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..certificates import closed_set_certificate, finite_certificate, static_split_certificate
+from ..exact import check_closed_set, check_finite, check_static_split, closed_set
+from ..markov.chain import drain_order
+from ..search.instability import static_split
+from .context import ProofContext, plural, primitives, size_text
+from .stage import NEXT, STOP, Stage
+
+__all__ = ["FiniteState", "ClosedSet", "NecessaryCondition", "Reachability"]
+
+
+class FiniteState(Stage):
+    """Every station has a finite capacity: a finite irreducible chain (exact), or the reason why not."""
+
+    name = "finite state space"
+
+    def applies(self, ctx: ProofContext) -> bool:
+        return ctx.net.has_capacities
+
+    def run(self, ctx: ProofContext) -> bool:
+        net, res, chain = ctx.net, ctx.res, ctx.chain
+        fin = check_finite(chain or ctx.base, [s.capacity for s in net.stations])
+        if chain is not None and fin.ok:
+            res.verdict, res.method = "stable", "finite state space (checked exactly)"
+            res.certificate = finite_certificate(net, chain, fin)
+            res.reasons.append(
+                f"every station has a finite capacity, so the chain lives on at most {fin.facts.states} states, "
+                "and the empty state is reachable from every state: positive recurrent (a finite irreducible CTMC), for "
+                + primitives(chain)
+                + " and the given tie-breaking"
+            )
+        elif all(s.capacity is not None for s in net.stations):
+            res.reasons.append(
+                "finite capacities, but " + ("; ".join(fin.failures) if fin.failures else f"no Markovian form: {ctx.why}")
+            )
+        else:
+            res.reasons.append("networks where only some stations have a capacity are not analysed yet")
+        return STOP
+
+
+class ClosedSet(Stage):
+    """Customers that never leave a set fed by exogenous arrivals: exact instability (any distributions)."""
+
+    name = "closed set (customers never leave)"
+
+    def run(self, ctx: ProofContext) -> bool:
+        chain, res = ctx.base, ctx.res
+        S = closed_set(chain)
+        if S is None:
+            return NEXT
+        with ctx.timer(self.name) as t:
+            names = "{" + ",".join(chain.ids[j] for j in S) + "}"
+            t.size = f"{plural(len(S), 'station')} {names}"
+            chk = check_closed_set(chain, S)
+            if not chk.ok:
+                t.outcome = f"exact check failed: {chk.failures[0] if chk.failures else '?'}"
+                return NEXT
+            t.outcome = f"customers never leave {names} (exact)"
+            res.verdict, res.semantics, res.method = "unstable", "general", "closed set (customers never leave)"
+            res.certificate = closed_set_certificate(ctx.net, chain, S, chk)
+            res.reasons.append(
+                f"customers never leave stations {names} (every feedback of a station there stays there with total "
+                f"probability 1), and exogenous customers enter it at rate {chk.facts.inflow} (checked exactly): "
+                "N_S(t) -> infinity almost surely, not stable for any distributions and any tie-breaking"
+            )
+            return STOP
+
+
+class NecessaryCondition(Stage):
+    """The static split LP; an exact dual certificate of overload proves instability.
+
+    Sets ``run.necessary``: ``holds`` (slack > 0), ``borderline`` (0 within solver
+    tolerance and no exact dual with a negative value: critical or nearly so),
+    ``doubtful`` (negative numerically, but no exact certificate), ``unknown``
+    (solver failure) or ``fails`` (an exact dual certificate: unstable), and
+    ``ctx.hint`` (the dual's station weights, for the growth supports).
+    """
+
+    name = "necessary condition (static split LP)"
+    tol = 1e-7
+
+    def run(self, ctx: ProofContext) -> bool:
+        net, chain, res, run, solver = ctx.net, ctx.base, ctx.res, ctx.run, ctx.solver
+        tol = self.tol
+        with ctx.timer(self.name) as t:
+            t.size = size_text(net, chain)
+            ss = static_split(chain, solver=solver)
+            if ss.slack is None:
+                t.outcome = f"solver failure ({ss.status})"
+                res.reasons.append(f"static split LP: solver failure ({ss.status}); not a verdict")
+                run.necessary = "unknown"
+                return NEXT
+            if ss.slack > tol:
+                t.outcome = f"holds (best worst-station slack {ss.slack:.4g})"
+                run.necessary = "holds"
+                ctx.hint = ss.w or None
+                return NEXT
+            margins = (1e-9, 1e-7, 1e-5, 1e-3, 0.0) if ss.bounded else (1e-9, 1e-7, 0.0)
+            for margin in margins:
+                cand = static_split(chain, margin=margin, solver=solver)
+                if cand.slack is None:
+                    continue
+                u = {C: Fraction(round(v * 2**40), 2**40) for C, v in cand.u.items()}
+                w = [max(Fraction(0), Fraction(round(v * 2**40), 2**40)) for v in cand.w]
+                total = sum(w, Fraction(0))
+                if total <= 0:
+                    continue
+                u = {C: v / total for C, v in u.items()}
+                w = [v / total for v in w]
+                chk = check_static_split(chain, u, w)
+                if chk.ok:
+                    run.necessary = "fails"
+                    t.outcome = f"FAILS: overloaded set {{{','.join(chk.facts.overloaded)}}} (exact)"
+                    if ss.bounded:
+                        t.outcome += "; no routing balances the flows (dual unbounded, solved with bounded multipliers)"
+                    res.verdict, res.semantics, res.method = "unstable", "general", "static split LP dual (flow balance)"
+                    res.certificate = static_split_certificate(net, chain, u, w, chk)
+                    res.reasons.append(
+                        f"no routing keeps stations {{{','.join(chk.facts.overloaded)}}} below capacity "
+                        f"(dual value {float(chk.facts.dual_value):.4g} < 0, checked exactly); "
+                        "this holds for every routing policy and every distribution with these means"
+                    )
+                    return STOP
+            ctx.hint = ss.w or None
+            if ss.slack > -tol:
+                run.necessary = "borderline"
+                t.outcome = (
+                    f"borderline (best worst-station slack {ss.slack:.3g}, 0 within solver tolerance; "
+                    "no exact dual with a negative value): critical or nearly so"
+                )
+                res.reasons.append(
+                    "the necessary condition holds at best with equality: the static split LP's value is 0 within solver "
+                    "tolerance and no exact certificate of overload exists at this precision (critical load: some station "
+                    "set is exactly at capacity, where flow balance decides nothing)"
+                )
+                return NEXT
+            run.necessary = "doubtful"
+            t.outcome = f"slack {ss.slack:.3g} < 0 numerically, but the exact check failed"
+            res.reasons.append(
+                "the static split LP looks infeasible but no exact dual certificate was found: the necessary condition is "
+                "in doubt (not a verdict)"
+            )
+            return NEXT
+
+
+class Reachability(Stage):
+    """The empty state must be reachable from every state: some station must pass customers out of the network."""
+
+    name = "reachability of the empty state"
+
+    def run(self, ctx: ProofContext) -> bool:
+        if drain_order(ctx.base) is None:
+            ctx.res.reasons.append(
+                "some station never passes customers out of the network: the empty state is not shown reachable"
+            )
+            return STOP
+        return NEXT

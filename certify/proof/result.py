@@ -1,0 +1,141 @@
+"""What :func:`certify.prove` returns: the :class:`Result` and the :class:`Attempt` log of every stage.
+
+Pure data and its two renderings (``to_json`` for ``--json``, ``table`` for the
+terminal); nothing here computes a verdict.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["VERDICTS", "Attempt", "AttemptLog", "Result"]
+
+VERDICTS = ("stable", "unstable", "likely-stable", "likely-unstable", "undecided")
+
+
+@dataclass
+class Attempt:
+    """One step of the search: what was tried, its size, its time and its outcome.
+
+    Parameters
+    ----------
+    stage : str
+        What was tried (``"fluid linear Lyapunov"``, ``"table (K=12) Foster"``, ...).
+    size : str
+        How large it was (rows x variables, regions, faces).
+    time_s : float
+        Wall-clock seconds.
+    outcome : str
+        What came of it, in words.
+
+    Examples
+    --------
+    >>> Attempt("regions", "4 regions (3 unbounded)", 0.01, "enumerated").outcome
+    'enumerated'
+    """
+
+    stage: str
+    size: str
+    time_s: float
+    outcome: str
+
+
+class AttemptLog(list[Attempt]):
+    """The attempts of a run; ``listener`` (if set) hears each one as it is recorded (live progress).
+
+    Examples
+    --------
+    >>> log = AttemptLog()
+    >>> heard = []
+    >>> log.listener = heard.append
+    >>> log.append(Attempt("regions", "", 0.0, "enumerated"))
+    >>> [a.stage for a in heard]
+    ['regions']
+    """
+
+    listener: Callable[[Attempt], None] | None = None
+
+    def append(self, a: Attempt) -> None:
+        super().append(a)
+        if self.listener is not None:
+            self.listener(a)
+
+    def extend(self, items: Iterable[Attempt]) -> None:
+        for a in items:
+            self.append(a)
+
+
+@dataclass
+class Result:
+    """The outcome of :func:`certify.prove`.
+
+    ``verdict`` is ``stable`` or ``unstable`` only with an exactly checked proof
+    (a certificate that passed :mod:`certify.exact`, or a theorem whose hypotheses
+    were checked on this network); ``semantics`` says for which laws it is proved
+    (``general``: every distribution with these means; ``markovian``: the
+    exponential or phase-type laws given).
+
+    Examples
+    --------
+    >>> r = Result("mm1", verdict="stable", semantics="general", method="fluid linear Lyapunov certificate")
+    >>> r.to_json()["verdict"], r.table().splitlines()[1]
+    ('stable', 'verdict: stable (general; fluid linear Lyapunov certificate)')
+    """
+
+    network: str
+    verdict: str = "undecided"
+    semantics: str = "markovian"
+    method: str = "none"
+    certificate: dict | None = None
+    certificate_path: str | None = None
+    reasons: list[str] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=AttemptLog)
+    time_s: float = 0.0
+    expansion: list[str] = field(default_factory=list)
+    simulation: dict | None = None
+    theorems: list[dict] = field(default_factory=list)
+    hints: list[tuple[int, ...]] = field(default_factory=list, repr=False)  # directions where no V decreased
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as the JSON object ``certify prove --json`` prints."""
+        return {
+            "network": self.network,
+            "verdict": self.verdict,
+            "semantics": self.semantics,
+            "phase_expansion": self.expansion,
+            "method": self.method,
+            "certificate": self.certificate_path,
+            "reasons": self.reasons,
+            "attempts": [dict(a.__dict__) for a in self.attempts],
+            "simulation": self.simulation,
+            "theorems": self.theorems,
+            "time_s": round(self.time_s, 4),
+        }
+
+    def table(self) -> str:
+        """A short human-readable report."""
+        lines = [f"network: {self.network}"]
+        # Column widths from the content; a size text longer than 48 characters wraps within its column.
+        w = max([len(a.stage) for a in self.attempts] + [5])
+        sw = min(max([len(a.size) for a in self.attempts] + [4]), 48)
+        for a in self.attempts:
+            size = textwrap.wrap(a.size, sw, break_long_words=True) or [""]
+            lines.append(f"  {a.stage:<{w}}  {size[0]:<{sw}}  {a.time_s:7.2f}s  {a.outcome}")
+            lines.extend(f"  {'':<{w}}  {more}" for more in size[1:])
+        if self.expansion:
+            lines.append("phase-type expansion (the chain is on queue lengths x phases):")
+            lines.extend(f"  {e}" for e in self.expansion)
+        for tv in self.theorems:
+            said = tv["verdict"] if tv.get("proved", True) else f"{tv['verdict']}, not proved here: {'; '.join(tv.get('missing', ()))}"
+            lines.append(f"theorem: {tv['theorem']} -> {said} ({tv['numbers']})")
+        sem = self.semantics + (", phase-type" if self.expansion and self.semantics == "markovian" else "")
+        lines.append(f"verdict: {self.verdict} ({sem}; {self.method})")
+        for r in self.reasons:
+            lines.append(f"  - {r}")
+        if self.certificate_path:
+            lines.append(f"certificate: {self.certificate_path}")
+        lines.append(f"time: {self.time_s:.2f}s")
+        return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""The interface of a ``prove`` stage, declared once.
+
+A stage is a small object: ``applies(ctx)`` says whether it runs on this
+network, ``run(ctx)`` does its work on the shared
+:class:`~certify.proof.context.ProofContext` (recording attempts, reasons and,
+when it proves something, the verdict and certificate) and says whether the
+pipeline goes on (:data:`NEXT`) or stops here (:data:`STOP`: decided, or
+nothing further can be concluded).  :func:`run_stages` composes them, like a
+chain of reductions.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from .context import ProofContext
+
+__all__ = ["NEXT", "STOP", "Stage", "run_stages"]
+
+NEXT = False
+STOP = True
+
+
+class Stage(ABC):
+    """One step of ``prove``."""
+
+    #: What the stage does, in words (documentation and debugging).
+    name: str = ""
+
+    def applies(self, ctx: ProofContext) -> bool:
+        """Whether the stage runs on this network (default: always)."""
+        return True
+
+    @abstractmethod
+    def run(self, ctx: ProofContext) -> bool:
+        """Do the stage's work; :data:`STOP` ends the pipeline, :data:`NEXT` goes on."""
+
+
+def run_stages(ctx: ProofContext, stages: Sequence[Stage]) -> bool:
+    """Run ``stages`` in order until one stops the pipeline; True when one did.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run's shared state.
+    stages : sequence of Stage
+        The chain.
+
+    Returns
+    -------
+    bool
+        True when a stage returned :data:`STOP`, False when every stage went on.
+    """
+    for stage in stages:
+        if stage.applies(ctx) and stage.run(ctx) is STOP:
+            return True
+    return False
