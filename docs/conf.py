@@ -25,6 +25,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "myst_parser",
+    "sphinx_gallery.gen_gallery",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -47,6 +48,23 @@ autodoc_preserve_defaults = True
 # Members inherited from pytest (CertificateItem) keep their pytest docstrings out of these pages.
 autodoc_inherit_docstrings = False
 autosummary_generate = False
+
+# The example scripts as a gallery; not executed at build time (several run for minutes at full size,
+# and the fast modes are run by tests/test_examples.py).
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "examples",
+    "filename_pattern": r"^$",
+    "plot_gallery": "False",
+    "image_scrapers": (),
+    "download_all_examples": False,
+    "show_memory": False,
+    "show_signature": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "copyfile_regex": "",
+    "write_computation_times": False,
+}
 
 # Offline build: no intersphinx, nothing fetched.
 html_theme = "alabaster"

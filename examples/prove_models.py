@@ -1,4 +1,6 @@
 """Prove every canonical model in ``models/`` and compare with its ``expected`` verdict.
+=====================================================================================
+
 
 Usage::
 

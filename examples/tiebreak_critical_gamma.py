@@ -1,4 +1,6 @@
 """The tie-breaking counterexample's critical gamma: exact d_1 against the certified boundary.
+===========================================================================================
+
 
 Stations 1 and 2 share a JSQ stream; ties go to station 1 with probability
 gamma; station 1's output feeds station 3, which also has its own stream.
