@@ -41,14 +41,42 @@ _API = {
     "enumerate_regions": "markov.regions",
     "load_certificate": "certificates",
     "simulate": "simulation.simulate",
-    "SimulationResult": "simulation.simulate",
+    "SimulationResult": "simulation.result",
 }
 
 __all__ = [*_API, "verify", "sweep", "__version__"]
 
 
 def verify(net: Any, cert: Any) -> Any:
-    """Re-check a certificate (a dict or a path) against a network exactly; returns a Check."""
+    """Re-check a certificate (a dict or a path) against a network exactly.
+
+    Parameters
+    ----------
+    net : Network or ForkJoinNetwork
+        The network the certificate is about (from :func:`load`).
+    cert : dict or str or path
+        The certificate, or the path of its file.
+
+    Returns
+    -------
+    Verification
+        ``ok`` with the facts the checker re-derived (``facts.checked``, ``facts.semantics``,
+        ``facts.statement``), or the failures.
+
+    Raises
+    ------
+    CertificateError
+        When ``cert`` is a path whose file cannot be read as a certificate (too large, not JSON).
+
+    Examples
+    --------
+    >>> import certify
+    >>> net = certify.load("models/symmetric-jsq-J4.json")
+    >>> cert = certify.prove(net, simulate=False).certificate
+    >>> res = certify.verify(net, cert)
+    >>> res.ok, res.facts.kind, res.facts.semantics
+    (True, 'fluid', 'general')
+    """
     from .certificates import load_certificate
     from .certificates import verify as _verify
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,30 @@ def test_checker_imports_no_numeric_library():
 def test_find_cycle(edges, cycle):
     """find_cycle reports a circle as a closed path and None for an acyclic graph."""
     assert find_cycle(edges) == cycle
+
+
+def _layout_table() -> dict[str, set[str]]:
+    """The modules CONTRIBUTING.md's layer table names, by package (``core/`` -> {"errors", ...})."""
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text()
+    out: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) < 5 or not cells[2].startswith("`") or not cells[2].endswith("/`"):
+            continue
+        names = set(re.findall(r"`([a-z_]+(?:/[a-z_]+)?)`", cells[3]))
+        out.setdefault(cells[2].strip("`").rstrip("/"), set()).update(names)
+    return out
+
+
+def test_every_module_is_in_the_layout_table():
+    """Every module of certify/ is named in CONTRIBUTING.md's layer table, under its package."""
+    table = _layout_table()
+    named = {f"{pkg}.{n}" if "/" not in n else n.replace("/", ".") for pkg, names in table.items() for n in names}
+    missing = []
+    for module in MODULES:
+        parts = module.split(".")[1:]
+        if len(parts) != 2 or parts[1] in ("__main__",):
+            continue  # top-level modules and package __init__ files are named by their package
+        if ".".join(parts) not in named:
+            missing.append(module)
+    assert not missing, "modules not named in CONTRIBUTING.md's layer table: " + ", ".join(missing)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from certify.cli import main
-from certify.proof.pipeline import Attempt, Result
+from certify.proof.result import Attempt, Result
 from certify.search import solvers
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ from .options import check_output
 from .plain_json import json_value
 
 if TYPE_CHECKING:
-    from ..proof.pipeline import Attempt
+    from ..proof.result import Attempt
 
 __all__ = ["EXIT_NO_CERTIFICATE", "cmd_prove", "cmd_verify"]
 

@@ -15,7 +15,7 @@ from .options import check_output
 
 if TYPE_CHECKING:
     from ..core.model import Network
-    from ..simulation.simulate import SimulationResult
+    from ..simulation.result import SimulationResult
 
 __all__ = ["cmd_simulate"]
 

@@ -97,7 +97,17 @@ class Timer:
 
 
 class Regions:
-    """Regions (refined by clip levels) with their drifts, compiled once per level set and shared by all stages."""
+    """Regions (refined by clip levels) with their drifts, compiled once per level set and shared by all stages.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> res = Result("J4")
+    >>> regions = Regions(res, compile_chain(load("models/symmetric-jsq-J4.json")))
+    >>> regions.get({}) is regions.get({}), [a.stage for a in res.attempts]
+    (True, ['regions'])
+    """
 
     def __init__(self, res: Result, chain: Chain, deadline: float | None = None):
         self.res, self.chain, self.deadline = res, chain, deadline
@@ -202,7 +212,28 @@ def plural(n: int, word: str) -> str:
 
 
 def size_text(net: Network, chain: Chain) -> str:
-    """'2 streams, 3 stations', counting streams as in the file; random choice sets are named separately."""
+    """'2 streams, 3 stations', counting streams as in the file; random choice sets are named separately.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    chain : Chain
+        Its compiled chain (for the routing sets).
+
+    Returns
+    -------
+    str
+        The size in words.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> net = load("models/symmetric-jsq-J4.json")
+    >>> size_text(net, compile_chain(net))
+    '1 stream, 4 stations'
+    """
     text = plural(len(net.streams), "stream")
     sets = len(chain.arrivals)
     if any(st.choice is None for st in net.streams) or sets != len(net.streams):
@@ -211,12 +242,52 @@ def size_text(net: Network, chain: Chain) -> str:
 
 
 def primitives(chain: Chain) -> str:
-    """Where the Markovian claim is made: the laws the chain models."""
+    """Where the Markovian claim is made: the laws the chain models.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+
+    Returns
+    -------
+    str
+        The laws, in words.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> primitives(compile_chain(load("models/symmetric-jsq-J4.json")))
+    'exponential laws'
+    """
     return "the phase-type laws above (the chain is on queue lengths x phases)" if chain.has_phases else "exponential laws"
 
 
 def table_text(chain: Chain, fast: list[int] | list[str], K: int) -> str:
-    """The table argument named: ``min(x_{1,2}, 12), phases`` (fast given by index or id)."""
+    """The table argument named: ``min(x_{1,2}, 12), phases`` (fast given by index or id).
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+    fast : list of int or list of str
+        The fast stations (indices or ids).
+    K : int
+        The clip level.
+
+    Returns
+    -------
+    str
+        The argument of the table, in words.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> table_text(compile_chain(load("models/symmetric-jsq-J4.json")), [0, 1], 12)
+    'min(x_{1,2}, 12)'
+    """
     ids = [chain.ids[a] if isinstance(a, int) else a for a in fast]
     parts = ([f"min(x_{{{','.join(ids)}}}, {K})"] if ids else []) + (["phases"] if chain.has_phases else [])
     return ", ".join(parts)

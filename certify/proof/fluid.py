@@ -24,14 +24,30 @@ FLUID_KINDS = ("linear", "quadratic")
 
 
 class Fluid(Stage):
-    """Fluid certificates: linear, then quadratic V; stops when one passes the exact check."""
+    """Fluid certificates: linear, then quadratic V; stops when one passes the exact check.
+
+    Examples
+    --------
+    >>> import time
+    >>> from certify.io.loader import load
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> def context(path):
+    ...     net = load(path)
+    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> ctx = context("models/symmetric-jsq-J4.json")
+    >>> Fluid().run(ctx), ctx.res.verdict, ctx.res.method
+    (True, 'stable', 'fluid linear Lyapunov certificate')
+    """
 
     name = "fluid certificates"
 
     def applies(self, ctx: ProofContext) -> bool:
+        """Unless the caller turned the fluid stages off."""
         return ctx.use_fluid
 
     def run(self, ctx: ProofContext) -> bool:
+        """List the fluid faces, then try each kind; stops when a certificate passed (or Dai's conditions fail)."""
         from ..markov.fluid import fluid_faces
 
         base, run = ctx.base, ctx.run

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, SupportsFloat, TypeVar
+from typing import Generic, Protocol, SupportsFloat, TypeVar, runtime_checkable
 
 from ..exact import Check
 from .context import Timer
@@ -23,24 +23,52 @@ C = TypeVar("C")
 F = TypeVar("F")
 
 
+@runtime_checkable
 class Solved(Protocol):
-    """What a search reports (:class:`certify.search.lp.LPResult`, :class:`certify.search.fluid.FluidLP`)."""
+    """What a search reports (:class:`certify.search.lp.LPResult`, :class:`certify.search.fluid.FluidLP`).
+
+    Examples
+    --------
+    >>> from certify.search.lp import LPResult
+    >>> isinstance(LPResult("optimal", 0.1, None, 7, 4, 0.01, "CLARABEL"), Solved)
+    True
+    """
 
     @property
-    def status(self) -> str: ...
+    def status(self) -> str:
+        """The solver's status (``optimal``, ``infeasible``, ``solver-error...``)."""
+        ...
+
     @property
-    def delta(self) -> float | None: ...
+    def delta(self) -> float | None:
+        """The best margin found (positive: a candidate worth rounding)."""
+        ...
+
     @property
-    def rows(self) -> int: ...
+    def rows(self) -> int:
+        """Constraint rows."""
+        ...
+
     @property
-    def variables(self) -> int: ...
+    def variables(self) -> int:
+        """Variables."""
+        ...
+
     @property
-    def solver(self) -> str: ...
+    def solver(self) -> str:
+        """The solver's name."""
+        ...
 
 
 @dataclass
 class Passed(Generic[C, F]):
-    """The first rounded candidate that passed the exact check, or (``check`` None) the last failures."""
+    """The first rounded candidate that passed the exact check, or (``check`` None) the last failures.
+
+    Examples
+    --------
+    >>> Passed(failures=["delta <= 0"]).check is None
+    True
+    """
 
     candidate: C | None = None
     check: Check[F] | None = None
@@ -79,7 +107,24 @@ def round_and_check(candidates: Iterable[C], check: Callable[[C], Check[F]]) -> 
 
 
 def found_text(delta: SupportsFloat) -> str:
-    """The outcome of a search whose certificate passed: ``found, exact check passed (delta = 0.25)``."""
+    """The outcome of a search whose certificate passed.
+
+    Parameters
+    ----------
+    delta : number
+        The drift margin the exact check derived.
+
+    Returns
+    -------
+    str
+        The attempt's outcome text.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> found_text(F(1, 4))
+    'found, exact check passed (delta = 0.25)'
+    """
     return f"found, exact check passed (delta = {float(delta):.3g})"
 
 
@@ -115,6 +160,19 @@ def search_round_check(
     -------
     Passed or None
         The passing candidate and its check; None when nothing passed (``t.outcome`` says why).
+
+    Examples
+    --------
+    >>> from certify.exact.facts import Check
+    >>> from certify.proof.context import Timer
+    >>> from certify.proof.result import Result
+    >>> from certify.search.lp import LPResult
+    >>> res = Result("x")
+    >>> with Timer(res, "a search") as t:
+    ...     got = search_round_check(t, LPResult("optimal", -0.2, None, 7, 4, 0.0, "CLARABEL"), None, False,
+    ...                              list, lambda c: Check(ok=True), lambda chk: 0)
+    >>> got, res.attempts[0].size, res.attempts[0].outcome
+    (None, '7 rows x 4 vars (CLARABEL)', 'no certificate (LP optimal, best margin -0.2)')
     """
     t.size = f"{lp.rows} rows x {lp.variables} vars ({lp.solver})"
     if failure is not None:

@@ -29,11 +29,25 @@ GROWTH_TABLE_K = (6, 12, 24)
 
 
 class MarkovianForm(Stage):
-    """The Markovian searches need a Markovian form in which every phase can finish."""
+    """The Markovian searches need a Markovian form in which every phase can finish.
+
+    Examples
+    --------
+    >>> import time
+    >>> from certify.io.loader import load
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> def context(path):
+    ...     net = load(path)
+    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> MarkovianForm().run(context("models/distribution-h2-J3.json"))
+    False
+    """
 
     name = "Markovian form"
 
     def run(self, ctx: ProofContext) -> bool:
+        """Stops the pipeline (saying why) when there is no usable Markovian form."""
         if ctx.chain is None:
             tried = ctx.run.summary() if ctx.use_fluid else "fluid certificates not tried"
             ctx.res.reasons.append(f"{ctx.why}: no Markovian form; {tried}; {ctx.run.necessary_text()}")
@@ -101,11 +115,26 @@ def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
 
 
 class Markovian(Stage):
-    """Foster templates and growth certificates in the order of :func:`schedule`; stops at the first proof."""
+    """Foster templates and growth certificates in the order of :func:`schedule`; stops at the first proof.
+
+    Examples
+    --------
+    >>> import time
+    >>> from certify.io.loader import load
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> def context(path):
+    ...     net = load(path)
+    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> ctx = context("models/symmetric-jsq-J4.json")
+    >>> Markovian().run(ctx), ctx.res.verdict, ctx.res.method
+    (True, 'stable', 'quadratic Foster-Lyapunov certificate')
+    """
 
     name = "Foster and growth certificates"
 
     def run(self, ctx: ProofContext) -> bool:
+        """Run the schedule; stops the pipeline at the first certificate that passed the exact check."""
         assert ctx.chain is not None
         ctx.regions.get({})
         for item in schedule(ctx.chain, ctx.templates):

@@ -21,14 +21,30 @@ __all__ = ["FiniteState", "ClosedSet", "NecessaryCondition", "Reachability"]
 
 
 class FiniteState(Stage):
-    """Every station has a finite capacity: a finite irreducible chain (exact), or the reason why not."""
+    """Every station has a finite capacity: a finite irreducible chain (exact), or the reason why not.
+
+    Examples
+    --------
+    >>> import time
+    >>> from certify.io.loader import load
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> def context(path):
+    ...     net = load(path)
+    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> ctx = context("models/loss-two-queue-K3.json")
+    >>> FiniteState().applies(ctx), FiniteState().run(ctx), ctx.res.verdict
+    (True, True, 'stable')
+    """
 
     name = "finite state space"
 
     def applies(self, ctx: ProofContext) -> bool:
+        """Only networks with capacities."""
         return ctx.net.has_capacities
 
     def run(self, ctx: ProofContext) -> bool:
+        """Check the finite chain; always stops the pipeline (capacities leave nothing else to try)."""
         net, res, chain = ctx.net, ctx.res, ctx.chain
         fin = check_finite(chain or ctx.base, [s.capacity for s in net.stations])
         if chain is not None and fin.ok:
@@ -50,11 +66,25 @@ class FiniteState(Stage):
 
 
 class ClosedSet(Stage):
-    """Customers that never leave a set fed by exogenous arrivals: exact instability (any distributions)."""
+    """Customers that never leave a set fed by exogenous arrivals: exact instability (any distributions).
+
+    Examples
+    --------
+    >>> import time
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> net = Network("trap", (Station("1", F(5)),), (Stream(F(1), choice=("1",)),), (Feedback("1", ("1",), F(1)),))
+    >>> ctx = ProofContext(net, Result("trap"), RunState(time.perf_counter() + 60), None, True, [])
+    >>> ClosedSet().run(ctx), ctx.res.verdict, ctx.res.semantics
+    (True, 'unstable', 'general')
+    """
 
     name = "closed set (customers never leave)"
 
     def run(self, ctx: ProofContext) -> bool:
+        """Find a closed set and check it exactly; stops the pipeline when proved."""
         chain, res = ctx.base, ctx.res
         S = closed_set(chain)
         if S is None:
@@ -85,12 +115,29 @@ class NecessaryCondition(Stage):
     ``doubtful`` (negative numerically, but no exact certificate), ``unknown``
     (solver failure) or ``fails`` (an exact dual certificate: unstable), and
     ``ctx.hint`` (the dual's station weights, for the growth supports).
+
+    Examples
+    --------
+    >>> import time
+    >>> from certify.io.loader import load
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> def context(path):
+    ...     net = load(path)
+    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> ctx = context("models/overloaded-unstable.json")
+    >>> NecessaryCondition().run(ctx), ctx.res.verdict, ctx.run.necessary
+    (True, 'unstable', 'fails')
+    >>> ctx = context("models/symmetric-jsq-J4.json")
+    >>> NecessaryCondition().run(ctx), ctx.run.necessary
+    (False, 'holds')
     """
 
     name = "necessary condition (static split LP)"
     tol = 1e-7
 
     def run(self, ctx: ProofContext) -> bool:
+        """Solve the static split LP; stops the pipeline only with an exactly checked overload."""
         net, chain, res, run, solver = ctx.net, ctx.base, ctx.res, ctx.run, ctx.solver
         tol = self.tol
         with ctx.timer(self.name) as t:
@@ -155,11 +202,25 @@ class NecessaryCondition(Stage):
 
 
 class Reachability(Stage):
-    """The empty state must be reachable from every state: some station must pass customers out of the network."""
+    """The empty state must be reachable from every state: some station must pass customers out of the network.
+
+    Examples
+    --------
+    >>> import time
+    >>> from certify.io.loader import load
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> def context(path):
+    ...     net = load(path)
+    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> Reachability().run(context("models/symmetric-jsq-J4.json"))
+    False
+    """
 
     name = "reachability of the empty state"
 
     def run(self, ctx: ProofContext) -> bool:
+        """Stops the pipeline when the empty state is not shown reachable."""
         if drain_order(ctx.base) is None:
             ctx.res.reasons.append(
                 "some station never passes customers out of the network: the empty state is not shown reachable"

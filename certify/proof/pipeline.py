@@ -24,7 +24,7 @@ What each verdict claims, and the theorem it rests on:
   reason says it holds for the phase-type (or exponential) laws and the
   tie-breaking given, nothing more.
 * finite state space (``markovian``): a finite irreducible CTMC.
-* theorems: the verdict and hypotheses of :class:`certify.exact.theory.TheoremVerdict`;
+* theorems: the verdict and hypotheses of :class:`certify.exact.verdict.TheoremVerdict`;
   ``critical`` (the theorem's inequality holds with equality) is never a verdict.
 
 ``time_limit`` bounds the run: region, drift and fluid-face enumeration poll

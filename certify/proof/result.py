@@ -59,11 +59,13 @@ class AttemptLog(list[Attempt]):
     listener: Callable[[Attempt], None] | None = None
 
     def append(self, a: Attempt) -> None:
+        """Record ``a`` and tell the listener."""
         super().append(a)
         if self.listener is not None:
             self.listener(a)
 
     def extend(self, items: Iterable[Attempt]) -> None:
+        """Record each attempt in turn (the listener hears each)."""
         for a in items:
             self.append(a)
 

@@ -23,7 +23,21 @@ STOP = True
 
 
 class Stage(ABC):
-    """One step of ``prove``."""
+    """One step of ``prove``.
+
+    Examples
+    --------
+    >>> class Note(Stage):
+    ...     name = "note"
+    ...     def run(self, ctx):
+    ...         ctx.res.reasons.append("looked")
+    ...         return NEXT
+    >>> from types import SimpleNamespace
+    >>> from certify.proof.result import Result
+    >>> ctx = SimpleNamespace(res=Result("x"))
+    >>> run_stages(ctx, [Note(), Note()]), ctx.res.reasons
+    (False, ['looked', 'looked'])
+    """
 
     #: What the stage does, in words (documentation and debugging).
     name: str = ""
@@ -51,6 +65,14 @@ def run_stages(ctx: ProofContext, stages: Sequence[Stage]) -> bool:
     -------
     bool
         True when a stage returned :data:`STOP`, False when every stage went on.
+
+    Examples
+    --------
+    >>> class Stop(Stage):
+    ...     def run(self, ctx):
+    ...         return STOP
+    >>> run_stages(None, [Stop()])
+    True
     """
     for stage in stages:
         if stage.applies(ctx) and stage.run(ctx) is STOP:
