@@ -62,7 +62,8 @@ from docs_section import write_section  # noqa: E402  (sibling module; scripts r
 import certify
 from certify.core.model import Network
 from certify.io.loader import from_dict, load, to_dict
-from certify.markov.phases import NotPhaseType, markov_chain
+from certify.markov.laws import NotPhaseType
+from certify.markov.phases import markov_chain
 from certify.templates import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[1]

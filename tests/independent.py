@@ -200,7 +200,7 @@ def phase_vectors(net, x, rng):
     """A random phase vector consistent with x (a phase-type station's phase is -1 exactly when it is empty)."""
     if not has_phases(net):
         return ()
-    from certify.markov.phases import phase_type  # the laws' phases (the transitions are written in test_phases)
+    from certify.markov.laws import phase_type  # the laws' phases (the transitions are written in test_phases)
 
     out = []
     for i, s in enumerate(net.stations):

@@ -8,7 +8,8 @@ import pytest
 import certify
 from certify.certificates import verify
 from certify.io.loader import load
-from certify.markov.phases import NotPhaseType, markov_chain
+from certify.markov.laws import NotPhaseType
+from certify.markov.phases import markov_chain
 from tests.conftest import CORPUS
 
 # Families with a known theorem (certify.exact.theory).

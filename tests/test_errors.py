@@ -14,7 +14,8 @@ from certify.core.errors import (
     NotSupported,
     SolverError,
 )
-from certify.markov.phases import NotPhaseType, markov_chain
+from certify.markov.laws import NotPhaseType
+from certify.markov.phases import markov_chain
 from certify.search import solvers
 from certify.search.solvers import SolverNotInstalled
 

@@ -25,7 +25,8 @@ from certify.io.distributions import MAX_PHASES
 from certify.io.graph import from_graph
 from certify.io.loader import from_dict, load, to_dict
 from certify.markov.chain import compile_chain
-from certify.markov.phases import MAX_PHASE_VECTORS, NotPhaseType, markov_chain, phase_type
+from certify.markov.laws import NotPhaseType, phase_type
+from certify.markov.phases import MAX_PHASE_VECTORS, markov_chain
 from certify.simulation.evidence import simulation_check
 from certify.simulation.simulate import simulate
 from certify.simulation.tables import compile_network

@@ -14,7 +14,8 @@ from certify.core.errors import NetworkError
 from certify.core.model import Distribution
 from certify.io.loader import from_dict
 from certify.markov.drift import compile_drifts
-from certify.markov.phases import NotPhaseType, expand, markov_chain, phase_type
+from certify.markov.laws import NotPhaseType, phase_type
+from certify.markov.phases import expand, markov_chain
 from certify.markov.regions import enumerate_regions, signature
 from tests.test_independent_drift import lyapunov
 

@@ -23,7 +23,7 @@ from scipy.sparse.linalg import spsolve
 
 import certify
 from certify.io.loader import from_dict
-from certify.markov.phases import phase_type
+from certify.markov.laws import phase_type
 from certify.simulation import kernel as K
 from certify.simulation import simulate as simulation
 from certify.simulation.simulate import check_x0, replication_state, simulate

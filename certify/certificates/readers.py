@@ -23,7 +23,8 @@ from ..core.model import ForkJoinNetwork, Network
 from ..core.numbers import unq
 from ..exact.instability import routed_sets, table_problem
 from ..markov.chain import Chain, compile_chain
-from ..markov.phases import NotPhaseType, markov_chain
+from ..markov.laws import NotPhaseType
+from ..markov.phases import markov_chain
 from ..templates import TEMPLATES
 from ..templates.options import station_list
 from ..templates.table import table_cells

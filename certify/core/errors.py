@@ -156,7 +156,7 @@ class NotSupported(CertifyError):
     """A well-formed input that the analysis does not cover.
 
     For example a law with no finite phase-type form given to the Markov chain
-    builder (:class:`certify.markov.phases.NotPhaseType` is a subclass), a
+    builder (:class:`certify.markov.laws.NotPhaseType` is a subclass), a
     template that declines a network, or a fork-join file given to a command
     that handles JSQ networks only.  The message names the thing, the value
     and the limit or rule.
@@ -172,7 +172,7 @@ class NotSupported(CertifyError):
     'lognormal(scv=2) has no finite phase-type representation'
     >>> from fractions import Fraction
     >>> from certify.core.model import Distribution
-    >>> from certify.markov.phases import phase_type
+    >>> from certify.markov.laws import phase_type
     >>> try:
     ...     phase_type(Distribution("lognormal", (("scv", Fraction(2)),)), Fraction(1))
     ... except NotSupported as exc:

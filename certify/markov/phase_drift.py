@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .jumps import Jump, RegionDrift, _int
-from .phases import PhaseChain, PhaseType
+from .laws import PhaseType
+from .phases import PhaseChain
 from .regions import Region, check_deadline, cone_generators
 
 __all__ = ["PhaseDrift", "phase_transitions", "compile_phase_drifts", "lower_bound"]

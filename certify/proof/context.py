@@ -18,7 +18,8 @@ from ..core.model import Network
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
 from ..markov.jumps import RegionDrift
-from ..markov.phases import NotPhaseType, markov_chain
+from ..markov.laws import NotPhaseType
+from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, enumerate_regions
 from .result import Attempt, Result
 
@@ -205,6 +206,20 @@ class ProofContext:
 def plural(n: int, word: str) -> str:
     """``n word`` or ``n words``.
 
+    Parameters
+    ----------
+    n : int
+        How many.
+    word : str
+        The singular.
+
+    Returns
+    -------
+    str
+        The count and the word, plural unless ``n`` is 1.
+
+    Examples
+    --------
     >>> plural(1, "face"), plural(3, "face")
     ('1 face', '3 faces')
     """

@@ -103,10 +103,10 @@ def _law(dist: Distribution, rate: Fraction) -> list[float]:
     ``rate`` is the station's ``mu`` (the stream's ``rate``) as loaded, which for an
     explicit hyperexponential or Coxian law is exactly 1/mean of its phases
     (:mod:`certify.io.loader`); phase-type laws are taken from
-    :func:`certify.markov.phases.phase_type`, the very law the Markov chain uses (its exact
+    :func:`certify.markov.laws.phase_type`, the very law the Markov chain uses (its exact
     probabilities and rates, rounded once to floats), never re-normalised here.
     """
-    from ..markov.phases import NotPhaseType, phase_type
+    from ..markov.laws import NotPhaseType, phase_type
 
     r = float(rate)
     if not (math.isfinite(r) and r > 0):

@@ -23,7 +23,8 @@ import scipy.sparse as sp
 
 from ..core.model import Distribution
 from ..markov.chain import Chain
-from ..markov.phases import NotPhaseType, PhaseChain, PhaseType, phase_type
+from ..markov.laws import NotPhaseType, PhaseType, phase_type
+from ..markov.phases import PhaseChain
 
 __all__ = ["STATE_LIMIT", "phases_of", "GeneratorBuilder"]
 
@@ -45,7 +46,7 @@ def phases_of(dist: Distribution, rate: Fraction) -> int:
     Returns
     -------
     int
-        The phases of :func:`~certify.markov.phases.phase_type` (1 for an
+        The phases of :func:`~certify.markov.laws.phase_type` (1 for an
         exponential law or a law without an exact phase-type representation).
 
     Examples

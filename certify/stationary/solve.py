@@ -29,7 +29,8 @@ from scipy.sparse.linalg import splu
 
 from ..core.errors import NetworkError, NetworkNotSupported, NotSupported, SolverError
 from ..core.model import ForkJoinNetwork, Network
-from ..markov.phases import NotPhaseType, markov_chain
+from ..markov.laws import NotPhaseType
+from ..markov.phases import markov_chain
 from .closed_forms import loss2_blocking, symmetric_loss2
 from .generator import STATE_LIMIT, GeneratorBuilder, phases_of
 from .qbd import min_queue_decay
