@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from ..core.errors import CertifyError
+from ..core.errors import CertifyError, OptionError
 from .parser import build_parser
 from .prove_commands import EXIT_NO_CERTIFICATE
 
@@ -65,9 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> print(err.getvalue(), end="")  # doctest: +ELLIPSIS
     certify: models/no-such-file.json: ...
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except OptionError as exc:  # an option value refused after parsing: reported as argparse reports one, exit 2
+        parser.exit(2, f"certify: {exc}\n")
     except CertifyError as exc:  # the one place refusals become output: NetworkError, CertificateError, NotSupported, SolverError
         print(f"certify: {exc}", file=sys.stderr)
         return 2

@@ -18,7 +18,7 @@ import math
 import os
 from collections.abc import Callable
 
-from ..core.errors import NetworkError
+from ..core.errors import OptionError
 
 __all__ = [
     "MAX_SEED",
@@ -218,7 +218,7 @@ def check_output(option: str, path: str, kind: str = "file") -> None:
 
     Raises
     ------
-    NetworkError
+    OptionError
         Naming ``option``, the path and why it cannot be written: empty, a
         directory, a missing or non-directory parent, not a regular file, not
         writable, not a SQLite file, not an image format.  Nothing is created
@@ -232,16 +232,16 @@ def check_output(option: str, path: str, kind: str = "file") -> None:
     >>> check_output("--out", d)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    certify.core.errors.NetworkError: --out: '...' is a directory: give a file name
+    certify.core.errors.OptionError: --out: '...' is a directory: give a file name
     >>> check_output("--plot", os.path.join(d, "atlas.xyz"), "image")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    certify.core.errors.NetworkError: --plot: '...atlas.xyz' has the extension .xyz, not an image format matplotlib writes (...)
+    certify.core.errors.OptionError: --plot: '...atlas.xyz' has the extension .xyz, not an image format matplotlib writes (...)
     """
     import tempfile
 
-    def fail(rule: str) -> NetworkError:
-        return NetworkError(None, option, f"{path!r} {rule}")
+    def fail(rule: str) -> OptionError:
+        return OptionError(option, f"{path!r} {rule}")
 
     if not path or not path.strip():
         raise fail("is empty: give a file name")

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ..core.errors import NetworkError
+from ..core.errors import OptionError
 from .inputs import load_network
 from .options import check_output
 from .plain_json import json_value
@@ -67,7 +67,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if args.template:
         unknown = [t for t in args.template if t not in TEMPLATES]
         if unknown:
-            raise NetworkError(None, "--template", f"unknown template {unknown[0]!r} (known: {', '.join(TEMPLATES)})")
+            raise OptionError("--template", f"unknown template {unknown[0]!r} (known: {', '.join(TEMPLATES)})")
     if args.out is not None:
         check_output("--out", args.out)
     net = load_network(args.file)

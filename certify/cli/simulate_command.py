@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from ..core.errors import NetworkError
+from ..core.errors import OptionError
 from .inputs import load_network, refuse_fork_join
 from .options import check_output
 
@@ -25,7 +25,7 @@ def _parse_x0(text: str, net: Network) -> list[int]:
     rule = f"must be {net.J} comma-separated non-negative integers, one per station ({','.join(net.station_ids)})"
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != net.J or not all(p.isdigit() for p in parts):
-        raise NetworkError(None, "--x0", f"{text!r} {rule}")
+        raise OptionError("--x0", f"{text!r} {rule}")
     return [int(p) for p in parts]
 
 
@@ -57,12 +57,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     >>> cmd_simulate(args)
     Traceback (most recent call last):
     ...
-    certify.core.errors.NetworkError: --x0: '1,2' must be 4 comma-separated non-negative integers, one per station (1,2,3,4)
+    certify.core.errors.OptionError: --x0: '1,2' must be 4 comma-separated non-negative integers, one per station (1,2,3,4)
     """
     from ..simulation.simulate import check_x0, simulate
 
     if not args.warmup < args.horizon:
-        raise NetworkError(None, "--warmup", f"{args.warmup:g} must be smaller than --horizon ({args.horizon:g})")
+        raise OptionError("--warmup", f"{args.warmup:g} must be smaller than --horizon ({args.horizon:g})")
     if args.plot:
         check_output("--plot", args.plot, "image")
     net = load_network(args.file)
@@ -73,7 +73,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         try:
             check_x0(net, x0)
         except ValueError as exc:
-            raise NetworkError(None, "--x0", str(exc)) from None
+            raise OptionError("--x0", str(exc)) from None
     res = simulate(net, args.horizon, replications=args.reps, seed=args.seed, x0=x0, warmup=args.warmup,
                    progress=None if not args.json else False)
     if args.plot:

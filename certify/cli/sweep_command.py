@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-from ..core.errors import NetworkError
+from ..core.errors import NetworkError, OptionError
 from .inputs import load_network, refuse_fork_join
 from .options import check_output
 
@@ -72,7 +72,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_output("--plot", args.plot, "image")
     for opt, other in (("--csv", args.csv), ("--plot", args.plot)):
         if other and os.path.abspath(other) == os.path.abspath(args.out):
-            raise NetworkError(None, opt, f"{other!r} is the results file (--out): give another name")
+            raise OptionError(opt, f"{other!r} is the results file (--out): give another name")
     net = load_network(args.file)
     net = refuse_fork_join(net, "sweep")
     vary = [parse_vary(spec, net) for spec in args.vary]

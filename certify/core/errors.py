@@ -20,7 +20,7 @@ failed check (a verdict), and never raises on a malformed certificate either.
 
 from __future__ import annotations
 
-__all__ = ["CertifyError", "NetworkError", "NetworkNotSupported", "CertificateError", "NotSupported", "SolverError"]
+__all__ = ["CertifyError", "NetworkError", "NetworkNotSupported", "OptionError", "CertificateError", "NotSupported", "SolverError"]
 
 
 class CertifyError(ValueError):
@@ -106,6 +106,34 @@ class NetworkError(CertifyError):
         if self.file is not None or file is None:
             return self
         return type(self)(file, self.path, self.rule)
+
+
+class OptionError(CertifyError):
+    """A command-line option's value breaks its rule (checked after parsing, e.g. against the network).
+
+    The CLI reports it the way argparse reports a bad value of a ``type=``
+    check: one line on stderr, exit status 2, no traceback.
+
+    Parameters
+    ----------
+    option : str
+        The option, e.g. ``--x0``.
+    rule : str
+        What is wrong, naming the offending value and the rule.
+
+    Examples
+    --------
+    >>> str(OptionError("--warmup", "50 must be smaller than --horizon (20)"))
+    '--warmup: 50 must be smaller than --horizon (20)'
+    """
+
+    def __init__(self, option: str, rule: str) -> None:
+        super().__init__(option, rule)
+        self.option = option
+        self.rule = rule
+
+    def __str__(self) -> str:
+        return f"{self.option}: {self.rule}"
 
 
 class CertificateError(CertifyError):
