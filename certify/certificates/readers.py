@@ -25,6 +25,7 @@ from ..exact.instability import routed_sets, table_problem
 from ..markov.chain import Chain, compile_chain
 from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
+from ..markov.symmetry import Symmetry
 from ..templates import TEMPLATES
 from ..templates.options import station_list
 from ..templates.table import table_cells
@@ -51,7 +52,7 @@ PAYLOAD_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "foster": (("template", "options", "coefficients"), ("phase_expansion",)),
     "growth": (("weights",), ("table", "phase_expansion")),
     "static-split": (("multipliers",), ()),
-    "fluid": (("template", "coefficients"), ()),
+    "fluid": (("template", "coefficients"), ("symmetry",)),
     "closed-set": (("stations",), ()),
     "finite-state": ((), ("phase_expansion",)),
     "theorem": (("theorem",), ()),
@@ -303,8 +304,11 @@ def read_fluid(net: Network, cert: dict[str, Any]) -> Reading:
     Raises
     ------
     CertificateError
-        When the template is not a fluid one or the coefficients do not name
-        exactly ``w[i]`` (linear) or ``P[i,j]``, i <= j (quadratic).
+        When the template is not a fluid one, the coefficients do not name
+        exactly ``w[i]`` (linear) or ``P[i,j]``, i <= j (quadratic), or
+        ``symmetry`` (optional) is not a list of disjoint station classes, each two
+        or more distinct known ids in the network's order, the classes ordered by
+        their first station.  Whether they *are* symmetries is the checker's to decide.
 
     Examples
     --------
@@ -313,6 +317,10 @@ def read_fluid(net: Network, cert: dict[str, Any]) -> Reading:
     >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
     >>> read_fluid(mm1, {"template": "quadratic", "coefficients": {"P[1,1]": "1/2"}}).args[1:]
     ('quadratic', [[Fraction(1, 2)]])
+    >>> two = Network("two", (Station("1", F(1)), Station("2", F(1))), (Stream(F(1), choice=("1", "2")),))
+    >>> cert = {"template": "linear", "coefficients": {"w[1]": "1", "w[2]": "1"}, "symmetry": [["1", "2"]]}
+    >>> read_fluid(two, cert).kwargs
+    {'symmetry': Symmetry(classes=((0, 1),))}
     """
     chain = compile_chain(net)
     kind = cert.get("template")
@@ -331,7 +339,28 @@ def read_fluid(net: Network, cert: dict[str, Any]) -> Reading:
             for j in range(i, J):
                 P[i][j] = P[j][i] = vals[f"P[{ids[i]},{ids[j]}]"]
         coeffs = P
-    return Reading((chain, kind, coeffs), chain=chain, template=kind)
+    kwargs: dict[str, Any] = {}
+    if "symmetry" in cert:
+        kwargs["symmetry"] = _symmetry(chain, cert["symmetry"])
+    return Reading((chain, kind, coeffs), kwargs, chain=chain, template=kind)
+
+
+def _symmetry(chain: Chain, value: Any) -> Symmetry:
+    """The ``symmetry`` field: station classes as lists of ids (disjoint, each in the network's order, sorted)."""
+    if not isinstance(value, list) or not value:
+        raise CertificateError(None, "symmetry", f"{value!r} must be a non-empty list of station classes (lists of ids)")
+    classes: list[tuple[int, ...]] = []
+    for k, cl in enumerate(value):
+        ids = station_list(chain, cl, f"symmetry[{k}]")
+        if len(ids) < 2:
+            raise CertificateError(None, f"symmetry[{k}]", f"{cl!r}: a class has two or more stations")
+        classes.append(tuple(chain.ids.index(s) for s in ids))
+    flat = [a for c in classes for a in c]
+    if len(set(flat)) != len(flat):
+        raise CertificateError(None, "symmetry", f"{value!r}: the classes must be disjoint")
+    if classes != sorted(classes):
+        raise CertificateError(None, "symmetry", f"{value!r}: list the classes in the order of their first stations")
+    return Symmetry(tuple(classes))
 
 
 def read_closed_set(net: Network, cert: dict[str, Any]) -> Reading:

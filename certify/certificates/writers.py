@@ -31,6 +31,7 @@ from ..exact.instability import routed_sets
 from ..exact.theorem_check import check_theorem
 from ..exact.verdict import TheoremVerdict
 from ..markov.chain import Chain
+from ..markov.symmetry import Symmetry
 from .claims import (
     closed_set_claims,
     finite_state_claims,
@@ -155,7 +156,9 @@ def static_split_certificate(
     return _seal(net, "static-split", {"multipliers": multipliers}, static_split_claims(check.facts))
 
 
-def fluid_certificate(net: Network, chain: Chain, kind: str, coeffs: Sequence[Any], check: Check[FluidFacts]) -> dict[str, Any]:
+def fluid_certificate(
+    net: Network, chain: Chain, kind: str, coeffs: Sequence[Any], check: Check[FluidFacts], symmetry: Symmetry | None = None
+) -> dict[str, Any]:
     """A fluid Lyapunov certificate (general distributions where Dai's conditions hold), exactly checked.
 
     Parameters
@@ -170,6 +173,8 @@ def fluid_certificate(net: Network, chain: Chain, kind: str, coeffs: Sequence[An
         The weights w or the symmetric matrix P.
     check : Check of FluidFacts
         The passing :func:`~certify.exact.check_fluid` of ``coeffs``.
+    symmetry : Symmetry, optional
+        The station classes the check used (recorded as ``symmetry``: lists of station ids).
 
     Returns
     -------
@@ -193,7 +198,10 @@ def fluid_certificate(net: Network, chain: Chain, kind: str, coeffs: Sequence[An
         named = {f"w[{ids[i]}]": q(coeffs[i]) for i in range(J)}
     else:
         named = {f"P[{ids[i]},{ids[j]}]": q(coeffs[i][j]) for i in range(J) for j in range(i, J)}
-    return _seal(net, "fluid", {"template": kind, "coefficients": named}, fluid_claims(check.facts), kind)
+    payload: dict[str, Any] = {"template": kind, "coefficients": named}
+    if symmetry is not None and not symmetry.trivial:
+        payload["symmetry"] = [[ids[a] for a in c] for c in symmetry.classes]
+    return _seal(net, "fluid", payload, fluid_claims(check.facts), kind)
 
 
 def growth_certificate(

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..markov.chain import Chain, drain_order
 from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.regions import enumerate_regions
+from ..markov.symmetry import Symmetry, is_automorphism
 from ..templates import TEMPLATES
 from ..templates.options import MAX_REFINEMENT, refinement_factor
 from .facts import Check, FiniteStateFacts, FluidFacts, FosterFacts
@@ -179,7 +180,12 @@ def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check[Finite
 
 
 def check_fluid(
-    chain: Chain, kind: str, coeffs: Sequence[Any], faces: Sequence[FluidFace] | None = None, max_failures: int = 5
+    chain: Chain,
+    kind: str,
+    coeffs: Sequence[Any],
+    faces: Sequence[FluidFace] | None = None,
+    max_failures: int = 5,
+    symmetry: Symmetry | None = None,
 ) -> Check[FluidFacts]:
     """Check a fluid Lyapunov certificate exactly (general distributions, any tie-breaking).
 
@@ -191,6 +197,15 @@ def check_fluid(
     every w_i > 0 and w'v <= -delta for every admissible velocity on every face
     other than {0}.  The maximum over the velocity set is computed exactly
     (:func:`certify.markov.fluid.max_rate`; the set is the exact one or a superset).
+
+    With a ``symmetry`` (station classes; linear certificates only) the check
+    first verifies, exactly, that every generator of the classes' group (each
+    adjacent transposition within a class) is an automorphism of the chain and
+    that w is constant on every class; then dV/dt on a face and on its image
+    under an automorphism sigma are equal (the velocity sets map by sigma and
+    w o sigma = w), so it checks one face per orbit: the faces meeting the sorted
+    chamber (:func:`certify.markov.fluid.fluid_faces` with the symmetry), which
+    it lists itself unless ``faces`` is given.
 
     Parameters
     ----------
@@ -204,6 +219,8 @@ def check_fluid(
         The fluid faces (:func:`certify.markov.fluid.fluid_faces`; computed when not given).
     max_failures : int
         How many violated conditions to list.
+    symmetry : Symmetry, optional
+        Station classes the certificate claims (verified here).
 
     Returns
     -------
@@ -223,6 +240,16 @@ def check_fluid(
     (True, Fraction(1, 1), Fraction(1, 1))
     >>> check_fluid(mm1, "linear", [F(0)]).failures
     ['linear fluid weights must be one positive number per station']
+
+    Three identical stations sharing one stream, checked on one face per orbit:
+
+    >>> from certify.markov.symmetry import Symmetry
+    >>> jsq = Chain(("1", "2", "3"), (F(1),) * 3, (((0, 1, 2), F(2)),), (), (F(1),) * 3)
+    >>> chk = check_fluid(jsq, "linear", [F(1)] * 3, symmetry=Symmetry(((0, 1, 2),)))
+    >>> chk.ok, chk.facts.faces, chk.facts.delta
+    (True, 4, Fraction(1, 1))
+    >>> check_fluid(jsq, "linear", [F(1), F(2), F(1)], symmetry=Symmetry(((0, 1, 2),))).failures
+    ['linear fluid weights must be equal within every station class {1,2,3} (the certificate claims these symmetries)']
     """
     from ..markov.fluid import fluid_faces, fluid_rows, max_rate, rate_vector
 
@@ -243,6 +270,17 @@ def check_fluid(
         vec = w
     else:
         return Check.failed([f"unknown fluid template {kind!r}"])
+    if symmetry is not None and not symmetry.trivial:
+        bad_sym = _symmetry_failures(chain, symmetry)
+        if bad_sym:
+            return Check.failed(bad_sym)
+        if kind != "linear":
+            return Check.failed(["a symmetry reduction applies to linear fluid certificates only"])
+        if not symmetry.invariant(w):
+            names = " ".join("{" + ",".join(chain.ids[a] for a in c) + "}" for c in symmetry.classes)
+            return Check.failed([f"linear fluid weights must be equal within every station class {names} "
+                                 "(the certificate claims these symmetries)"])
+        faces = fluid_faces(chain, symmetry=symmetry) if faces is None else faces
     faces = fluid_faces(chain) if faces is None else faces
     failures: list[str] = []
     delta: Fraction | None = None
@@ -268,3 +306,19 @@ def check_fluid(
             failures.append("no fluid face away from 0: nothing to check")
         return Check.failed(failures, partial=counted)
     return Check.passed(FluidFacts(faces=len(faces), rows=len(rows), delta=delta, eta=eta, kind=kind))
+
+
+def _symmetry_failures(chain: Chain, symmetry: Symmetry) -> list[str]:
+    """Why ``symmetry`` is not a set of station classes of ``chain`` (empty when every generator is an automorphism)."""
+    J = chain.J
+    seen: set[int] = set()
+    for c in symmetry.classes:
+        if len(c) < 2 or list(c) != sorted(set(c)) or any(not 0 <= a < J for a in c) or seen & set(c):
+            return [f"station classes must be disjoint sorted sets of two or more stations, got {symmetry.classes!r}"]
+        seen.update(c)
+    for perm in symmetry.generators(J):
+        if not is_automorphism(chain, perm):
+            a, b = (x for x in range(J) if perm[x] != x)
+            return [f"exchanging stations {chain.ids[a]} and {chain.ids[b]} is not a symmetry of the network "
+                    "(rates, streams, feedback or tie-breaking differ)"]
+    return []

@@ -32,7 +32,9 @@ from math import lcm
 
 from ..core.numbers import solve
 from .chain import Chain
-from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
+from .dbm import INF
+from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions, region_of
+from .symmetry import Symmetry
 
 __all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain", "fluid_rows", "rate_vector"]
 
@@ -147,8 +149,13 @@ class _Sources:
         return cls(D, tuple(flows), tuple(int(m * D) for m in chain.mu))
 
 
-def _face(chain: Chain, region: Region, src_data: _Sources | None = None) -> FluidFace | None:
-    """The velocity set of one face, or None when no fluid path can stay on it."""
+def _face(chain: Chain, region: Region, src_data: _Sources | None = None, all_generators: bool = True) -> FluidFace | None:
+    """The velocity set of one face, or None when no fluid path can stay on it.
+
+    With ``all_generators`` False the face keeps one generator of its closure
+    (the indicator of its unbounded stations) instead of all of them: enough for
+    linear certificates, which need only to know that the face is unbounded.
+    """
     J = chain.J
     sd = src_data or _Sources.of(chain)
     D = sd.D
@@ -209,7 +216,11 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None) -> Flu
             for a in cl:
                 d[a] = w
         dirs.append(tuple(d))
-    gens = tuple(cone_generators(region))
+    if all_generators:
+        gens = tuple(cone_generators(region))
+    else:
+        free = tuple(int(region.dbm[a + 1][0] >= INF) for a in range(J))
+        gens = (free,) if any(free) else ()
     if not empty:
         return FluidFace(region, gens, tuple(v0))
     if not split_in_E:
@@ -234,11 +245,16 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None) -> Flu
     return FluidFace(region, gens, tuple(v0), empty, tuple(dirs), box, h, ext_E)
 
 
-def fluid_faces(chain: Chain, deadline: float | None = None) -> list[FluidFace]:
+def fluid_faces(chain: Chain, deadline: float | None = None, symmetry: Symmetry | None = None) -> list[FluidFace]:
     """Every face of the fluid state space on which a fluid path can stay, with its velocities.
 
     With a ``deadline`` (``time.perf_counter()`` value) the enumeration polls the
     clock and raises :class:`certify.markov.regions.TimeLimitReached` once it has passed.
+    With a ``symmetry`` (the chain's station classes) only one face per orbit
+    meeting the sorted chamber is listed — every orbit of faces has one — each
+    whole (rebuilt from its signature) and with one generator, the indicator of
+    its unbounded stations: the faces a *linear* certificate invariant under the
+    classes must be checked on (:mod:`certify.markov.symmetry`).
 
     Parameters
     ----------
@@ -246,11 +262,13 @@ def fluid_faces(chain: Chain, deadline: float | None = None) -> list[FluidFace]:
         The chain.
     deadline : float, optional
         A ``time.perf_counter()`` value.
+    symmetry : Symmetry, optional
+        Station classes of ``chain`` (automorphisms: the caller checks them).
 
     Returns
     -------
     list of FluidFace
-        The unbounded faces a fluid path can stay on.
+        The unbounded faces a fluid path can stay on (their representatives, with a ``symmetry``).
 
     Raises
     ------
@@ -263,14 +281,21 @@ def fluid_faces(chain: Chain, deadline: float | None = None) -> list[FluidFace]:
     >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
     >>> [(f.generators, f.v0) for f in fluid_faces(mm1)]
     [(((1,),), (Fraction(-1, 1),))]
+    >>> from certify.markov.symmetry import Symmetry
+    >>> jsq = Chain(("1", "2", "3"), (F(1),) * 3, (((0, 1, 2), F(2)),), (), (F(1),) * 3)
+    >>> len(fluid_faces(jsq)), len(fluid_faces(jsq, symmetry=Symmetry(((0, 1, 2),))))
+    (10, 4)
     """
     fc = fluid_chain(chain)
     sd = _Sources.of(chain)
     out = []
-    for k, region in enumerate(enumerate_regions(fc, deadline=deadline)):
+    for k, region in enumerate(enumerate_regions(fc, deadline=deadline, symmetry=symmetry)):
         if deadline is not None and k % POLL_EVERY == 0:
             check_deadline(deadline, "fluid face listing")
-        face = _face(chain, region, sd)
+        if symmetry is not None and not symmetry.trivial:
+            face = _face(chain, region_of(fc, region.key), sd, all_generators=False)
+        else:
+            face = _face(chain, region, sd)
         if face is not None and face.generators:
             out.append(face)
     return out

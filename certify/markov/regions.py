@@ -23,10 +23,12 @@ from itertools import combinations
 
 from .chain import Chain
 from .dbm import INF, describe_dbm, empty_dbm, tighten
+from .symmetry import Symmetry, chamber_argmins
 
 __all__ = [
     "Region",
     "enumerate_regions",
+    "region_of",
     "signature",
     "cone_generators",
     "vertex_bound",
@@ -241,7 +243,10 @@ def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None =
 
 
 def enumerate_regions(
-    chain: Chain, levels: Mapping[int, int] | None = None, deadline: float | None = None
+    chain: Chain,
+    levels: Mapping[int, int] | None = None,
+    deadline: float | None = None,
+    symmetry: Symmetry | None = None,
 ) -> list[Region]:
     """All non-empty regions of ``chain``, by backtracking over the signature.
 
@@ -252,6 +257,11 @@ def enumerate_regions(
     With a ``deadline`` (a ``time.perf_counter()`` value) the backtracking polls
     the clock every :data:`POLL_EVERY` nodes and raises :class:`TimeLimitReached`
     once it has passed (the overshoot is one poll interval, microseconds).
+    With a ``symmetry`` (station classes, :mod:`certify.markov.symmetry`) only the
+    regions that meet the sorted chamber are listed, each *restricted to the
+    chamber* (its DBM has the chamber's inequalities); every orbit of regions has
+    a member among them, and :func:`region_of` rebuilds a whole region from its
+    signature.
 
     Parameters
     ----------
@@ -261,11 +271,13 @@ def enumerate_regions(
         Clip level K per station.
     deadline : float, optional
         A ``time.perf_counter()`` value.
+    symmetry : Symmetry, optional
+        Station classes: list the regions that meet the sorted chamber only.
 
     Returns
     -------
     list of Region
-        The non-empty regions; they partition the states.
+        The non-empty regions; they partition the states (the chamber, with a ``symmetry``).
 
     Raises
     ------
@@ -279,6 +291,9 @@ def enumerate_regions(
     >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
     >>> len(enumerate_regions(ch))   # x1=x2 (empty or not), x1<x2, x2<x1 (x_min empty or not)
     6
+    >>> from certify.markov.symmetry import Symmetry
+    >>> len(enumerate_regions(ch, symmetry=Symmetry(((0, 1),))))   # x1 <= x2: the x2 < x1 regions are images
+    4
     """
     J = chain.J
     sets = chain.routing_sets
@@ -343,7 +358,7 @@ def enumerate_regions(
             rec_empty(d, 0, (), am)
             return
         C = sets[k]
-        for B in subsets(C):
+        for B in chamber_argmins(C, symmetry) if symmetry is not None else subsets(C):
             d2: list[list[int]] | None = d
             for u, v, c in _tied_constraints(C, B, None):
                 d2 = tighten(d2, u, v, c) if d2 is not None else None
@@ -352,8 +367,71 @@ def enumerate_regions(
             if d2 is not None:
                 rec_sets(d2, k + 1, (*am, B))
 
-    rec_sets(empty_dbm(J), 0, ())
+    start: list[list[int]] | None = empty_dbm(J)
+    for a, b in symmetry.chamber() if symmetry is not None else ():
+        start = tighten(start, a + 1, b + 1, 0) if start is not None else None  # x_a <= x_b
+    if start is not None:
+        rec_sets(start, 0, ())
     return out
+
+
+def region_of(chain: Chain, key: tuple, levels: Mapping[int, int] | None = None) -> Region:
+    """The whole region with routing signature ``key`` (:attr:`Region.key`), its DBM rebuilt from the signature.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    key : tuple
+        (argmin per routing set, empty stations, shifted argmins, clipped levels).
+    levels : mapping of int to int, optional
+        The clip levels the signature was made with.
+
+    Returns
+    -------
+    Region
+        The region of every state with that signature.
+
+    Raises
+    ------
+    ValueError
+        When no state has that signature.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.symmetry import Symmetry
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> r = enumerate_regions(ch, symmetry=Symmetry(((0, 1),)))[1]
+    >>> r.describe(ch.ids), region_of(ch, r.key).describe(ch.ids)
+    ('x1 < x2, x1 >= 1', 'x1 < x2, x1 >= 1')
+    """
+    am, empty, sh, lv = key
+    clip = dict(levels or {})
+    d: list[list[int]] | None = empty_dbm(chain.J)
+    cons: list[tuple[int, int, int]] = []
+    for C, B in zip(chain.routing_sets, am):
+        cons.extend(_tied_constraints(C, B, None))
+    for (i, C), B in zip(chain.shifted_sets, sh):
+        if B:
+            cons.extend(_tied_constraints(C, B, i))
+    level = dict(zip(clip, lv))
+    for a in range(chain.J):
+        if a in level:
+            k, K = level[a], clip[a]
+            cons.append((0, a + 1, -k))  # x_a >= k
+            if k <= K:
+                cons.append((a + 1, 0, k))  # x_a <= k
+        elif a in empty:
+            cons.append((a + 1, 0, 0))
+        else:
+            cons.append((0, a + 1, -1))
+    for u, v, c in cons:
+        d = tighten(d, u, v, c) if d is not None else None
+    if d is None:
+        raise ValueError(f"no state has the signature {key!r}")
+    return Region(am, empty, sh, tuple(tuple(r) for r in d), tuple(lv))
 
 
 def _level(d: list[list[int]], a: int, K: int) -> int:

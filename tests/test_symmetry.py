@@ -1,0 +1,168 @@
+"""Exact symmetry reduction: station classes, the sorted chamber, and fluid checks on one face per orbit."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction as F
+
+import pytest
+
+from certify.exact.stability import check_fluid
+from certify.markov.chain import Chain
+from certify.markov.fluid import fluid_faces
+from certify.markov.regions import enumerate_regions, region_of, signature
+from certify.markov.symmetry import Symmetry, chamber_argmins, is_automorphism, station_classes
+
+
+def random_chain(seed: int, J: int = 4, feedback: bool = False) -> Chain:
+    """A random chain whose stations come in a few rate types, with streams closed under some permutations.
+
+    Streams are made symmetric by adding the images of a random stream under a random
+    rate-preserving permutation (so some, not all, stations are interchangeable).
+    """
+    rng = random.Random(seed)
+    types = [rng.choice([F(1), F(2)]) for _ in range(J)]
+    perm = list(range(J))
+    for t in set(types):
+        idx = [a for a in range(J) if types[a] == t]
+        shuffled = idx[:]
+        rng.shuffle(shuffled)
+        for a, b in zip(idx, shuffled):
+            perm[a] = b
+    arrivals: dict[tuple[int, ...], F] = {}
+    for _ in range(rng.randint(1, 3)):
+        C = tuple(sorted(rng.sample(range(J), rng.randint(1, J))))
+        lam = F(rng.randint(1, 4), 4)
+        orbit = {C}
+        cur = C
+        for _ in range(J):
+            cur = tuple(sorted(perm[a] for a in cur))
+            orbit.add(cur)
+        for D in orbit:
+            arrivals[D] = arrivals.get(D, F(0)) + lam
+    fb: list[tuple[int, tuple[int, ...], F]] = []
+    if feedback:
+        i = rng.randrange(J)
+        fb = [(i, (i,), F(1, 4))]
+    leave = tuple(F(1) - sum((p for s, _, p in fb if s == a), F(0)) for a in range(J))
+    return Chain(tuple(str(a + 1) for a in range(J)), tuple(types), tuple(sorted(arrivals.items())), tuple(fb), leave)
+
+
+def brute_force_classes(chain: Chain) -> set[frozenset[int]]:
+    """Station classes from every permutation of the stations, with the automorphism test written out anew."""
+
+    def image(perm: tuple[int, ...]) -> tuple:
+        arr = sorted((tuple(sorted(perm[a] for a in C)), lam) for C, lam in chain.arrivals)
+        fb = sorted((perm[i], tuple(sorted(perm[a] for a in C)), p) for i, C, p in chain.feedback)
+        mu = [None] * chain.J
+        leave = [None] * chain.J
+        for a in range(chain.J):
+            mu[perm[a]], leave[perm[a]] = chain.mu[a], chain.leave[a]
+        return (arr, fb, mu, leave)
+
+    same = image(tuple(range(chain.J)))
+    autos = [p for p in itertools.permutations(range(chain.J)) if image(p) == same]
+    swaps = {(a, b) for p in autos for a in range(chain.J) for b in range(a + 1, chain.J)
+             if p[a] == b and p[b] == a and all(p[c] == c for c in range(chain.J) if c not in (a, b))}
+    classes = {frozenset([a]) for a in range(chain.J)}
+    for a, b in swaps:
+        ca = next(c for c in classes if a in c)
+        cb = next(c for c in classes if b in c)
+        if ca != cb:
+            classes -= {ca, cb}
+            classes.add(ca | cb)
+    return {c for c in classes if len(c) > 1}
+
+
+def sort_within(point: tuple[int, ...], sym: Symmetry) -> tuple[int, ...]:
+    """The point with its coordinates sorted ascending within every class (its image in the chamber)."""
+    out = list(point)
+    for c in sym.classes:
+        for a, v in zip(c, sorted(point[a] for a in c)):
+            out[a] = v
+    return tuple(out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_station_classes_match_brute_force(seed):
+    """station_classes finds exactly the classes of transpositions that brute force over all permutations finds."""
+    chain = random_chain(seed, J=5, feedback=seed % 3 == 0)
+    got = {frozenset(c) for c in station_classes(chain).classes}
+    assert got == brute_force_classes(chain)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_chamber_regions_cover_every_orbit(seed):
+    """Every region's point, sorted within the classes, lies in a region listed on the chamber, with the same signature."""
+    chain = random_chain(seed, J=4)
+    sym = station_classes(chain)
+    chamber = {r.key for r in enumerate_regions(chain, symmetry=sym)}
+    full = enumerate_regions(chain)
+    assert chamber <= {r.key for r in full}
+    for r in full:
+        assert signature(chain, sort_within(r.point(), sym)) in chamber
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_region_of_rebuilds_the_whole_region(seed):
+    """region_of(key) gives the full region's DBM for every signature of the full enumeration."""
+    chain = random_chain(seed, J=4, feedback=seed % 2 == 0)
+    for r in enumerate_regions(chain):
+        assert region_of(chain, r.key).dbm == r.dbm
+
+
+def test_chamber_argmins_are_prefixes_per_class():
+    """On the chamber, a choice set's tied stations of one class are a prefix of the set's stations of that class."""
+    got = set(chamber_argmins((0, 1, 2, 4), Symmetry(((0, 1, 2), (3, 4)))))
+    want = {B for k in range(1, 5) for B in itertools.combinations((0, 1, 2, 4), k)
+            if [a for a in B if a < 3] == [0, 1, 2][: len([a for a in B if a < 3])]}
+    assert got == want
+
+
+def test_automorphism_respects_tie_breaking():
+    """Exchanging two stations whose tie-breaking probabilities differ is not an automorphism."""
+    ties = (((0, 1), (F(1, 3), F(2, 3))),)
+    ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)), ties)
+    assert not is_automorphism(ch, (1, 0))
+    assert station_classes(ch).trivial
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_symmetric_fluid_check_agrees_with_the_full_check(seed):
+    """For weights constant on the classes, the check on one face per orbit decides as the full check, with the same delta."""
+    chain = random_chain(seed, J=4)
+    sym = station_classes(chain)
+    rng = random.Random(seed)
+    w = [F(1)] * chain.J
+    for c in sym.classes:
+        v = F(rng.randint(1, 6), rng.randint(1, 3))
+        for a in c:
+            w[a] = v
+    for a in range(chain.J):
+        if sym.class_of(a) is None:
+            w[a] = F(rng.randint(1, 6), rng.randint(1, 3))
+    full = check_fluid(chain, "linear", w)
+    reduced = check_fluid(chain, "linear", w, symmetry=sym)
+    assert full.ok == reduced.ok
+    if full.ok:
+        assert full.facts.delta == reduced.facts.delta
+    assert len(fluid_faces(chain, symmetry=sym)) <= len(fluid_faces(chain))
+
+
+def test_a_false_symmetry_is_refused():
+    """A claimed class holding two stations of different rates fails the check, naming them."""
+    ch = Chain(("1", "2"), (F(1), F(2)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    chk = check_fluid(ch, "linear", [F(1), F(1)], symmetry=Symmetry(((0, 1),)))
+    assert not chk.ok
+    assert chk.failures == ["exchanging stations 1 and 2 is not a symmetry of the network "
+                            "(rates, streams, feedback or tie-breaking differ)"]
+
+
+def test_symmetric_jsq_faces_grow_linearly():
+    """Symmetric JSQ with one full-choice stream has one fluid face per orbit: about 1 + J of them, not 2^J."""
+    for J in (6, 12, 24):
+        ch = Chain(tuple(str(a + 1) for a in range(J)), (F(1),) * J, ((tuple(range(J)), F(J) * F(9, 10)),), (), (F(1),) * J)
+        faces = fluid_faces(ch, symmetry=station_classes(ch))
+        assert J <= len(faces) <= J + 4
+        assert check_fluid(ch, "linear", [F(1)] * J, faces=faces, symmetry=station_classes(ch)).ok
