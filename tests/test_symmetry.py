@@ -166,3 +166,15 @@ def test_symmetric_jsq_faces_grow_linearly():
         faces = fluid_faces(ch, symmetry=station_classes(ch))
         assert J <= len(faces) <= J + 4
         assert check_fluid(ch, "linear", [F(1)] * J, faces=faces, symmetry=station_classes(ch)).ok
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_chamber_faces_have_the_whole_faces_velocities(seed):
+    """Each face listed on the chamber has the velocity set of the whole face with its signature (full enumeration)."""
+    chain = random_chain(seed, J=4, feedback=seed % 2 == 1)
+    sym = station_classes(chain)
+    whole = {f.region.key: f for f in fluid_faces(chain)}
+    for f in fluid_faces(chain, symmetry=sym):
+        g = whole[f.region.key]
+        assert (f.v0, f.empties, f.dirs, f.box, f.h, f.beta) == (g.v0, g.empties, g.dirs, g.box, g.h, g.beta)
+        assert f.generators and all(x in (0, 1) for x in f.generators[0])

@@ -33,7 +33,7 @@ from math import lcm
 from ..core.numbers import solve
 from .chain import Chain
 from .dbm import INF
-from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions, region_of
+from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
 from .symmetry import Symmetry
 
 __all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain", "fluid_rows", "rate_vector"]
@@ -149,19 +149,49 @@ class _Sources:
         return cls(D, tuple(flows), tuple(int(m * D) for m in chain.mu))
 
 
-def _face(chain: Chain, region: Region, src_data: _Sources | None = None, all_generators: bool = True) -> FluidFace | None:
+def _tie_classes(region: Region, J: int) -> list[tuple[int, ...]]:
+    """Tie classes of the non-empty stations from the signature alone: the components of "tied in some argmin".
+
+    On a region of a fluid chain every constraint is ``x_u - x_v <= 0`` or ``<= -1``
+    (ties, strict orders, empties and the origin), so two non-empty stations are
+    equal on the whole region exactly when a path of ties joins them (a path through
+    the origin would pass an empty station and bound a non-empty one by 0).  This
+    gives the classes of the whole region from a piece of it (the chamber's).
+    """
+    parent = list(range(J))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for B in region.argmin:
+        for b in B[1:]:
+            parent[find(b)] = find(B[0])
+    empty = set(region.empty)
+    groups: dict[int, list[int]] = {}
+    for a in range(J):
+        if a not in empty:
+            groups.setdefault(find(a), []).append(a)
+    return sorted((tuple(g) for g in groups.values()), key=lambda g: g[0])
+
+
+def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole: bool = True) -> FluidFace | None:
     """The velocity set of one face, or None when no fluid path can stay on it.
 
-    With ``all_generators`` False the face keeps one generator of its closure
-    (the indicator of its unbounded stations) instead of all of them: enough for
-    linear certificates, which need only to know that the face is unbounded.
+    ``whole`` False: ``region`` is the face's piece on the sorted chamber of a
+    symmetry; the tie classes then come from the signature (:func:`_tie_classes`)
+    and the face keeps one generator of its closure, the indicator of the piece's
+    unbounded stations -- enough for linear certificates, which need only to know
+    that the face is unbounded.
     """
     J = chain.J
     sd = src_data or _Sources.of(chain)
     D = sd.D
     empty = tuple(region.empty)
     E = set(empty)
-    classes = _classes(region, J)
+    classes = _classes(region, J) if whole else _tie_classes(region, J)
     cls_of = {a: k for k, cl in enumerate(classes) for a in cl}
     argmin = dict(zip(chain.routing_sets, region.argmin))
 
@@ -216,7 +246,7 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None, all_ge
             for a in cl:
                 d[a] = w
         dirs.append(tuple(d))
-    if all_generators:
+    if whole:
         gens = tuple(cone_generators(region))
     else:
         free = tuple(int(region.dbm[a + 1][0] >= INF) for a in range(J))
@@ -250,11 +280,12 @@ def fluid_faces(chain: Chain, deadline: float | None = None, symmetry: Symmetry 
 
     With a ``deadline`` (``time.perf_counter()`` value) the enumeration polls the
     clock and raises :class:`certify.markov.regions.TimeLimitReached` once it has passed.
-    With a ``symmetry`` (the chain's station classes) only one face per orbit
-    meeting the sorted chamber is listed — every orbit of faces has one — each
-    whole (rebuilt from its signature) and with one generator, the indicator of
-    its unbounded stations: the faces a *linear* certificate invariant under the
-    classes must be checked on (:mod:`certify.markov.symmetry`).
+    With a ``symmetry`` (the chain's station classes) only the faces meeting the
+    sorted chamber are listed -- every orbit of faces has one -- each as its piece
+    on the chamber (``region``), with the velocity set of the whole face and one
+    generator, the indicator of its unbounded stations: the faces a *linear*
+    certificate invariant under the classes must be checked on
+    (:mod:`certify.markov.symmetry`).
 
     Parameters
     ----------
@@ -292,10 +323,7 @@ def fluid_faces(chain: Chain, deadline: float | None = None, symmetry: Symmetry 
     for k, region in enumerate(enumerate_regions(fc, deadline=deadline, symmetry=symmetry)):
         if deadline is not None and k % POLL_EVERY == 0:
             check_deadline(deadline, "fluid face listing")
-        if symmetry is not None and not symmetry.trivial:
-            face = _face(chain, region_of(fc, region.key), sd, all_generators=False)
-        else:
-            face = _face(chain, region, sd)
+        face = _face(chain, region, sd, whole=symmetry is None or symmetry.trivial)
         if face is not None and face.generators:
             out.append(face)
     return out

@@ -132,7 +132,7 @@ def _tied_constraints(C: tuple[int, ...], B: tuple[int, ...], shift: int | None)
 
     cons = []
     b0 = B[0]
-    for b in B[1:]:
+    for b in reversed(B[1:]):  # the farthest first: on a sorted chamber the others are then implied (cheap)
         # y_b - y_b0 = 0 with y = x - e_shift
         cons.append((b + 1, b0 + 1, s(b) - s(b0)))
         cons.append((b0 + 1, b + 1, s(b0) - s(b)))
