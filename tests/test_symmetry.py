@@ -178,3 +178,68 @@ def test_chamber_faces_have_the_whole_faces_velocities(seed):
         g = whole[f.region.key]
         assert (f.v0, f.empties, f.dirs, f.box, f.h, f.beta) == (g.v0, g.empties, g.dirs, g.box, g.h, g.beta)
         assert f.generators and all(x in (0, 1) for x in f.generators[0])
+
+
+def _symmetric_certificate(J: int = 6, rates: tuple[F, ...] | None = None):
+    """A network of J stations sharing one stream at load 0.9, and its linear fluid certificate checked on one face per orbit."""
+    from certify.certificates import fluid_certificate
+    from certify.core.model import Network, Station, Stream
+    from certify.markov.chain import compile_chain
+
+    mus = rates or (F(1),) * J
+    net = Network("sym", tuple(Station(str(a + 1), mus[a]) for a in range(J)),
+                  (Stream(sum(mus, F(0)) * F(9, 10), choice=tuple(str(a + 1) for a in range(J))),))
+    chain = compile_chain(net)
+    sym = station_classes(chain)
+    w = [F(1)] * J
+    chk = check_fluid(chain, "linear", w, symmetry=sym)
+    assert chk.ok
+    return net, fluid_certificate(net, chain, "linear", w, chk, symmetry=sym)
+
+
+def test_symmetric_certificate_verifies():
+    """A fluid certificate recording its station classes is re-checked by verify, which derives the same claims."""
+    from certify.certificates import verify
+
+    net, cert = _symmetric_certificate()
+    assert cert["symmetry"] == [["1", "2", "3", "4", "5", "6"]]
+    res = verify(net, cert)
+    assert res.ok, res.failures
+    assert res.facts.checked.faces < 2**6 - 1  # one face per orbit, not every face
+
+
+def test_verify_refuses_a_symmetry_between_stations_of_different_rates():
+    """A certificate whose stored class swaps two stations of different rates is refused, naming the two stations."""
+    from certify.certificates import verify
+    from tests.independent import reseal
+
+    net, cert = _symmetric_certificate(4, (F(1), F(1), F(2), F(1)))
+    assert cert["symmetry"] == [["1", "2", "4"]]
+    bad = reseal({**cert, "symmetry": [["1", "2", "3", "4"]]})
+    res = verify(net, bad)
+    assert not res.ok
+    assert any("exchanging stations" in f and "not a symmetry" in f for f in res.failures), res.failures
+
+
+def test_verify_refuses_weights_that_are_not_invariant():
+    """A certificate whose weights differ within a stored class is refused."""
+    from certify.certificates import verify
+    from tests.independent import reseal
+
+    net, cert = _symmetric_certificate(4)
+    coeffs = dict(cert["coefficients"], **{"w[2]": "2"})
+    res = verify(net, reseal({**cert, "coefficients": coeffs}))
+    assert not res.ok
+    assert any("equal within every station class" in f for f in res.failures), res.failures
+
+
+@pytest.mark.parametrize("value", [[["1"]], [["2", "1"]], [["1", "2"], ["2", "3"]], [["3", "4"], ["1", "2"]], "1,2", [["9", "1"]]])
+def test_verify_refuses_malformed_classes(value):
+    """A symmetry field that is not disjoint sorted classes of two or more known stations is refused, never raised."""
+    from certify.certificates import verify
+    from tests.independent import reseal
+
+    net, cert = _symmetric_certificate(4)
+    res = verify(net, reseal({**cert, "symmetry": value}))
+    assert not res.ok
+    assert any("symmetry" in f for f in res.failures), res.failures
