@@ -51,18 +51,25 @@ The criteria:
   criterion is a **cross-check** only (``proved=False`` always): it is
   reported next to the certificates and never gives a verdict.
 
+How the subset criteria are decided: the worst set, max_A w(A)/mu(A) over the
+2^J - 1 non-empty station sets, is computed exactly by max flows and
+Dinkelbach's iteration (:func:`certify.exact.flows.max_ratio`, with the proof
+that the minimum cut gives the maximizing set), in polynomial time, never by
+listing the subsets.  The set reported is the smallest maximizer, the first in
+combinations order among equals (the one the enumeration by size reported).
+
 The fork-join theorem (seed 003, lam < theta) is :func:`certify.forkjoin.capacity.fork_join`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from fractions import Fraction
-from itertools import combinations
 from typing import TYPE_CHECKING
 
 from ..core.numbers import approx_str, solve
 from ..markov.chain import Chain
+from .flows import max_ratio
 from .verdict import MARKOVIAN, Hypotheses, TheoremVerdict, fluid_theorem_verdict, sign, verdict_of
 
 if TYPE_CHECKING:
@@ -143,9 +150,22 @@ def jackson(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
     )
 
 
-def _subsets(J: int) -> Iterator[tuple[int, ...]]:
-    for k in range(1, J + 1):
-        yield from combinations(range(J), k)
+def _worst_set(chain: Chain, weights: dict[tuple[int, ...], Fraction]) -> tuple[int, Fraction, tuple[int, ...]]:
+    """The side, the value and the place of max_A w(A)/mu(A) over non-empty station sets A.
+
+    Exact max flows (:func:`certify.exact.flows.max_ratio`), polynomial in the
+    size of the network.  ``(sign(w(A), mu(A)), w(A)/mu(A))`` is ordered as the
+    ratio is (mu(A) > 0), so this is the set an enumeration of every subset by
+    size and in combinations order, keeping the first strict improvement of
+    that pair, reports: the smallest maximizer, the first among equals.
+    """
+    best = max_ratio(weights, chain.mu)
+    S = set(best.argmax)
+    load = sum((w for C, w in weights.items() if S.issuperset(C)), Fraction(0))
+    cap = sum((chain.mu[j] for j in best.argmax), Fraction(0))
+    if load / cap != best.ratio:  # recomputed from the data: the reported set attains the reported ratio
+        raise AssertionError(f"max_ratio reported {best.ratio} at {best.argmax}, whose ratio is {load / cap}")
+    return sign(load, cap), best.ratio, best.argmax
 
 
 def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | None:
@@ -179,15 +199,7 @@ def no_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
     if chain.feedback:
         return None
     lam = _lam(chain)
-    worst, arg, ratio = -2, None, Fraction(0)
-    for A in _subsets(chain.J):
-        S = set(A)
-        load = sum((r for C, r in lam.items() if set(C) <= S), Fraction(0))
-        cap = sum((chain.mu[j] for j in A), Fraction(0))
-        s = sign(load, cap)
-        if (s, load / cap) > (worst, ratio):
-            worst, arg, ratio = s, A, load / cap
-    assert arg is not None  # every subset beats worst = -2, so the loop set it
+    worst, ratio, arg = _worst_set(chain, lam)
     full = tuple(range(chain.J))
     mmjsq = len(lam) == 1 and next(iter(lam)) == full and chain.J > 1
     name = "M/M-JSQ, heterogeneous servers: lam < sum mu" if mmjsq else "no feedback: subset condition"
@@ -246,17 +258,11 @@ def homogeneous_feedback(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVe
         return None
     lam = _lam(chain)
     lam_star = sum(lam.values(), Fraction(0))
-    worst, arg, ratio = -2, None, Fraction(0)
-    for A in _subsets(chain.J):
-        S = set(A)
-        lhs = sum((r for C, r in lam.items() if set(C) <= S), Fraction(0)) + lam_star / (1 - p_star) * sum(
-            (p for C, p in pC.items() if set(C) <= S), Fraction(0)
-        )
-        cap = sum((chain.mu[j] for j in A), Fraction(0))
-        s = sign(lhs, cap)
-        if (s, lhs / cap) > (worst, ratio):
-            worst, arg, ratio = s, A, lhs / cap
-    assert arg is not None  # every subset beats worst = -2, so the loop set it
+    # Lambda_C + lam*/(1-p*) P_C = w(C) for the weights w_B = lam_B + lam*/(1-p*) p_B on the choice sets B
+    weights = dict(lam)
+    for B, p in pC.items():
+        weights[B] = weights.get(B, Fraction(0)) + lam_star / (1 - p_star) * p
+    worst, ratio, arg = _worst_set(chain, weights)
     return fluid_theorem_verdict(
         "homogeneous feedback (Lambda_C + lam*/(1-p*) P_C < mu_C)",
         worst,

@@ -15,6 +15,7 @@ Pure Python, exact: the checker relies on this module.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -367,6 +368,10 @@ def enumerate_regions(
             if d2 is not None:
                 rec_sets(d2, k + 1, (*am, B))
 
+    # The backtracking recurses once per routing set, station and shifted set: make room for hundreds of stations.
+    depth = len(sets) + J + len(shifted) + 100
+    if sys.getrecursionlimit() < depth + 1000:
+        sys.setrecursionlimit(depth + 1000)
     start: list[list[int]] | None = empty_dbm(J)
     for a, b in symmetry.chamber() if symmetry is not None else ():
         start = tighten(start, a + 1, b + 1, 0) if start is not None else None  # x_a <= x_b
