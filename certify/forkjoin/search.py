@@ -1,4 +1,4 @@
-"""Numeric search for the Lyapunov table of a fork-join certificate (numpy/scipy/cvxpy).
+"""Numeric search for the Lyapunov table of a fork-join certificate (numpy/scipy, an LP).
 
 Wanted: a table h over the cells of clipped lags (one value per orbit of
 equal-rate servers) such that on every region
@@ -13,7 +13,7 @@ Two searches, cheapest first:
   lag >= K+1 differ only in that a departure leaves that lag's cell at K, and are
   left to the exact check.  gbar < 0 is the average drift of N in the truncated
   chain, so this succeeds when K is large enough for the lag dynamics;
-* the LP (cvxpy) maximising delta over h subject to every region's row: exact
+* the LP (:func:`certify.search.linprog.solve_lp`) maximising delta over h subject to every region's row: exact
   optimality, but far slower; used when the Poisson candidate fails and the LP
   is small.
 
@@ -28,14 +28,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..core.model import ForkJoinNetwork
 from ..exact.facts import Check
-from ..search.solvers import default_solver, solve
+from ..search.linprog import solve_lp
+from ..search.solvers import default_solver
 from .capacity import server_rates
 from .checks import LagTableFacts, check_forkjoin_foster
 from .lags import canonical, count_patterns, lag_cells, lag_regions, region_drift
@@ -179,7 +179,7 @@ def lp_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], sol
     classes : sequence of sequence of int
         Symmetry classes of servers.
     solver : str, optional
-        The cvxpy solver (default :func:`certify.search.solvers.default_solver`).
+        The LP solver (default :func:`certify.search.solvers.default_solver`).
 
     Returns
     -------
@@ -200,21 +200,25 @@ def lp_table(net: ForkJoinNetwork, K: int, classes: Sequence[Sequence[int]], sol
     A, g = _rows(net, K, classes, regions, pos)
     solver = solver or default_solver()
     size = f"{len(regions)} rows x {len(cells)} vars ({solver})"
-    h = cp.Variable(len(cells))
-    delta = cp.Variable()
+    nc = len(cells)
     zero = pos[tuple([0] * net.n)]
-    cons = [A @ h + delta <= -g, h <= H, h >= -H, h[zero] == 0, delta <= 1]
-    prob = cp.Problem(cp.Maximize(delta), cons)
-    status, notes = solve(prob, solver)
-    if status == "solver-error":  # reported, never a verdict
-        return TableSearch("LP", size, f"solver failure: {notes[0]}", solve_s=time.perf_counter() - t0, notes=notes[1:])
-    if status not in ("optimal", "optimal_inaccurate") or h.value is None or delta.value is None:
-        return TableSearch("LP", size, f"LP {status}", solve_s=time.perf_counter() - t0, notes=notes)
-    dv = float(delta.value)
+    # Variables (h, delta): A h + delta <= -g, |h| <= H, h[0] = 0, delta <= 1; maximise delta.
+    lo, hi = np.concatenate([np.full(nc, -H), [-np.inf]]), np.concatenate([np.full(nc, H), [1.0]])
+    lo[zero] = hi[zero] = 0.0
+    cost = np.zeros(nc + 1)
+    cost[nc] = -1.0
+    A_ub = sp.hstack([A, sp.csr_matrix(np.ones((A.shape[0], 1)))], format="csr")
+    res = solve_lp(cost, A_ub, -g, bounds=(lo, hi), solver=solver)
+    notes = res.said
+    if res.failed:  # reported, never a verdict
+        return TableSearch("LP", size, f"solver failure: {res.error}", solve_s=time.perf_counter() - t0, notes=notes)
+    if not res.ok or res.x is None:
+        return TableSearch("LP", size, f"LP {res.status}", solve_s=time.perf_counter() - t0, notes=notes)
+    dv = float(res.x[nc])
     if dv <= 1e-9:
         return TableSearch("LP", size, f"no certificate (best margin {dv:.3g})", dv, solve_s=time.perf_counter() - t0,
                            notes=notes)
-    return TableSearch("LP", size, f"LP margin {dv:.3g}", dv, _round(cells, h.value), time.perf_counter() - t0, notes)
+    return TableSearch("LP", size, f"LP margin {dv:.3g}", dv, _round(cells, res.x[:nc]), time.perf_counter() - t0, notes)
 
 
 def search_table(
@@ -235,7 +239,7 @@ def search_table(
     classes : sequence of sequence of int
         Symmetry classes of servers.
     solver : str, optional
-        The cvxpy solver for the LP.
+        The LP solver.
 
     Returns
     -------

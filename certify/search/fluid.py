@@ -1,4 +1,4 @@
-"""Numeric search for fluid Lyapunov functions (cvxpy LP), robust over the velocity sets by duality.
+"""Numeric search for fluid Lyapunov functions (an LP), robust over the velocity sets by duality.
 
 For a face whose velocity set is a box of empty-station throughputs cut by one
 equation, max_t {a(P)'t : h't = beta, 0 <= t <= u} is replaced by its dual
@@ -13,16 +13,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
 from ..markov.chain import Chain
 from ..markov.fluid import FluidFace, fluid_rows
 from ..templates.base import round_to_grid
-from .solvers import default_solver, run_problem
+from .linprog import solve_lp
+from .solvers import default_solver
 
-__all__ = ["FluidLP", "solve_fluid", "fluid_candidates", "SIDE_MARGIN"]
+__all__ = ["FluidLP", "solve_fluid", "fluid_candidates", "orbits", "SIDE_MARGIN"]
 
 SIDE_MARGIN = 1e-4  # diagonal dominance margin of P (V >= eta |z|^2) and lower bound of linear weights
 
@@ -73,6 +73,46 @@ def _pairs(J: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(J) for j in range(i, J)]
 
 
+def orbits(kind: str, J: int, classes: Sequence[Sequence[int]] = ()) -> list[list[int]]:
+    """The coefficients (indices) forced equal by invariance under the symmetric groups of ``classes``.
+
+    ``linear``: w is constant on each class; ``quadratic``: P_ij = P_{s(i)s(j)}
+    for every permutation s within classes (one value per orbit of station pairs).
+
+    Parameters
+    ----------
+    kind : str
+        ``linear`` or ``quadratic``.
+    J : int
+        The number of stations.
+    classes : sequence of sequence of int
+        Disjoint station classes (stations in none are fixed).
+
+    Returns
+    -------
+    list of list of int
+        The orbits of two or more coefficients (indices into w, or into P's
+        upper triangle in the order of the fluid LP), each sorted.
+
+    Examples
+    --------
+    >>> orbits("linear", 3, [(0, 1)])
+    [[0, 1]]
+    >>> orbits("quadratic", 3, [(0, 1)])                # (0,0)~(1,1), (0,2)~(1,2)
+    [[0, 3], [2, 4]]
+    """
+    cls = {j: k for k, c in enumerate(classes) for j in c}
+
+    def key(j: int) -> tuple[str, int]:
+        return ("class", cls[j]) if j in cls else ("fixed", j)
+
+    groups: dict[object, list[int]] = {}
+    items = [(i, i) for i in range(J)] if kind == "linear" else _pairs(J)
+    for k, (i, j) in enumerate(items):
+        groups.setdefault((i == j, *sorted((key(i), key(j)))), []).append(k)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Fraction]]) -> np.ndarray:
     """Rows (one per velocity vector v) of dV/dt = c'v as linear forms in the coefficients."""
     out = []
@@ -85,7 +125,9 @@ def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Frac
     return np.array(out, dtype=float).reshape(len(vecs), -1)
 
 
-def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str | None = None) -> FluidLP:
+def solve_fluid(
+    chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str | None = None, classes: Sequence[Sequence[int]] = ()
+) -> FluidLP:
     """Maximise delta over fluid certificates of ``kind`` (``linear`` or ``quadratic``).
 
     ``linear``: V(z) = w'z with w >= ``SIDE_MARGIN``; ``quadratic``: V(z) = z'Pz
@@ -102,7 +144,11 @@ def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str
     kind : str
         ``linear`` or ``quadratic``.
     solver : str, optional
-        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+        A solver name (default :func:`certify.search.solvers.default_solver`).
+    classes : sequence of sequence of int
+        Station classes: the coefficients are kept invariant under permutations
+        within them (:func:`orbits`), as a certificate checked on one face per
+        orbit must be.
 
     Returns
     -------
@@ -140,27 +186,49 @@ def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str
             fixed_w.append(w)
         else:
             rel.append((f, g, w))
-    x = cp.Variable(n)
-    delta = cp.Variable()
-    cons = [x <= 1, x >= -1, delta <= 1]
-    if kind == "linear":
-        cons.append(x >= SIDE_MARGIN)
-    else:
-        off = [(i, j) for i, j in pairs if i != j]
-        t = cp.Variable(len(off), nonneg=True)
+    # Variables, in this order: x (n), delta, t (quadratic: one per off-diagonal pair, >= 0), y (one per relaxed
+    # row), s (one per relaxed row and empty station, >= 0); every row is written as ... <= b.
+    off = [(i, j) for i, j in pairs if i != j] if kind == "quadratic" else []
+    ns = sum(len(f.empties) for f, _, _ in rel)
+    nt, ny = len(off), len(rel)
+    idelta, it, y0, s0 = n, n + 1, n + 1 + nt, n + 1 + nt + ny
+    nvar = s0 + ns
+    lo = np.concatenate([np.full(n, SIDE_MARGIN if kind == "linear" else -1.0), [-np.inf], np.zeros(nt),
+                         np.full(ny, -np.inf), np.zeros(ns)])
+    hi = np.concatenate([np.ones(n), [1.0], np.full(nt + ny + ns, np.inf)])
+    blocks: list[sp.csr_matrix] = []
+    rhs: list[np.ndarray] = []
+
+    def place(M: sp.spmatrix, col: int) -> sp.csr_matrix:
+        """M in the columns col.. of a row block over every variable."""
+        M = sp.coo_matrix(M)
+        return sp.csr_matrix((M.data, (M.row, M.col + col)), shape=(M.shape[0], nvar))
+
+    if off:
         pos = {p: k for k, p in enumerate(pairs)}
-        for a, (i, j) in enumerate(off):
-            cons.append(t[a] >= -x[pos[(i, j)]])
+        # t_a >= -x_ij:  -x_ij - t_a <= 0
+        ri = np.repeat(np.arange(nt), 2)
+        ci = np.array([[pos[p], it + a] for a, p in enumerate(off)]).ravel()
+        blocks.append(sp.csr_matrix((np.full(2 * nt, -1.0), (ri, ci)), shape=(nt, nvar)))
+        rhs.append(np.zeros(nt))
+        # x_ii - sum_{a touching i} t_a >= SIDE_MARGIN:  -x_ii + sum t_a <= -SIDE_MARGIN
+        ri2, ci2, v2 = [], [], []
         for i in range(J):
-            cons.append(x[pos[(i, i)]] - sum(t[a] for a, (p, q) in enumerate(off) if i in (p, q)) >= SIDE_MARGIN)
+            ri2.append(i)
+            ci2.append(pos[(i, i)])
+            v2.append(-1.0)
+            for a, (p_, q_) in enumerate(off):
+                if i in (p_, q_):
+                    ri2.append(i)
+                    ci2.append(it + a)
+                    v2.append(1.0)
+        blocks.append(sp.csr_matrix((v2, (ri2, ci2)), shape=(J, nvar)))
+        rhs.append(np.full(J, -SIDE_MARGIN))
     if fixed_A:
-        A = sp.csr_matrix(np.array(fixed_A))
-        cons.append(A @ x + np.array(fixed_w) * delta <= 0)
+        # A x + w delta <= 0
+        blocks.append(place(sp.hstack([sp.csr_matrix(np.array(fixed_A)), sp.csr_matrix(np.array(fixed_w).reshape(-1, 1))]), 0))
+        rhs.append(np.zeros(len(fixed_A)))
     if rel:
-        # one dual y per row, one s per (row, empty station)
-        y = cp.Variable(len(rel))
-        ns = sum(len(f.empties) for f, _, _ in rel)
-        s = cp.Variable(ns, nonneg=True)
         V0 = sp.csr_matrix(np.vstack([_coef_rows(kind, J, g, [f.v0]) for f, g, _ in rel]))
         D_rows, h_vals, row_of, ub = [], [], [], []
         for r, (f, g, _) in enumerate(rel):
@@ -169,24 +237,40 @@ def solve_fluid(chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str
             ub += [float(u) for u in f.box]
             row_of += [r] * len(f.empties)
         D = sp.csr_matrix(np.vstack(D_rows))
-        R = sp.csr_matrix((np.ones(ns), (np.array(row_of), np.arange(ns))), shape=(len(rel), ns))
+        R = sp.csr_matrix((np.ones(ns), (np.array(row_of), np.arange(ns))), shape=(ny, ns))
         beta = np.array([float(f.beta) for f, _, _ in rel])
         wv = np.array([w for _, _, w in rel])
-        cons.append(V0 @ x + cp.multiply(beta, y) + R @ cp.multiply(np.array(ub), s) + wv * delta <= 0)
-        cons.append(s >= D @ x - cp.multiply(np.array(h_vals), R.T @ y))
-    prob = cp.Problem(cp.Maximize(delta), cons)
+        # V0 x + beta y + R diag(ub) s + w delta <= 0
+        blocks.append(place(V0, 0) + place(sp.csr_matrix(wv.reshape(-1, 1)), idelta) + place(sp.diags(beta), y0)
+                      + place(R @ sp.diags(np.array(ub)), s0))
+        rhs.append(np.zeros(ny))
+        # s >= D x - diag(h) R' y:  D x - diag(h) R' y - s <= 0
+        blocks.append(place(D, 0) + place(-(sp.diags(np.array(h_vals)) @ R.T), y0) + place(-sp.identity(ns), s0))
+        rhs.append(np.zeros(ns))
+    cost = np.zeros(nvar)
+    cost[idelta] = -1.0
+    A_ub = sp.vstack(blocks, format="csr") if blocks else None
+    # invariance: each coefficient of an orbit equals the orbit's first
+    ties = [(g[0], k) for g in orbits(kind, J, classes) for k in g[1:]]
+    A_eq = None
+    if ties:
+        ri = np.repeat(np.arange(len(ties)), 2)
+        A_eq = sp.csr_matrix((np.tile([1.0, -1.0], len(ties)), (ri, np.array(ties).ravel())), shape=(len(ties), nvar))
     t0 = time.perf_counter()
-    res = run_problem(prob, solver, values=(x, delta))
+    res = solve_lp(cost, A_ub, np.concatenate(rhs) if rhs else None, A_eq, np.zeros(len(ties)), bounds=(lo, hi),
+                   solver=solver)
     el = time.perf_counter() - t0
     if res.failed:
         return FluidLP(res.outcome, None, None, len(rows), n, solver, el, res.said)
     if not res.ok:
         return FluidLP(res.status, None, None, len(rows), n, solver, el, res.notes)
-    assert x.value is not None and delta.value is not None  # res.ok: every value asked for is set
-    return FluidLP(res.status, float(delta.value), np.asarray(x.value), len(rows), n, solver, el, res.notes)
+    assert res.x is not None  # res.ok: the solution is set
+    return FluidLP(res.status, float(res.x[idelta]), res.x[:n].copy(), len(rows), n, solver, el, res.notes)
 
 
-def fluid_candidates(chain: Chain, kind: str, coeffs: np.ndarray) -> Iterator[list[Fraction] | list[list[Fraction]]]:
+def fluid_candidates(
+    chain: Chain, kind: str, coeffs: np.ndarray, classes: Sequence[Sequence[int]] = ()
+) -> Iterator[list[Fraction] | list[list[Fraction]]]:
     """Rational coefficients from the float solution (coarse grid first): P as a matrix, or w.
 
     Rounding keeps what the exact check needs: w > 0, and P strictly diagonally dominant.
@@ -199,6 +283,9 @@ def fluid_candidates(chain: Chain, kind: str, coeffs: np.ndarray) -> Iterator[li
         ``linear`` or ``quadratic``.
     coeffs : numpy.ndarray
         The float solution (:attr:`FluidLP.coeffs`).
+    classes : sequence of sequence of int
+        Station classes: each orbit of coefficients (:func:`orbits`) is averaged
+        before rounding, so the rounded certificate is exactly invariant.
 
     Yields
     ------
@@ -218,6 +305,9 @@ def fluid_candidates(chain: Chain, kind: str, coeffs: np.ndarray) -> Iterator[li
     """
     J = chain.J
     pairs = _pairs(J)
+    coeffs = np.array(coeffs, dtype=float)
+    for g in orbits(kind, J, classes):
+        coeffs[g] = coeffs[g].mean()
     for D in (2**12, 2**20, 2**30):
         q = round_to_grid(coeffs, D)
         if kind == "linear":

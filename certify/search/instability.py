@@ -11,7 +11,6 @@ from fractions import Fraction
 from itertools import chain as chain_iter
 from itertools import combinations
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
@@ -20,7 +19,8 @@ from ..markov.chain import Chain
 from ..markov.drift import RegionDrift, cell_moves
 from ..templates.base import round_to_grid
 from ..templates.table import table_cells
-from .solvers import run_problem
+from .linprog import solve_lp
+from .solvers import default_solver
 
 __all__ = ["StaticSplit", "static_split", "growth_candidates", "solve_growth", "DUAL_BOUND"]
 
@@ -82,7 +82,8 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, b
     margin : float
         The right side of the dual rows.
     solver : str, optional
-        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+        A solver name (default: an interior point one, ``default_solver(interior=True)``
+        of :mod:`certify.search.solvers`, so that the dual's support is the largest overloaded set).
     bound : float, optional
         Box ``|u_C|`` <= bound (set on the re-solve).
 
@@ -106,31 +107,41 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, b
     """
     sets = routed_sets(chain)
     lam = dict(chain.arrivals)
-    u = cp.Variable(len(sets))
-    w = cp.Variable(chain.J, nonneg=True)
+    nu, J = len(sets), chain.J
     pos = {C: k for k, C in enumerate(sets)}
-    rows = []
+    # Variables (u, w); each row u_C + w_j - sum_C' p[j][C'] u_C' >= margin is written as -(...) <= -margin.
+    ri: list[int] = []
+    ci: list[int] = []
+    vals: list[float] = []
+    r = 0
     for C in sets:
         for j in C:
-            expr = u[pos[C]] + w[j]
+            ri += [r, r]
+            ci += [pos[C], nu + j]
+            vals += [-1.0, -1.0]
             for src, c2, p in chain.feedback:
                 if src == j:
-                    expr = expr - float(p) * u[pos[c2]]
-            rows.append(expr >= margin)
-    obj = sum(float(lam.get(C, 0)) * u[pos[C]] for C in sets) + np.array([float(m) for m in chain.mu]) @ w
-    box = [u <= bound, u >= -bound] if bound is not None else []
-    prob = cp.Problem(cp.Minimize(obj), [*rows, cp.sum(w) == 1, *box])
-    res = run_problem(prob, solver, values=(u, w))
+                    ri.append(r)
+                    ci.append(pos[c2])
+                    vals.append(float(p))
+            r += 1
+    A_ub = sp.csr_matrix((vals, (ri, ci)), shape=(r, nu + J))  # repeated entries add up
+    cost = np.array([float(lam.get(C, 0)) for C in sets] + [float(m) for m in chain.mu])
+    A_eq = sp.csr_matrix(np.concatenate([np.zeros(nu), np.ones(J)]).reshape(1, -1))
+    box = np.inf if bound is None else bound
+    lo = np.concatenate([np.full(nu, -box), np.zeros(J)])
+    hi = np.concatenate([np.full(nu, box), np.full(J, np.inf)])
+    res = solve_lp(cost, A_ub, np.full(r, -margin), A_eq, [1.0], bounds=(lo, hi), solver=solver or default_solver(interior=True))
     if res.failed:
         return StaticSplit(None, {}, [], res.outcome)
     if bound is None and res.status in ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded"):
         return static_split(chain, margin=margin, solver=solver, bound=DUAL_BOUND)
     if not res.ok:
         return StaticSplit(None, {}, [], res.status, bound is not None)
-    assert u.value is not None and w.value is not None  # res.ok: every value asked for is set
+    assert res.x is not None and res.objective is not None  # res.ok: the solution is set
+    x = res.x
     return StaticSplit(
-        float(prob.value), {C: float(u.value[pos[C]]) for C in sets}, [float(v) for v in w.value], res.status,
-        bound is not None,
+        res.objective, {C: float(x[pos[C]]) for C in sets}, [float(v) for v in x[nu:]], res.status, bound is not None,
     )
 
 
@@ -195,7 +206,7 @@ def solve_growth(
     support : tuple of int
         The stations where w > 0 (w_j in [1, 100] there).
     solver : str, optional
-        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+        A solver name (default :func:`certify.search.solvers.default_solver`).
     fast : sequence of int
         The stations of the table's cells.
     K : int
@@ -237,17 +248,14 @@ def solve_growth(
         table = bool(fast)
     cells = table_cells(chain, fast, K) if table else []
     pos = {c: k for k, c in enumerate(cells)}
-    w = cp.Variable(J)
-    delta = cp.Variable()
-    cons = [delta <= 1]
-    for j in range(J):
-        cons += [w[j] >= 1, w[j] <= 100] if j in S else [w[j] == 0]
-    M = np.array([[v / chain.scale for v in rd.mean] for rd in touched])
-    expr = M @ w
-    T = None
+    M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in touched], dtype=float))
+    # Variables (w, T, delta): w_j in [1, 100] on the support and 0 off it, |T| <= 100, delta <= 1; maximise delta
+    # subject to M w + B T >= delta, i.e. -(M w + B T) + delta <= 0.
+    nc = len(cells)
+    lo = np.concatenate([[1.0 if j in S else 0.0 for j in range(J)], np.full(nc, -100.0), [-np.inf]])
+    hi = np.concatenate([[100.0 if j in S else 0.0 for j in range(J)], np.full(nc, 100.0), [1.0]])
+    B = sp.csr_matrix((len(touched), nc))
     if cells:
-        T = cp.Variable(len(cells))
-        cons += [T <= 100, T >= -100]
         rows, cols, vals = [], [], []
         for r, rd in enumerate(touched):
             c, moves, tot = cell_moves(rd, list(fast), K)
@@ -259,17 +267,18 @@ def solve_growth(
                 rows.append(r)
                 cols.append(pos[c])
                 vals.append(-tot / chain.scale)
-        B = sp.csr_matrix((vals, (rows, cols)), shape=(len(touched), len(cells)))
-        expr = expr + B @ T
-    cons.append(expr >= delta)
-    prob = cp.Problem(cp.Maximize(delta), cons)
-    if not run_problem(prob, solver, values=(delta, w)).ok:
+        B = sp.csr_matrix((vals, (rows, cols)), shape=(len(touched), nc))
+    A_ub = sp.hstack([-M, -B, sp.csr_matrix(np.ones((len(touched), 1)))], format="csr")
+    cost = np.zeros(J + nc + 1)
+    cost[-1] = -1.0
+    res = solve_lp(cost, A_ub, np.zeros(len(touched)), bounds=(lo, hi), solver=solver)
+    if not res.ok:
         return None
-    assert delta.value is not None and w.value is not None  # ok: every value asked for is set
-    if delta.value <= 1e-9:
+    assert res.x is not None  # ok: the solution is set
+    if res.x[-1] <= 1e-9:
         return None
-    wq = [max(Fraction(0), v) for v in round_to_grid(w.value, 2**20)]
-    if T is None or T.value is None:
+    wq = [max(Fraction(0), v) for v in round_to_grid(res.x[:J], 2**20)]
+    if not cells:
         return wq, None
-    tq = round_to_grid(T.value, 2**20)
+    tq = round_to_grid(res.x[J : J + nc], 2**20)
     return wq, {c: tq[k] for c, k in pos.items()}

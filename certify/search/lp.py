@@ -1,4 +1,4 @@
-"""The LP search for the coefficients of a template with linear rows (cvxpy).
+"""The LP search for the coefficients of a template with linear rows.
 
 The search is generic over :class:`certify.templates.linear.LinearTemplate`: it
 stacks the template's rows into sparse float matrices and maximises the drift
@@ -13,12 +13,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
 from ..templates.linear import LinearTemplate, SideRow
-from .solvers import default_solver, run_problem
+from .linprog import solve_lp
+from .solvers import default_solver
 
 __all__ = ["LPResult", "solve_template", "CHUNK", "BINDING"]
 
@@ -100,7 +100,7 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
     tmpl : LinearTemplate
         The template, built on the chain's region drifts.
     solver : str, optional
-        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`).
+        A solver name (default :func:`certify.search.solvers.default_solver`).
     margin : float
         Slack kept on the side rows marked ``margin``.
 
@@ -138,6 +138,13 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
     S = _matrix(side, n) if side else None
     rhs = np.array([float(r.rhs) - (margin if r.margin else 0.0) for r in side])
     bounds = np.array([float(b) for b in tmpl.variable_bounds()])
+    # Variables (x, delta): |x_k| <= bounds on the template's own, the auxiliaries free, delta <= 1; maximise delta.
+    lo = np.concatenate([-bounds, np.full(n - nv, -np.inf), [-np.inf]])
+    hi = np.concatenate([bounds, np.full(n - nv, np.inf), [1.0]])
+    cost = np.zeros(n + 1)
+    cost[n] = -1.0
+    Sd = sp.hstack([S, sp.csr_matrix((S.shape[0], 1))], format="csr") if S is not None else None
+    Aw = sp.hstack([A, sp.csr_matrix(w.reshape(-1, 1))], format="csr")
     # Constraint generation: solve on a subset of the drift rows, add the most
     # violated rows, repeat until the float solution satisfies every row.
     m = A.shape[0]
@@ -149,21 +156,17 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
     while True:
         rounds += 1
         idx = np.flatnonzero(active)
-        x = cp.Variable(n)
-        delta = cp.Variable()
-        cons = [A[idx] @ x + w[idx] * delta <= 0, x[:nv] <= bounds, x[:nv] >= -bounds, delta <= 1]
-        if S is not None:
-            cons.append(S @ x <= rhs)
-        prob = cp.Problem(cp.Maximize(delta), cons)
-        res = run_problem(prob, solver, values=(x, delta))
+        rows = Aw[idx] if Sd is None else sp.vstack([Aw[idx], Sd], format="csr")
+        b = np.concatenate([np.zeros(idx.size), rhs])
+        res = solve_lp(cost, rows, b, bounds=(lo, hi), solver=solver)
         if res.failed:  # reported, never a verdict
             return LPResult(res.status, None, None, m, n, time.perf_counter() - t0, solver, notes=res.notes + solver_notes)
         solver_notes += [s for s in res.notes if s not in solver_notes]
         if not res.ok:
             return LPResult(res.status, None, None, m, n, time.perf_counter() - t0, solver, notes=solver_notes)
-        assert x.value is not None and delta.value is not None  # res.ok: every value asked for is set
-        d = float(delta.value)
-        viol = A @ x.value + w * max(d, 0.0)
+        assert res.x is not None  # res.ok: the solution is set
+        xv, d = res.x[:n], float(res.x[n])
+        viol = A @ xv + w * max(d, 0.0)
         viol[active] = -np.inf
         bad = np.flatnonzero(viol > 1e-9 * max(1.0, abs(d)))
         if bad.size == 0 or d <= 1e-9:
@@ -172,11 +175,11 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
         active[worst] = True
     notes = [f"{rounds} rounds of constraint generation, {int(active.sum())} of {m} rows active", *solver_notes]
     binding: list[int] = []
-    duals = cons[0].dual_value
-    if duals is not None:
-        order = np.argsort(-np.asarray(duals, dtype=float).ravel())
-        binding = [int(idx[k]) for k in order[:BINDING] if float(np.ravel(duals)[k]) > 1e-9]
+    if res.y_ub is not None:
+        duals = res.y_ub[: idx.size]  # the drift rows' multipliers (>= 0)
+        order = np.argsort(-duals)
+        binding = [int(idx[k]) for k in order[:BINDING] if float(duals[k]) > 1e-9]
     return LPResult(
-        res.status, d, np.asarray(x.value[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes, binding=binding,
+        res.status, d, np.asarray(xv[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes, binding=binding,
         binding_generators=[keys[r].generator for r in binding],
     )

@@ -1,47 +1,37 @@
-"""One way to call a numeric solver: :func:`run_problem` (and :func:`solve` under it), the installed solvers.
+"""The solvers certify can call (found without importing cvxpy), and cvxpy problems solved: :func:`run_problem`.
 
-Every search of the package (template LPs and SDPs, fluid LPs, the static split
-and growth LPs, fork-join tables) solves its cvxpy problem through
-:func:`run_problem`, which reads the outcome the same way for all of them
-(:class:`Solved`: a solver failure, an optimum with values, or another status),
-on top of :func:`solve`, which
+The LPs of every search (template LPs, fluid LPs, the static split and growth
+LPs, fork-join tables) are solved by :func:`certify.search.linprog.solve_lp`:
+HiGHS or Clarabel called directly on sparse matrices (:data:`DIRECT`), any
+other solver through cvxpy.  cvxpy problems (the SDP of the quartic template,
+the LPs when another solver is named) go through :func:`run_problem`, which
+reads the outcome the same way (:class:`Solved`: a solver failure, an optimum
+with values, or another status), on top of :func:`solve`.  Both run the solver
+through :func:`certify.search.capture.run_captured`: a solver's exception is
+the status ``"solver-error"`` (reported, never a verdict), and what it says is
+captured as one-line notes instead of reaching the terminal.
 
-* picks the default solver when none is named (Clarabel, else HiGHS, else SCS,
-  else the first one cvxpy has);
-* turns a :class:`cvxpy.error.SolverError` into the status ``"solver-error"``
-  (never an exception: a solver failure is reported, it is never a verdict);
-* captures what cvxpy and the solver say through :mod:`warnings` and cvxpy's
-  logger while it runs (e.g. "Solution may be inaccurate"), and returns it as
-  one-line *notes* without source paths, so that it becomes part of the stage's
-  outcome instead of leaking to stderr.
-
-* sends what the solver's C code prints on the file descriptors 1 and 2 (HiGHS
-  prints a banner) to the notes as well (its banner dropped).
-
-Warnings and C-level output are captured in the main thread of a process (the
-CLI, a sweep's worker processes); that state is process-wide, so in other
-threads (e.g. Dask worker threads) only cvxpy's log records are captured.
-
-:func:`collect` gathers the notes of every solve in a block (the CLI and sweeps
-use it to add one "solver notes" reason to a result).
+The default solver (:func:`default_solver`) is HiGHS, else Clarabel, else SCS,
+else the first one installed; :func:`installed_solvers` finds them without
+importing cvxpy (which takes longer than proving a small network).
+``collect`` and ``notes_reason`` of :mod:`certify.search.capture` are
+importable from here as well.
 
 Numbers from solvers are only candidates: :mod:`certify.exact` decides.
 """
 
 from __future__ import annotations
 
-import logging
-import os
-import re
-import sys
-import threading
-import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import functools
+import importlib.util
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import SolverError
+from .capture import collect as collect  # re-exported: the CLI and sweeps gather notes from here
+from .capture import notes_reason as notes_reason
+from .capture import run_captured
 
 __all__ = [
     "run_problem",
@@ -50,19 +40,34 @@ __all__ = [
     "installed_solvers",
     "default_solver",
     "check_solver",
-    "collect",
-    "notes_reason",
     "PREFERENCE",
+    "DIRECT",
+    "INTERIOR",
     "OPTIMAL",
     "SolverNotInstalled",
 ]
 
 # Solvers the searches prefer, best first (all solve LPs; Clarabel and SCS also the SDPs of the quartic template).
-PREFERENCE = ("CLARABEL", "HIGHS", "SCS")
+PREFERENCE = ("HIGHS", "CLARABEL", "SCS")
+# The LP solvers called directly on sparse matrices (certify.search.linprog), without cvxpy.
+DIRECT = ("HIGHS", "CLARABEL")
+# Interior point solvers, best first: their LP solutions lie in the relative interior of the optimal face.
+INTERIOR = ("CLARABEL", "SCS")
 # The statuses whose values the searches use (a candidate either way: the exact check decides).
 OPTIMAL = ("optimal", "optimal_inaccurate")
 
-_local = threading.local()
+# cvxpy's solver names and the Python module each needs (what cvxpy's ``import_solver`` imports):
+# a solver is installed when its module is found.  Looking the modules up imports neither them nor cvxpy.
+SOLVER_MODULES = {
+    "CLARABEL": "clarabel", "HIGHS": "highspy", "SCS": "scs", "OSQP": "osqp", "SCIPY": "scipy", "ECOS": "ecos",
+    "ECOS_BB": "ecos", "CVXOPT": "cvxopt", "GLPK": "cvxopt", "GLPK_MI": "cvxopt", "MOSEK": "mosek", "GUROBI": "gurobipy",
+    "CPLEX": "cplex", "XPRESS": "xpress", "COPT": "coptpy", "SCIP": "pyscipopt", "CBC": "cylp", "GLOP": "ortools",
+    "PDLP": "ortools", "SDPA": "sdpap", "NAG": "naginterfaces", "PIQP": "piqp", "PROXQP": "proxsuite", "DAQP": "daqp",
+    "QOCO": "qoco", "QPALM": "qpalm", "KNITRO": "knitro", "COSMO": "cosmopy", "MOREAU": "moreau",
+}
+# Solvers cvxpy lists only with a module inside the package (GLPK needs cvxopt's glpk).
+_SUBMODULES = {"GLPK": "cvxopt.glpk", "GLPK_MI": "cvxopt.glpk"}
+
 
 
 class SolverNotInstalled(SolverError):
@@ -78,8 +83,20 @@ class SolverNotInstalled(SolverError):
     """
 
 
+@functools.cache
+def _found(module: str) -> bool:
+    """Whether ``module`` can be imported (looked up once per process; not imported)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package that fails to import
+        return False
+
+
 def installed_solvers() -> list[str]:
-    """The solvers cvxpy reports as installed, those of :data:`PREFERENCE` first (in its order).
+    """The installed solvers, those of :data:`PREFERENCE` first (in its order), found without importing cvxpy.
+
+    HiGHS and Clarabel (:data:`DIRECT`) count when their package is installed;
+    the others when cvxpy and the solver's package are (they are called through cvxpy).
 
     Returns
     -------
@@ -88,17 +105,26 @@ def installed_solvers() -> list[str]:
 
     Examples
     --------
-    >>> installed_solvers()[0] in PREFERENCE            # cvxpy ships Clarabel and SCS
-    True
+    >>> installed_solvers()[:2]                          # highspy and clarabel are dependencies
+    ['HIGHS', 'CLARABEL']
     """
-    import cvxpy as cp
-
-    have = list(cp.installed_solvers())
+    cvxpy = _found("cvxpy")
+    have = [
+        s for s, m in SOLVER_MODULES.items()
+        if (cvxpy or s in DIRECT) and _found(m) and (s not in _SUBMODULES or _found(_SUBMODULES[s]))
+    ]
     return [s for s in PREFERENCE if s in have] + sorted(s for s in have if s not in PREFERENCE)
 
 
-def default_solver() -> str:
+def default_solver(interior: bool = False) -> str:
     """The solver used when none is named: the first of :func:`installed_solvers`.
+
+    Parameters
+    ----------
+    interior : bool
+        Prefer an interior point solver (:data:`INTERIOR`), for an LP whose
+        solution should lie in the relative interior of its optimal face (the
+        static split: the support of its dual names the largest overloaded set).
 
     Returns
     -------
@@ -108,21 +134,33 @@ def default_solver() -> str:
     Raises
     ------
     SolverNotInstalled
-        When cvxpy has no solver at all.
+        When no solver is installed at all.
 
     Examples
     --------
-    >>> default_solver() == installed_solvers()[0]
-    True
+    >>> default_solver(), default_solver(interior=True)
+    ('HIGHS', 'CLARABEL')
     """
     have = installed_solvers()
-    if not have:  # pragma: no cover - cvxpy always ships Clarabel, SCS and OSQP
+    if not have:
         raise SolverNotInstalled("no cvxpy solver is installed (install clarabel, highspy or scs)")
-    return have[0]
+    return next((s for s in INTERIOR if s in have), have[0]) if interior else have[0]
+
+
+def _cvxpy_solvers() -> list[str]:
+    """What cvxpy itself reports as installed (imports cvxpy; empty without it)."""
+    try:
+        import cvxpy as cp
+    except ImportError:  # pragma: no cover - cvxpy is a dependency
+        return []
+    return list(cp.installed_solvers())
 
 
 def check_solver(name: str) -> str:
     """``name`` as cvxpy spells it (case-insensitive).
+
+    A name :func:`installed_solvers` does not know is looked up in cvxpy's own
+    list (importing cvxpy) before it is refused.
 
     Parameters
     ----------
@@ -144,165 +182,16 @@ def check_solver(name: str) -> str:
     >>> check_solver(" clarabel ")
     'CLARABEL'
     """
+    want = name.strip().lower()
     have = installed_solvers()
     for s in have:
-        if s.lower() == name.strip().lower():
+        if s.lower() == want:
             return s
-    raise SolverNotInstalled(f"{name!r} is not an installed solver (installed: {', '.join(have)})")
-
-
-# ------------------------------------------------------------------------ capture
-class _Router(logging.Handler):
-    """Stands in for cvxpy's stderr handler: records go to the capturing thread's notes, else to the old handlers."""
-
-    def __init__(self, fallback: list[logging.Handler]):
-        super().__init__(logging.DEBUG)
-        self.fallback = fallback
-
-    def emit(self, record: logging.LogRecord) -> None:
-        sink = getattr(_local, "sink", None)
-        if sink is not None:
-            if record.levelno >= logging.WARNING:
-                sink.append(_one_line(record.getMessage()))
-            return
-        for h in self.fallback:
-            if record.levelno >= h.level:
-                h.handle(record)
-
-
-_router_lock = threading.Lock()
-
-
-def _install_router() -> None:
-    from cvxpy.settings import LOGGER
-
-    with _router_lock:
-        if any(isinstance(h, _Router) for h in LOGGER.handlers):
-            return
-        old = list(LOGGER.handlers)
-        for h in old:
-            LOGGER.removeHandler(h)
-        LOGGER.addHandler(_Router(old))
-
-
-def _one_line(text: str) -> str:
-    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
-    return " ".join(lines)[:300] if lines else "(empty message)"
-
-
-def _dedupe(notes: list[str]) -> list[str]:
-    out: list[str] = []
-    seen: dict[str, int] = {}
-    for n in notes:
-        if n in seen:
-            seen[n] += 1
-        else:
-            seen[n] = 1
-            out.append(n)
-    return [n if seen[n] == 1 else f"{n} ({seen[n]} times)" for n in out]
-
-
-# What solvers print on their own (HiGHS's banner) that says nothing about this solve.
-_BANNER = re.compile(r"^(Running HiGHS|Includes third-party|Copyright|-{5,}|=+$)")
-
-
-@contextmanager
-def _fd_capture(sink: list[str]) -> Iterator[None]:
-    """Send what the solver writes to the file descriptors 1 and 2 (C code) to ``sink`` instead of the terminal."""
-    import tempfile
-
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        saved = [os.dup(1), os.dup(2)]
-    except (OSError, ValueError, AttributeError):  # no real descriptors (e.g. a notebook): nothing to redirect
-        yield
-        return
-    with tempfile.TemporaryFile() as tmp:
-        try:
-            os.dup2(tmp.fileno(), 1)
-            os.dup2(tmp.fileno(), 2)
-            yield
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-            tmp.seek(0)
-            text = tmp.read().decode("utf-8", "replace")
-            sink.extend(f"output: {_one_line(ln)}" for ln in text.splitlines() if ln.strip() and not _BANNER.match(ln.strip()))
-
-
-@contextmanager
-def _capture() -> Iterator[list[str]]:
-    """Collect warnings, cvxpy log records and (main thread) C-level output of this thread while the block runs."""
-    _install_router()
-    sink: list[str] = []
-    outer = getattr(_local, "sink", None)
-    _local.sink = sink
-    try:
-        if threading.current_thread() is threading.main_thread():
-            with warnings.catch_warnings(record=True) as caught, _fd_capture(sink):
-                warnings.simplefilter("always")
-                yield sink
-            sink.extend(f"{w.category.__name__}: {_one_line(str(w.message))}" for w in caught)
-        else:
-            yield sink
-    finally:
-        _local.sink = outer
-
-
-@contextmanager
-def collect() -> Iterator[list[str]]:
-    """Gather the notes of every :func:`solve` in this thread while the block runs (nested blocks each see them).
-
-    Yields
-    ------
-    list of str
-        The notes, filled in as solves run (an error message is not a note).
-
-    Examples
-    --------
-    >>> import cvxpy as cp
-    >>> x = cp.Variable()
-    >>> with collect() as notes:
-    ...     status, _ = solve(cp.Problem(cp.Maximize(x), [x <= 1]))
-    >>> status, notes
-    ('optimal', [])
-    """
-    stack: list[list[str]] = getattr(_local, "collectors", None) or []
-    mine: list[str] = []
-    _local.collectors = [*stack, mine]
-    try:
-        yield mine
-    finally:
-        _local.collectors = stack
-
-
-def notes_reason(notes: list[str]) -> str | None:
-    """One report line for the notes gathered by :func:`collect`.
-
-    Parameters
-    ----------
-    notes : list of str
-        The notes (repeats are counted).
-
-    Returns
-    -------
-    str or None
-        The line, or None when there are no notes.
-
-    Examples
-    --------
-    >>> notes_reason(["SCS: inaccurate", "SCS: inaccurate"])
-    'solver notes (numerical; every verdict is still checked exactly): SCS: inaccurate (2 times)'
-    >>> notes_reason([]) is None
-    True
-    """
-    notes = _dedupe(notes)
-    if not notes:
-        return None
-    return "solver notes (numerical; every verdict is still checked exactly): " + "; ".join(notes)
+    more = [s for s in _cvxpy_solvers() if s not in have]
+    for s in more:
+        if s.lower() == want:
+            return s
+    raise SolverNotInstalled(f"{name!r} is not an installed solver (installed: {', '.join(have + more)})")
 
 
 def solve(problem: Any, solver: str | None = None, **kwargs: Any) -> tuple[str, list[str]]:
@@ -338,20 +227,15 @@ def solve(problem: Any, solver: str | None = None, **kwargs: Any) -> tuple[str, 
     import cvxpy as cp
 
     name = solver or default_solver()
-    with _capture() as sink:
-        try:
-            problem.solve(solver=name, **kwargs)
-            status = str(problem.status)
-            error = None
-        except cp.error.SolverError as exc:
-            status, error = "solver-error", _one_line(str(exc)) or "the solver failed"
-        except (ValueError, ArithmeticError) as exc:  # e.g. a solver refusing NaN/inf data
-            status, error = "solver-error", f"{type(exc).__name__}: {_one_line(str(exc))}"
-    notes = [f"{name}: {n}" for n in _dedupe(sink)]
+
+    def call() -> str:
+        problem.solve(solver=name, **kwargs)
+        return str(problem.status)
+
+    status, error, notes = run_captured(name, call, (cp.error.SolverError,))
     if error is not None:
-        notes.insert(0, error)
-    for c in getattr(_local, "collectors", None) or []:
-        c.extend(notes[1:] if error is not None else notes)
+        return "solver-error", [error, *notes]
+    assert status is not None
     return status, notes
 
 

@@ -25,7 +25,7 @@ def search_template(tmpl: Template, solver: str | None = None) -> LPResult:
     tmpl : Template
         The template, built on the chain's region drifts.
     solver : str, optional
-        A cvxpy solver name (default :func:`certify.search.solvers.default_solver`;
+        A solver name (default :func:`certify.search.solvers.default_solver`;
         the SDP falls back to an SDP solver when an LP-only one is named).
 
     Returns
