@@ -111,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds of simulation checks when every search fails (default 60; 0: none)",
     )
     pr.add_argument("--seed", type=int_at_least(0, MAX_SEED), default=0, help="seed of the simulation checks (default 0)")
+    pr.add_argument("--no-symmetry", action="store_true",
+                    help="do not reduce by the network's station classes (check every fluid face; for comparisons)")
     pr.set_defaults(func=cmd_prove)
 
     ve = sub.add_parser(

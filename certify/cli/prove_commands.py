@@ -88,6 +88,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             solver=args.solver,
             sim_budget=args.sim_budget,
             seed=args.seed,
+            symmetry=not args.no_symmetry,
         )
     said = notes_reason(notes)
     if said and said not in res.reasons:

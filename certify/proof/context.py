@@ -21,6 +21,7 @@ from ..markov.jumps import RegionDrift
 from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, enumerate_regions
+from ..markov.symmetry import TRIVIAL, station_classes
 from .result import Attempt, Result
 
 __all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "plural", "size_text", "primitives", "table_text"]
@@ -163,6 +164,8 @@ class ProofContext:
         Whether the fluid stages run.
     templates : list of str
         The Foster templates to try, in order.
+    symmetry : bool
+        Find the station classes (exact automorphisms of the means) for the stages that reduce by them.
 
     Examples
     --------
@@ -175,7 +178,14 @@ class ProofContext:
     """
 
     def __init__(
-        self, net: Network, res: Result, run: RunState, solver: str | None, use_fluid: bool, templates: list[str]
+        self,
+        net: Network,
+        res: Result,
+        run: RunState,
+        solver: str | None,
+        use_fluid: bool,
+        templates: list[str],
+        symmetry: bool = True,
     ):
         self.net, self.res, self.run, self.solver = net, res, run, solver
         self.use_fluid, self.templates = use_fluid, templates
@@ -186,6 +196,7 @@ class ProofContext:
             self.chain = self.base if net.is_markovian else markov_chain(net)
         except NotPhaseType as exc:
             self.chain, self.why = None, str(exc)
+        self.symmetry = station_classes(self.base) if symmetry else TRIVIAL  # exact automorphisms of the means
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
 

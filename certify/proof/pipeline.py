@@ -82,6 +82,7 @@ def prove(
     sim_budget: float = DEFAULT_BUDGET_S,
     seed: int = 0,
     progress: Callable[[Attempt], None] | None = None,
+    symmetry: bool = True,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
@@ -102,6 +103,8 @@ def prove(
     sim_budget : wall-clock seconds for the simulation checks (at most the time left).
     seed : seed of the simulation checks (identical arguments give identical results).
     progress : called with each :class:`Attempt` as soon as it is recorded (live reports of long runs).
+    symmetry : reduce by the network's station classes (exact automorphisms; :mod:`certify.markov.symmetry`):
+        the linear fluid certificate is searched and checked on one face per orbit.
     solver : a cvxpy solver name (default: Clarabel, else HiGHS, else SCS).
 
     Returns
@@ -130,7 +133,7 @@ def prove(
         if isinstance(net, Network):
             res.reasons.extend(f"note: {n}" for n in net.notes)
             use_fluid = templates is None if fluid is None else fluid
-            ctx = ProofContext(net, res, run, solver, use_fluid, templates or list(TEMPLATES))
+            ctx = ProofContext(net, res, run, solver, use_fluid, templates or list(TEMPLATES), symmetry=symmetry)
         try:
             if ctx is not None:
                 _prove_jsq(ctx)
