@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Foster template to try (repeat for several; default: all, cheapest first: " + ", ".join(_template_names()) + ")",
     )
     pr.add_argument("--solver", type=solver_name, metavar="NAME",
-                    help="an installed cvxpy solver (default: Clarabel, else HiGHS, else SCS)")
+                    help="an installed solver: HIGHS or CLARABEL (called directly), or another cvxpy solver (default: HiGHS)")
     pr.add_argument(
         "--sim-budget",
         type=nonnegative_finite("number of seconds"),

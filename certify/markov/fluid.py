@@ -33,7 +33,7 @@ from math import lcm
 from ..core.numbers import solve
 from .chain import Chain
 from .dbm import INF
-from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
+from .regions import POLL_EVERY, Region, check_deadline, cone_generators, iter_regions
 from .symmetry import Symmetry
 
 __all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain", "fluid_rows", "rate_vector"]
@@ -320,7 +320,7 @@ def fluid_faces(chain: Chain, deadline: float | None = None, symmetry: Symmetry 
     fc = fluid_chain(chain)
     sd = _Sources.of(chain)
     out = []
-    for k, region in enumerate(enumerate_regions(fc, deadline=deadline, symmetry=symmetry)):
+    for k, region in enumerate(iter_regions(fc, deadline=deadline, symmetry=symmetry)):
         if deadline is not None and k % POLL_EVERY == 0:
             check_deadline(deadline, "fluid face listing")
         face = _face(chain, region, sd, whole=symmetry is None or symmetry.trivial)

@@ -29,6 +29,7 @@ from .symmetry import Symmetry, chamber_argmins
 __all__ = [
     "Region",
     "enumerate_regions",
+    "iter_regions",
     "region_of",
     "signature",
     "cone_generators",
@@ -296,12 +297,51 @@ def enumerate_regions(
     >>> len(enumerate_regions(ch, symmetry=Symmetry(((0, 1),))))   # x1 <= x2: the x2 < x1 regions are images
     4
     """
+    return list(iter_regions(chain, levels, deadline, symmetry))
+
+
+def iter_regions(
+    chain: Chain,
+    levels: Mapping[int, int] | None = None,
+    deadline: float | None = None,
+    symmetry: Symmetry | None = None,
+) -> Iterator[Region]:
+    """The regions of :func:`enumerate_regions`, one at a time (a generator: memory stays flat as they stream).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    levels : mapping of int to int, optional
+        Clip level K per station.
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+    symmetry : Symmetry, optional
+        Station classes: yield the regions that meet the sorted chamber only.
+
+    Yields
+    ------
+    Region
+        The non-empty regions, in the order :func:`enumerate_regions` lists them.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> next(iter_regions(ch)).describe(ch.ids)
+    'x1 = 0, x2 >= 1'
+    """
     J = chain.J
     sets = chain.routing_sets
     shifted = chain.shifted_sets
     clip = dict(levels or {})
     order = list(clip)
-    out: list[Region] = []
     steps = [0]
 
     def tick() -> None:
@@ -313,15 +353,15 @@ def enumerate_regions(
         for k in range(1, len(C) + 1):
             yield from combinations(C, k)
 
-    def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: tuple, sh: tuple) -> None:
+    def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: tuple, sh: tuple) -> Iterator[Region]:
         tick()
         if k == len(shifted):
             lv = tuple(_level(d, a, clip[a]) for a in order)
-            out.append(Region(am, empty, sh, tuple(tuple(r) for r in d), lv))
+            yield Region(am, empty, sh, tuple(tuple(r) for r in d), lv)
             return
         i, C = shifted[k]
         if i in empty:
-            rec_shift(d, k + 1, empty, am, (*sh, ()))
+            yield from rec_shift(d, k + 1, empty, am, (*sh, ()))
             return
         for B in subsets(C):
             d2: list[list[int]] | None = d
@@ -330,12 +370,12 @@ def enumerate_regions(
                 if d2 is None:
                     break
             if d2 is not None:
-                rec_shift(d2, k + 1, empty, am, (*sh, B))
+                yield from rec_shift(d2, k + 1, empty, am, (*sh, B))
 
-    def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: tuple) -> None:
+    def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: tuple) -> Iterator[Region]:
         tick()
         if a == J:
-            rec_shift(d, 0, empty, am, ())
+            yield from rec_shift(d, 0, empty, am, ())
             return
         if a in clip:
             K = clip[a]
@@ -344,19 +384,19 @@ def enumerate_regions(
                 if dk is not None and k <= K:
                     dk = tighten(dk, a + 1, 0, k)  # x_a <= k
                 if dk is not None:
-                    rec_empty(dk, a + 1, (*empty, a) if k == 0 else empty, am)
+                    yield from rec_empty(dk, a + 1, (*empty, a) if k == 0 else empty, am)
             return
         d0 = tighten(d, a + 1, 0, 0)  # x_a = 0
         if d0 is not None:
-            rec_empty(d0, a + 1, (*empty, a), am)
+            yield from rec_empty(d0, a + 1, (*empty, a), am)
         d1 = tighten(d, 0, a + 1, -1)  # x_a >= 1
         if d1 is not None:
-            rec_empty(d1, a + 1, empty, am)
+            yield from rec_empty(d1, a + 1, empty, am)
 
-    def rec_sets(d: list[list[int]], k: int, am: tuple) -> None:
+    def rec_sets(d: list[list[int]], k: int, am: tuple) -> Iterator[Region]:
         tick()
         if k == len(sets):
-            rec_empty(d, 0, (), am)
+            yield from rec_empty(d, 0, (), am)
             return
         C = sets[k]
         for B in chamber_argmins(C, symmetry) if symmetry is not None else subsets(C):
@@ -366,7 +406,7 @@ def enumerate_regions(
                 if d2 is None:
                     break
             if d2 is not None:
-                rec_sets(d2, k + 1, (*am, B))
+                yield from rec_sets(d2, k + 1, (*am, B))
 
     # The backtracking recurses once per routing set, station and shifted set: make room for hundreds of stations.
     depth = len(sets) + J + len(shifted) + 100
@@ -376,8 +416,7 @@ def enumerate_regions(
     for a, b in symmetry.chamber() if symmetry is not None else ():
         start = tighten(start, a + 1, b + 1, 0) if start is not None else None  # x_a <= x_b
     if start is not None:
-        rec_sets(start, 0, ())
-    return out
+        yield from rec_sets(start, 0, ())
 
 
 def region_of(chain: Chain, key: tuple, levels: Mapping[int, int] | None = None) -> Region:

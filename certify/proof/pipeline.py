@@ -105,7 +105,7 @@ def prove(
     progress : called with each :class:`Attempt` as soon as it is recorded (live reports of long runs).
     symmetry : reduce by the network's station classes (exact automorphisms; :mod:`certify.markov.symmetry`):
         the linear fluid certificate is searched and checked on one face per orbit.
-    solver : a cvxpy solver name (default: Clarabel, else HiGHS, else SCS).
+    solver : a solver name: HIGHS or CLARABEL (direct), or another cvxpy solver (default: HiGHS for the LPs).
 
     Returns
     -------
