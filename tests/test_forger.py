@@ -68,6 +68,26 @@ def _fluid(net, kind):
     return fluid_certificate(net, chain, kind, coeffs, check_fluid(chain, kind, coeffs, faces))
 
 
+def _fluid_symmetric(net):
+    """A linear fluid certificate found and checked on one face per orbit of the station classes (records them)."""
+    from certify.certificates import fluid_certificate
+    from certify.exact import check_fluid
+    from certify.markov.chain import compile_chain
+    from certify.markov.fluid import fluid_faces
+    from certify.markov.symmetry import station_classes
+    from certify.search.fluid import fluid_candidates, solve_fluid
+
+    chain = compile_chain(net)
+    sym = station_classes(chain)
+    assert not sym.trivial
+    faces = fluid_faces(chain, symmetry=sym)
+    lp = solve_fluid(chain, faces, "linear", classes=sym.classes)
+    assert lp.found
+    coeffs = next(c for c in fluid_candidates(chain, "linear", lp.coeffs, classes=sym.classes)
+                  if check_fluid(chain, "linear", c, faces, symmetry=sym).ok)
+    return fluid_certificate(net, chain, "linear", coeffs, check_fluid(chain, "linear", coeffs, faces, symmetry=sym), symmetry=sym)
+
+
 def _ph_tie():
     """Two stations sharing one stream, station 2 with H2 service: a phase-type table certificate."""
     return from_dict({
@@ -105,6 +125,7 @@ CASES = {
     "static-split": (lambda: load(CORPUS / "mmjsq-k2-m1.05.json"), lambda n: _prove(n, templates=["quadratic"]), "static-split"),
     "fluid-linear": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "linear"), "fluid"),
     "fluid-quadratic": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "quadratic"), "fluid"),
+    "fluid-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), _fluid_symmetric, "fluid"),
     "closed-set": (lambda: from_dict(TRAP), _prove, "closed-set"),
     "finite-state": (lambda: load(CORPUS / "loss2-a1.6-K3.json"), _prove, "finite-state"),
     "theorem": (lambda: load(CORPUS / "mmjsq-k2-m0.90.json"), _theorem, "theorem"),
