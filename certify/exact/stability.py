@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..markov.chain import Chain, drain_order
 from ..markov.drift import RegionDrift, compile_drifts
-from ..markov.regions import enumerate_regions
+from ..markov.regions import enumerate_regions, region_of
 from ..markov.symmetry import Symmetry, is_automorphism
 from ..templates import TEMPLATES
 from ..templates.options import MAX_REFINEMENT, refinement_factor
@@ -251,7 +251,7 @@ def check_fluid(
     >>> check_fluid(jsq, "linear", [F(1), F(2), F(1)], symmetry=Symmetry(((0, 1, 2),))).failures
     ['linear fluid weights must be equal within every station class {1,2,3} (the certificate claims these symmetries)']
     """
-    from ..markov.fluid import fluid_faces, fluid_rows, max_rate, rate_vector
+    from ..markov.fluid import fluid_chain, fluid_faces, fluid_rows, max_rate, rate_vector
 
     J = chain.J
     if kind == "quadratic":
@@ -292,7 +292,10 @@ def check_fluid(
         if rate >= 0:
             bad += 1
             if bad <= max_failures:
-                where = faces[k].region.describe(chain.ids)
+                region = faces[k].region
+                if symmetry is not None and not symmetry.trivial:  # the face's piece on the chamber: name the whole face
+                    region = region_of(fluid_chain(chain), region.key)
+                where = region.describe(chain.ids)
                 along = " along {" + ",".join(chain.ids[a] for a in range(J) if g[a]) + "}" if g else ""
                 failures.append(f"fluid face {where}{along}: dV/dt can be {rate} (must be < 0)")
             continue
