@@ -6,7 +6,8 @@ from fractions import Fraction as F
 import pytest
 
 from certify.markov.chain import Chain
-from certify.markov.regions import cone_generators, enumerate_regions, signature
+from certify.markov.cones import cone_generators
+from certify.markov.regions import enumerate_regions, signature
 
 
 def full(J):

@@ -33,8 +33,9 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from ..markov.chain import Chain, drain_order
+from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift, cell_moves, compile_drifts
-from ..markov.regions import enumerate_regions, vertex_bound
+from ..markov.regions import enumerate_regions
 from ..templates.options import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_factor
 from ..templates.table import table_cells
 from .facts import Check, ClosedSetFacts, GrowthFacts, StaticSplitFacts

@@ -29,8 +29,9 @@ from collections.abc import Sequence
 from itertools import permutations
 
 from .chain import Chain
+from .cones import VERTEX_BOUND_PER_STATION
 from .dbm import tighten
-from .regions import VERTEX_BOUND_PER_STATION, Region
+from .regions import Region
 
 __all__ = ["SPAN", "FAR", "walls_of", "Arrangement", "refine", "refined_vertex_bound"]
 

@@ -12,8 +12,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from .chain import Chain
+from .cones import cone_generators
 from .jumps import Jump, RegionDrift, _Rates, region_jumps, region_mean
-from .regions import POLL_EVERY, Region, check_deadline, cone_generators, enumerate_regions
+from .regions import POLL_EVERY, Region, check_deadline, enumerate_regions
 
 __all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "cell_of", "cell_moves"]
 

@@ -32,8 +32,9 @@ from math import lcm
 
 from ..core.numbers import solve
 from .chain import Chain
+from .cones import cone_generators
 from .dbm import INF
-from .regions import POLL_EVERY, Region, check_deadline, cone_generators, iter_regions
+from .regions import POLL_EVERY, Region, check_deadline, iter_regions
 from .symmetry import Symmetry
 
 __all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain", "fluid_rows", "rate_vector"]

@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .cones import cone_generators
 from .jumps import Jump, RegionDrift, _int
 from .laws import PhaseType
 from .phases import PhaseChain
-from .regions import Region, check_deadline, cone_generators
+from .regions import Region, check_deadline
 
 __all__ = ["PhaseDrift", "phase_transitions", "compile_phase_drifts", "lower_bound"]
 

@@ -32,9 +32,6 @@ __all__ = [
     "iter_regions",
     "region_of",
     "signature",
-    "cone_generators",
-    "vertex_bound",
-    "VERTEX_BOUND_PER_STATION",
     "TimeLimitReached",
     "check_deadline",
 ]
@@ -95,35 +92,6 @@ def check_deadline(deadline: float | None, stage: str) -> None:
 # Deadlines are polled once per this many steps of a long loop (a step costs microseconds).
 POLL_EVERY = 256
 
-# Every raw constraint has |c| <= 2, so each vertex coordinate of a region is at
-# most 2 per station on a path from the origin: vertices lie in [0, 2J]^J.
-VERTEX_BOUND_PER_STATION = 2
-
-
-def vertex_bound(J: int, levels: Mapping[int, int] | None = None) -> int:
-    """A bound on every vertex coordinate of every region: J times the largest raw constant.
-
-    With clip levels (``x_a = k`` for k <= K, or ``x_a >= K+1``) the constants reach K+1.
-
-    Parameters
-    ----------
-    J : int
-        The number of stations.
-    levels : mapping of int to int, optional
-        Clip level K per station.
-
-    Returns
-    -------
-    int
-        J times the largest constant: max(2, K + 1).
-
-    Examples
-    --------
-    >>> vertex_bound(2), vertex_bound(2, {0: 6})
-    (4, 14)
-    """
-    top = max([VERTEX_BOUND_PER_STATION, *((k + 1) for k in (levels or {}).values())])
-    return J * top
 
 
 @cache
@@ -481,55 +449,3 @@ def region_of(chain: Chain, key: tuple, levels: Mapping[int, int] | None = None)
 def _level(d: list[list[int]], a: int, K: int) -> int:
     lo = -d[0][a + 1]
     return lo if lo <= K else K + 1
-
-
-def cone_generators(region: Region) -> list[tuple[int, ...]]:
-    """Generators of the recession cone of ``region``, as 0/1 station vectors.
-
-    The cone is {r : r_u <= r_v whenever x_u - x_v is bounded above, r_a = 0 for
-    bounded x_a}: a cone of preorders.  Every r in it is a nonnegative combination
-    of indicators of up-sets (its level sets), and an up-set splits into its
-    connected components, each an up-set; so the indicators of the *connected*
-    up-sets generate the cone.  They are found by growing principal up-sets
-    ``up(k)`` with overlapping ones.  Empty list: the region is bounded.
-
-    Parameters
-    ----------
-    region : Region
-        The region.
-
-    Returns
-    -------
-    list of tuple of int
-        The generators, in decreasing order.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> from certify.markov.chain import Chain
-    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
-    >>> [cone_generators(r) for r in enumerate_regions(ch)]
-    [[(0, 1)], [(1, 1), (0, 1)], [(1, 0)], [(1, 1), (1, 0)], [], [(1, 1)]]
-    """
-    d = region.dbm
-    n = len(d)
-    free = [a for a in range(1, n) if d[a][0] >= INF]  # unbounded stations
-    up: dict[int, frozenset[int]] = {}
-    for a in free:
-        up[a] = frozenset(b for b in free if d[a][b] < INF)  # r_a <= r_b
-    seen: set[frozenset[int]] = set()
-    stack = list({u for u in up.values()})
-    seen.update(stack)
-    while stack:
-        U = stack.pop()
-        for a in free:
-            if a in U:
-                continue
-            ua = up[a]
-            if ua & U:
-                W = U | ua
-                if W not in seen:
-                    seen.add(W)
-                    stack.append(W)
-    gens = [tuple(1 if (a + 1) in U else 0 for a in range(n - 1)) for U in seen]
-    return sorted(gens, reverse=True)

@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 
 from ..core.errors import CertificateError
 from ..markov.chain import Chain
+from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift
-from ..markov.regions import vertex_bound
 
 __all__ = ["Template", "DENOMINATORS", "round_to_grid"]
 
@@ -345,7 +345,7 @@ class Template(ABC):
         Returns
         -------
         int
-            The bound (:func:`certify.markov.regions.vertex_bound`).
+            The bound (:func:`certify.markov.cones.vertex_bound`).
 
         Examples
         --------

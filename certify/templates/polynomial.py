@@ -63,8 +63,9 @@ from math import ceil, floor, lcm
 from typing import Any
 
 from ..markov.chain import Chain
+from ..markov.cones import cone_generators, vertex_bound
 from ..markov.drift import Jump, RegionDrift
-from ..markov.regions import cone_generators, enumerate_regions, vertex_bound
+from ..markov.regions import enumerate_regions
 from .base import DENOMINATORS, Template, round_to_grid
 from .gram import fit_with_slack, ldl_psd
 from .monomials import Mono, exponent_str, jump_poly, linear_power, mono_str, monomials, multinomial
@@ -106,7 +107,7 @@ class QuarticSOS(Template):
     multiplier lam_k on region ``region``, upper triangle) and ``n[r<region>][b]``
     (the nonnegative cubic coefficients, b an exponent over the generators).
     Regions are numbered as :func:`certify.markov.regions.enumerate_regions` lists them,
-    generators as :func:`certify.markov.regions.cone_generators` does.
+    generators as :func:`certify.markov.cones.cone_generators` does.
 
     An SDP template: it derives from :class:`~certify.templates.base.Template`
     alone (no linear rows); its search is :func:`certify.search.sdp.solve_quartic`.
