@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -61,14 +59,19 @@ def power_of_two(J: int, load: F) -> dict:
             "streams": [{"rate": str(lam), "choice": list(p)} for p in pairs]}
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 600) -> tuple[float, float, str, int]:
-    """Wall seconds, peak MB of the child, its stdout, its exit status."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+_PEAK = (
+    "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)"
+)
+
+
+def run(cmd: list[str], timeout: float = 600) -> tuple[float, float, str, int]:
+    """Wall seconds, peak MB of this one command (measured by a wrapper process), its stdout, its exit status."""
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    out = subprocess.run([sys.executable, "-c", _PEAK, *cmd], capture_output=True, text=True, timeout=timeout)
     wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024, out.stdout, out.returncode
+    peak_kb = int(out.stderr.strip().splitlines()[-1]) if out.stderr.strip() else 0
+    return wall, peak_kb / 1024, out.stdout, out.returncode
 
 
 def case(doc: dict, tmp: Path, limit: float, extra: list[str] | None = None) -> dict:
@@ -112,8 +115,8 @@ def main() -> int:
     lines = [HEADING, "",
              f"Machine: 2-core machine ({platform.machine()}), Python {platform.python_version()}. "
              f"Date: {time.strftime('%Y-%m-%d')}. Command: `python bench/symmetry.py` (total {total:.1f} s).", "",
-             "Each network is proved by `certify prove FILE --json --no-simulate --out CERT` in a fresh process "
-             "(start-up included; peak memory of the child), then its certificate is re-checked by `certify verify`. "
+             "Each network is proved by `certify prove FILE --json --sim-budget 0 --out CERT` in a fresh process "
+             "(start-up included; peak resident memory of that process), then its certificate is re-checked by `certify verify`. "
              "The station classes are found exactly and the fluid faces are listed one per orbit (the sorted chamber).", "",
              f"**Baseline in the same run:** symmetric J = {base_J} without the reduction (`--no-symmetry`): "
              f"{base['prove_s']:.2f} s; with it: {red['prove_s']:.2f} s ({ratio:.1f}x).", "",
