@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from math import prod
 
+from ..core.errors import NotSupported
 from ..core.model import Network
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
@@ -199,6 +200,36 @@ class ProofContext:
         self.symmetry = station_classes(self.base) if symmetry else TRIVIAL  # exact automorphisms of the means
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
+
+    @classmethod
+    def for_file(cls, path: str, templates: tuple[str, ...] = ("quadratic",), time_limit: float = 60.0) -> ProofContext:
+        """A fresh context for the network in ``path`` (examples and tests of single stages).
+
+        Parameters
+        ----------
+        path : str
+            A network file.
+        templates : tuple of str
+            The Foster templates to try.
+        time_limit : float
+            Seconds from now to the deadline.
+
+        Returns
+        -------
+        ProofContext
+            With an empty result, the fluid stages on, and the default solver.
+
+        Examples
+        --------
+        >>> ProofContext.for_file("models/symmetric-jsq-J4.json").symmetry.classes
+        ((0, 1, 2, 3),)
+        """
+        from ..io.loader import load
+
+        net = load(path)
+        if not isinstance(net, Network):
+            raise NotSupported(f"{path}: a fork-join network has no JSQ stages")
+        return cls(net, Result(net.name), RunState(time.perf_counter() + time_limit), None, True, list(templates))
 
     @property
     def regions(self) -> Regions:

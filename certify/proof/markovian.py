@@ -33,14 +33,8 @@ class MarkovianForm(Stage):
 
     Examples
     --------
-    >>> import time
-    >>> from certify.io.loader import load
-    >>> from certify.proof.context import ProofContext, RunState
-    >>> from certify.proof.result import Result
-    >>> def context(path):
-    ...     net = load(path)
-    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
-    >>> MarkovianForm().run(context("models/distribution-h2-J3.json"))
+    >>> from certify.proof.context import ProofContext
+    >>> MarkovianForm().run(ProofContext.for_file("models/distribution-h2-J3.json"))
     False
     """
 
@@ -119,14 +113,8 @@ class Markovian(Stage):
 
     Examples
     --------
-    >>> import time
-    >>> from certify.io.loader import load
-    >>> from certify.proof.context import ProofContext, RunState
-    >>> from certify.proof.result import Result
-    >>> def context(path):
-    ...     net = load(path)
-    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
-    >>> ctx = context("models/symmetric-jsq-J4.json")
+    >>> from certify.proof.context import ProofContext
+    >>> ctx = ProofContext.for_file("models/symmetric-jsq-J4.json")
     >>> Markovian().run(ctx), ctx.res.verdict, ctx.res.method
     (True, 'stable', 'quadratic Foster-Lyapunov certificate')
     """

@@ -25,14 +25,8 @@ class FiniteState(Stage):
 
     Examples
     --------
-    >>> import time
-    >>> from certify.io.loader import load
-    >>> from certify.proof.context import ProofContext, RunState
-    >>> from certify.proof.result import Result
-    >>> def context(path):
-    ...     net = load(path)
-    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
-    >>> ctx = context("models/loss-two-queue-K3.json")
+    >>> from certify.proof.context import ProofContext
+    >>> ctx = ProofContext.for_file("models/loss-two-queue-K3.json")
     >>> FiniteState().applies(ctx), FiniteState().run(ctx), ctx.res.verdict
     (True, True, 'stable')
     """
@@ -118,17 +112,11 @@ class NecessaryCondition(Stage):
 
     Examples
     --------
-    >>> import time
-    >>> from certify.io.loader import load
-    >>> from certify.proof.context import ProofContext, RunState
-    >>> from certify.proof.result import Result
-    >>> def context(path):
-    ...     net = load(path)
-    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
-    >>> ctx = context("models/overloaded-unstable.json")
+    >>> from certify.proof.context import ProofContext
+    >>> ctx = ProofContext.for_file("models/overloaded-unstable.json")
     >>> NecessaryCondition().run(ctx), ctx.res.verdict, ctx.run.necessary
     (True, 'unstable', 'fails')
-    >>> ctx = context("models/symmetric-jsq-J4.json")
+    >>> ctx = ProofContext.for_file("models/symmetric-jsq-J4.json")
     >>> NecessaryCondition().run(ctx), ctx.run.necessary
     (False, 'holds')
     """
@@ -206,14 +194,8 @@ class Reachability(Stage):
 
     Examples
     --------
-    >>> import time
-    >>> from certify.io.loader import load
-    >>> from certify.proof.context import ProofContext, RunState
-    >>> from certify.proof.result import Result
-    >>> def context(path):
-    ...     net = load(path)
-    ...     return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
-    >>> Reachability().run(context("models/symmetric-jsq-J4.json"))
+    >>> from certify.proof.context import ProofContext
+    >>> Reachability().run(ProofContext.for_file("models/symmetric-jsq-J4.json"))
     False
     """
 
