@@ -14,7 +14,10 @@ from scipy.optimize import brentq
 import certify
 from certify.core.errors import NetworkError
 from certify.io.loader import from_dict
-from certify.stationary import caudal_root, loss2_blocking, qbd_blocks, rate_matrix, stationary
+from certify.stationary import caudal_root, jsq_tail_theorem, loss2_blocking, qbd_blocks, rate_matrix, stationary
+from certify.stationary.caudal import perron_abscissa, phase_blocks
+from certify.stationary.qbd import min_queue_decay
+from certify.stationary.tail_sequence import decay_sequence, increasing_limit
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
 QUANTITY_FILES = sorted(
@@ -295,3 +298,155 @@ def test_phase_type_network_agrees_with_simulation():
             assert lo <= ours <= hi, (key, sid, ours, lo, hi)
     lo, hi = sim["loss_rate"]["total"]["ci"]
     assert lo <= res.loss_rate <= hi
+
+
+# --- the min-queue tail decay at scale (issue 12): sparse caudal numerics, error bounds, the theorem line ---
+
+K5_RATES = [0.4, 0.8, 1.0, 1.3, 1.5]  # the heterogeneous k = 5 network of issue 12, load 0.9: rho^5 = 0.59049
+
+
+def tie_split_07(B):
+    """A non-uniform tie rule: the lowest-numbered tied station takes 0.7 of a two-way tie, else uniform."""
+    return [(B[0], 0.7), (B[1], 0.3)] if len(B) == 2 else [(j, 1 / len(B)) for j in B]
+
+
+@pytest.mark.parametrize("mus,D,lump,split", [
+    (K5_RATES, 3, False, None), ([1.0, 1.0, 1.5, 1.5], 4, True, None), ([1.0] * 4, 5, True, None),
+    ([1.0, 2.0, 3.0], 4, False, tie_split_07),
+], ids=["k5-het", "two-classes", "symmetric", "unequal-ties"])
+def test_phase_blocks_equal_the_reference_loop(mus, D, lump, split):
+    """The numpy block builder gives exactly the blocks and phase order of the per-phase loop of qbd_blocks."""
+    b = phase_blocks(2.0, mus, D, split, lump)
+    A0, A1, A2, ph = qbd_blocks(2.0, mus, D, split, lump=lump)
+    assert b.phases.tolist() == [list(p) for p in ph]
+    for ours, ref in zip((b.A0, b.A1, b.A2), (A0, A1, A2)):
+        assert abs(ours - ref).max() < 1e-14
+    assert np.abs(b.M(0.37).toarray() - (A0 / 0.37 + A1 + 0.37 * A2).toarray()).max() < 1e-14
+
+
+def test_perron_abscissa_against_dense_eigenvalues():
+    """Arnoldi's Perron root of M(z) equals the largest real eigenvalue of the dense matrix from the reference loop."""
+    A0, A1, A2, _ = qbd_blocks(3.0, [0.5, 1.0, 2.0], 6)
+    b = phase_blocks(3.0, [0.5, 1.0, 2.0], 6)
+    assert b.phases.shape[0] > 64  # the Arnoldi path, not the dense one
+    for z in (0.2, 0.5, 0.9):
+        dense = max(np.linalg.eigvals((A0 / z + A1 + z * A2).toarray()).real)
+        chi, v = perron_abscissa(b, z)
+        assert chi == pytest.approx(dense, abs=1e-10)
+        assert v.min() >= 0 and np.abs(b.M(z) @ v - chi * v).max() < 1e-9
+
+
+def test_caudal_root_agrees_with_rate_matrix():
+    """The root of decay_sequence at D = 4 equals sp(R) of logarithmic reduction on the same (reference) blocks."""
+    steps = decay_sequence(3.0, [0.5, 1.0, 2.0], 4)
+    R = rate_matrix(*qbd_blocks(3.0, [0.5, 1.0, 2.0], 4)[:3])
+    assert [s.D for s in steps] == [1, 2, 3, 4]
+    assert steps[-1].eta == pytest.approx(max(abs(np.linalg.eigvals(R))), abs=1e-9)
+    assert all(a.eta < b.eta for a, b in zip(steps, steps[1:]))  # capping removes customers: increasing in D
+
+
+@pytest.mark.parametrize("lam,mus", [(1.8, [1, 1]), (2.7, [1, 1, 1])], ids=["k2", "k3"])
+def test_tail_numerics_symmetric_load_09(lam, mus):
+    """Symmetric JSQ at load 0.9: the numerics reach rho^k within their error bound, and the bound is below 1e-7."""
+    d = min_queue_decay(parallel(lam, mus))
+    truth = 0.9 ** len(mus)
+    assert d.error <= 1e-7 and abs(d.rate - truth) <= d.error
+    assert d.theorem == pytest.approx(truth, rel=1e-15)
+
+
+@pytest.mark.parametrize("lam,mus,lump", [(3.0, [1.0, 3.0], False), (3.75, [1.0, 1.5, 2.5], False),
+                                          (2.7, [1.0, 1.0, 1.0], True), (3.6, [0.5, 0.5, 1.5, 1.5], True)],
+                         ids=["k2-het", "k3-het", "k3-sym", "k4-two-classes"])
+def test_error_bound_covers_true_error_at_every_D(lam, mus, lump):
+    """Wherever increasing_limit claims a bound along the sequence D = 1, 2, ..., the true rho^k lies within it."""
+    steps = decay_sequence(lam, mus, 14, lump=lump, max_phases=3000)
+    truth = (lam / sum(mus)) ** len(mus)
+    etas = [s.eta for s in steps]
+    assert all(e < truth + 1e-9 for e in etas)  # every truncation is below the limit
+    bounded = 0
+    for n in range(1, len(etas) + 1):
+        lim = increasing_limit(etas[:n])
+        if lim.bounded:
+            bounded += 1
+            assert abs(lim.value - truth) <= lim.error, (n, lim)
+    assert bounded >= 4
+
+
+def test_increasing_limit_refuses_a_bound_while_ratios_rise():
+    """Difference ratios still rising (below 1): an Aitken value but no bound; ratios falling: a bracket that holds."""
+    rising = np.cumsum(np.cumprod([0.5, 0.3, 0.35, 0.4, 0.45, 0.5]))
+    lim = increasing_limit(rising)
+    assert not lim.bounded and lim.value > rising[-1]
+    diffs = [0.5 ** (n + n * n / 20) for n in range(1, 80)]  # ratios 0.5^(1 + (2n + 1) / 20), falling
+    lim = increasing_limit(np.cumsum(diffs[:8]))
+    assert lim.bounded and abs(lim.value - sum(diffs)) <= lim.error
+
+
+def test_tail_k5_heterogeneous_bound_at_D6():
+    """Issue 12's k = 5 network, D <= 6 (9031 phases): the bound covers the true error and is below 2e-3."""
+    d = min_queue_decay(parallel(4.5, K5_RATES), max_phases=10_000)
+    assert d.max_difference == 6 and sorted(d.raw) == [1, 2, 3, 4, 5, 6] and d.bounded
+    assert abs(d.rate - 0.59049) <= d.error < 2e-3
+
+
+@pytest.mark.slow
+def test_tail_k5_heterogeneous_default():
+    """Issue 12's k = 5 network with the default budget: within 1e-4 of rho^5 = 0.59049, inside its bound."""
+    d = min_queue_decay(parallel(4.5, K5_RATES))
+    assert d.error < 1e-4 and abs(d.rate - 0.59049) <= d.error
+    assert d.theorem == 0.59049
+
+
+def test_theorem_exact_for_heterogeneous_full_choice():
+    """jsq_tail_theorem gives (lam / sum mu)^k exactly for heterogeneous parallel JSQ with fair ties."""
+    net = net_of({"1": {"mu": "2/5"}, "2": {"mu": "4/5"}, "3": {"mu": 1}}, [{"choice": ["1", "2", "3"], "rate": "3/2"}])
+    assert jsq_tail_theorem(net) == (Fraction(3, 2) / Fraction(11, 5)) ** 3
+
+
+@pytest.mark.parametrize("net", [
+    net_of({"1": {"mu": 1}, "2": {"mu": 1}}, [{"choice": ["1", "2"], "rate": 1.2}],
+           feedback=[{"from": "1", "choice": ["1", "2"], "prob": 0.2}]),
+    net_of({"1": {"mu": 1}, "2": {"mu": 1}}, [{"choice": ["1", "2"], "rate": 1.0}, {"choice": ["1"], "rate": 0.5}]),
+    net_of({"1": {"mu": 1}, "2": {"mu": 2}}, [{"choice": ["1", "2"], "rate": 2.0}],
+           tie_breaking=[{"set": ["1", "2"], "probs": {"1": 0.7, "2": 0.3}}]),
+    net_of({"1": {"mu": 1, "capacity": 5}, "2": {"mu": 1, "capacity": 5}}, [{"choice": ["1", "2"], "rate": 1.0}]),
+    net_of({"1": {"mu": 1, "service": {"dist": "erlang", "k": 2}}, "2": {"mu": 1}}, [{"choice": ["1", "2"], "rate": 1.0}]),
+    net_of({"1": {"mu": 1}}, [{"choice": ["1"], "rate": 0.5}]),
+    net_of({"1": {"mu": 1}, "2": {"mu": 1}}, [{"choice": ["1", "2"], "rate": 2.5}]),
+], ids=["feedback", "partial-choice", "unequal-ties", "capacities", "erlang", "k1", "unstable"])
+def test_theorem_absent_where_a_hypothesis_fails(net):
+    """No theorem value (and no theorem line) for feedback, partial choice sets, unequal ties, capacities,
+    non-exponential service, a single queue or overload."""
+    assert jsq_tail_theorem(net) is None
+    res = stationary(net, truncate=2 if net.J > 1 else 20)
+    assert res.tail_theorem is None and "theorem" not in res.table()
+    assert res.to_json()["min_queue_tail_decay_theorem"] is None
+
+
+def test_unequal_ties_still_get_numerics():
+    """Unequal ties: the QBD numerics still run (without lumping) while the theorem line is withheld."""
+    net = net_of({"1": {"mu": 1}, "2": {"mu": 2}}, [{"choice": ["1", "2"], "rate": 2.0}],
+                 tie_breaking=[{"set": ["1", "2"], "probs": {"1": 0.7, "2": 0.3}}])
+    res = stationary(net, truncate=2)
+    assert res.min_queue_tail_decay_rate is not None and res.tail_error < 1e-6
+    assert res.tail_max_difference is not None and "numerical, D = " in res.table()
+
+
+def test_theorem_line_beside_the_numerics(tmp_path):
+    """`certify stationary` on heterogeneous parallel JSQ prints the numerical rate with D and rho^k from the theorem;
+    the JSON carries the theorem value and the sequence D = 1..D."""
+    ids = ["1", "2", "3"]
+    path = tmp_path / "het3.json"
+    path.write_text(json.dumps({"format": "jsq-network/1", "name": "het3", "stations": {i: {"mu": m} for i, m in
+                                zip(ids, [1, 1.5, 2.5])}, "streams": [{"choice": ids, "rate": 3.75}]}))
+    out = run("stationary", path, "--truncate", "2")
+    assert out.returncode == 0, out.stderr
+    line = next(ln for ln in out.stdout.splitlines() if "min-queue tail decay:" in ln)
+    assert "(numerical, D = " in line and line.endswith("theorem (seed 004): rho^k = 0.421875")
+    assert "min-queue tail-decay rate 0.4218" in out.stdout  # the existing line is kept
+    obj = json.loads(json.dumps(stationary(certify.load(path), truncate=2).to_json()))  # what --json prints
+    assert obj["min_queue_tail_decay_theorem"] == 0.421875
+    seq = obj["min_queue_tail_sequence"]
+    assert list(seq) == [str(D) for D in range(1, obj["min_queue_tail_max_difference"] + 1)]
+    assert obj["min_queue_tail_error_bounded"] is True
+    assert abs(obj["min_queue_tail_decay_rate"] - 0.421875) <= obj["tail_error"]

@@ -4,7 +4,8 @@
 (:mod:`.generator`), truncated where a station has no capacity, solves
 ``pi Q = 0`` and returns a :class:`StationaryResult` (:mod:`.result`); the
 closed forms it is checked against live in :mod:`.closed_forms`, the tail decay
-of the minimum queue of parallel JSQ in :mod:`.qbd`.
+of the minimum queue of parallel JSQ in :mod:`.qbd` (its sparse numerics at scale
+in :mod:`.caudal`).
 
 >>> import certify
 >>> from certify.stationary import stationary
@@ -14,7 +15,7 @@ of the minimum queue of parallel JSQ in :mod:`.qbd`.
 0.333333333333
 """
 
-from .closed_forms import loss2_blocking, parallel_jsq, symmetric_loss2
+from .closed_forms import jsq_tail_theorem, loss2_blocking, parallel_jsq, symmetric_loss2
 from .qbd import MinQueueDecay, caudal_root, min_queue_decay, qbd_blocks, rate_matrix
 from .result import StationaryResult, TruncationError
 from .solve import default_truncation, stationary
@@ -27,6 +28,7 @@ __all__ = [
     "loss2_blocking",
     "symmetric_loss2",
     "parallel_jsq",
+    "jsq_tail_theorem",
     "qbd_blocks",
     "rate_matrix",
     "caudal_root",

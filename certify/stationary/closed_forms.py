@@ -4,7 +4,8 @@ The closed-form blocking probability of the symmetric two-queue loss system
 (Dester, Fricker and Tibi, Queueing Systems 87, 2017) is built in as a
 cross-check of the sparse solve (:func:`loss2_blocking`, recognised by
 :func:`symmetric_loss2`); :func:`parallel_jsq` recognises parallel JSQ, whose
-minimum queue has the tail-decay rate rho^k (:mod:`certify.stationary.qbd`).
+minimum queue has the tail-decay rate rho^k (:mod:`certify.stationary.qbd`),
+and :func:`jsq_tail_theorem` gives that rate exactly where its theorem applies.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from fractions import Fraction
 
 from ..core.model import Network
 
-__all__ = ["loss2_blocking", "symmetric_loss2", "parallel_jsq"]
+__all__ = ["loss2_blocking", "symmetric_loss2", "parallel_jsq", "jsq_tail_theorem"]
 
 
 def loss2_blocking(rho: Fraction | float, K: int) -> Fraction | float:
@@ -125,6 +126,50 @@ def parallel_jsq(net: Network) -> tuple[Fraction, tuple[Fraction, ...]] | None:
         return None
     lam = _full_choice_rate(net)
     return None if lam is None else (lam, tuple(st.mu for st in net.stations))
+
+
+def jsq_tail_theorem(net: Network) -> Fraction | None:
+    """rho^k, exactly, when the theorem of seed 004 applies to ``net``; else None.
+
+    Kobayashi, Sakuma and Miyazawa (Queueing Systems 74, 2013) prove that the
+    minimum queue of M/M-JSQ has an exactly geometric tail with decay rate
+    rho^k, rho = lam / sum mu.  Their hypotheses, each checked exactly on the
+    network: k >= 2 stations with exponential service of any rates and no
+    capacity, Poisson arrivals (every stream exponential) that all choose the
+    shortest queue among all k stations (:func:`parallel_jsq`: no feedback, no
+    partial choice sets), ties broken with equal probabilities, and lam < sum mu
+    (positive recurrence).
+
+    Parameters
+    ----------
+    net : Network
+        Any network (a fork-join network gives None).
+
+    Returns
+    -------
+    Fraction or None
+        rho^k, or None where a hypothesis fails.
+
+    Examples
+    --------
+    >>> from certify.io.loader import from_dict
+    >>> ids = ["1", "2", "3", "4", "5"]
+    >>> net = from_dict({"format": "jsq-network/1", "stations": {i: {"mu": m} for i, m in
+    ...     zip(ids, ["0.4", "0.8", "1.0", "1.3", "1.5"])}, "streams": [{"choice": ids, "rate": "4.5"}]})
+    >>> jsq_tail_theorem(net), float(jsq_tail_theorem(net))
+    (Fraction(59049, 100000), 0.59049)
+    """
+    par = parallel_jsq(net)
+    if par is None or net.J < 2:
+        return None
+    lam, mus = par
+    if not 0 < lam < sum(mus):
+        return None
+    for tb in net.tie_breaking:
+        probs = [p for _, p in tb.probs]
+        if len(probs) != len(tb.set) or len(set(probs)) != 1:
+            return None
+    return (lam / sum(mus)) ** net.J
 
 
 def _full_choice_rate(net: Network) -> Fraction | None:

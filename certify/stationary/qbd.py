@@ -6,17 +6,21 @@ comes from the QBD with level min_i x_i and phase the differences x_i - min x
 (:func:`qbd_blocks`): the spectral radius of its matrix-geometric rate matrix R
 (:func:`rate_matrix`, by logarithmic reduction, or equivalently the root in
 (0, 1) of the caudal characteristic, :func:`caudal_root`), with the differences
-truncated at a maximal value D and extrapolated in D (:func:`min_queue_decay`).
-Kobayashi, Sakuma and Miyazawa (Queueing Systems 74, 2013) prove that it equals
-rho^k, rho = lam / sum mu.
+capped at D.  :func:`min_queue_decay` runs D = 1, 2, ... with the sparse
+machinery of :mod:`certify.stationary.caudal` (which builds the same blocks as
+:func:`qbd_blocks`, a plain loop kept as the readable reference) until the
+bracket of the limit is narrow.  Kobayashi, Sakuma and Miyazawa (Queueing
+Systems 74, 2013; seed 004) prove that the limit is rho^k, rho = lam / sum mu,
+for fair ties; the result carries that value beside the numerics
+(:func:`~certify.stationary.closed_forms.jsq_tail_theorem`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations_with_replacement, product
-from math import comb
 from typing import Any
 
 import numpy as np
@@ -25,14 +29,18 @@ from scipy.sparse.linalg import splu
 
 from ..core.model import Network
 from ..markov.phases import markov_chain
-from .closed_forms import parallel_jsq
+from .caudal import phase_count
+from .closed_forms import jsq_tail_theorem, parallel_jsq
+from .tail_sequence import decay_sequence, increasing_limit
 
 __all__ = ["qbd_blocks", "rate_matrix", "caudal_root", "MinQueueDecay", "min_queue_decay"]
 
-#: Phases of the min-queue QBD (the default maximal difference keeps below it).
-PHASE_BUDGET = 2000
-#: Above this many phases, sp(R) comes from :func:`caudal_root` instead of a dense R.
-DENSE_PHASES = 150
+#: Default most phases of the min-queue QBD (the truncations D = 1, 2, ... stop below it).
+PHASE_BUDGET = 50_000
+#: Default error bound at which the truncations stop.
+DEFAULT_TOL = 1e-7
+#: Default largest cap D of the differences.
+MAX_DIFFERENCE = 60
 
 
 def _classes(mu: Sequence[float], lump: bool) -> list[list[int]]:
@@ -42,16 +50,6 @@ def _classes(mu: Sequence[float], lump: bool) -> list[list[int]]:
     for i, m in enumerate(mu):
         out.setdefault(m, []).append(i)
     return list(out.values())
-
-
-def _phase_count(classes: list[list[int]], D: int) -> int:
-    """Phases with max difference D: per class a multiset of differences, at least one 0 overall."""
-    every = 1
-    no_zero = 1
-    for c in classes:
-        every *= comb(D + len(c), len(c))
-        no_zero *= comb(D - 1 + len(c), len(c))
-    return every - no_zero
 
 
 def qbd_blocks(
@@ -311,18 +309,6 @@ def caudal_root(A0: Any, A1: Any, A2: Any, tol: float = 1e-10, guess: tuple[floa
     return 0.5 * (lo + hi)
 
 
-def _sp_rate(A0: Any, A1: Any, A2: Any, guess: tuple[float, float] | None = None) -> tuple[float | None, str]:
-    m = A0.shape[0]
-    if m <= DENSE_PHASES:
-        try:
-            R = rate_matrix(A0, A1, A2)
-            if np.all(np.isfinite(R)):
-                return float(np.max(np.abs(np.linalg.eigvals(R)))), "R"
-        except np.linalg.LinAlgError:
-            pass
-    return caudal_root(A0, A1, A2, guess=guess), "caudal"
-
-
 @dataclass(frozen=True)
 class MinQueueDecay:
     """Tail-decay rate of the minimum queue of parallel JSQ from the min-queue QBD.
@@ -330,22 +316,33 @@ class MinQueueDecay:
     Attributes
     ----------
     rate : float or None
-        The estimate (extrapolated in the maximal difference D when the
-        sequence converges geometrically, else sp(R) at the largest D).
+        The estimate from the truncations D = 1, 2, ... (see
+        :func:`~certify.stationary.caudal.increasing_limit`).
     error : float or None
-        Estimated error of ``rate`` (the size of the last correction).
+        Its error bound (None when none is established).
     raw : dict
-        ``{D: sp(R)}`` for the truncations computed.
+        ``{D: sp(R)}`` for the truncations computed (the sequence).
     phases : int
         Number of phases at the largest D.
     method : str
         How it was obtained, in words.
+    max_difference : int or None
+        The largest D computed.
+    theorem : float or None
+        rho^k where the theorem of seed 004 applies
+        (:func:`~certify.stationary.closed_forms.jsq_tail_theorem`), else None.
+    theorem_source : str or None
+        The theorem and its data, in words.
+    seconds : float
+        Wall time of the numerics.
+    bounded : bool
+        Whether ``error`` is a bound (else an unverified estimate).
 
     Examples
     --------
     >>> d = MinQueueDecay(0.64, 1e-9, {10: 0.64}, 66, "min-queue QBD")
-    >>> d.rate, d.phases
-    (0.64, 66)
+    >>> d.rate, d.phases, d.theorem
+    (0.64, 66, None)
     """
 
     rate: float | None
@@ -353,16 +350,27 @@ class MinQueueDecay:
     raw: dict[int, float | None]
     phases: int
     method: str
+    max_difference: int | None = None
+    theorem: float | None = None
+    theorem_source: str | None = None
+    seconds: float = 0.0
+    bounded: bool = False
 
 
-def min_queue_decay(net: Network, max_difference: int | None = None) -> MinQueueDecay | None:
+def min_queue_decay(net: Network, max_difference: int | None = None, tol: float = DEFAULT_TOL,
+                    max_phases: int = PHASE_BUDGET) -> MinQueueDecay | None:
     """Tail-decay rate of P(min_i x_i = n) for parallel JSQ (None for other networks).
 
-    The QBD of :func:`qbd_blocks` is solved for the maximal differences D-2, D-1
-    and D (D: the largest <= 30 with at most :data:`PHASE_BUDGET` phases, or
-    ``max_difference``).  Capping the differences removes customers, so sp(R)
-    increases to its limit, geometrically in D; Aitken's extrapolation of the
-    three values is the estimate and the size of its correction the error.
+    The min-queue QBD with the differences capped at D is solved for D = 1,
+    2, ... (:func:`~certify.stationary.caudal.decay_sequence`: sparse blocks,
+    the caudal characteristic root by Arnoldi and Brent) until the error bound
+    of :func:`~certify.stationary.caudal.increasing_limit` is at most ``tol``,
+    the next D would have more than ``max_phases`` phases, or D reaches
+    ``max_difference``.  Capping the differences removes customers, so sp(R)
+    increases with D to its limit; the estimate is the middle of the bracket
+    [eta_D, Aitken's extrapolation] and the error its half-width.  Where the
+    theorem of seed 004 applies the result also carries rho^k, computed
+    exactly from the network and independent of the numerics.
 
     Parameters
     ----------
@@ -370,8 +378,11 @@ def min_queue_decay(net: Network, max_difference: int | None = None) -> MinQueue
         Any network; only parallel JSQ
         (:func:`~certify.stationary.closed_forms.parallel_jsq`) gets a rate.
     max_difference : int, optional
-        The maximal difference D (default: the largest <= 30 within
-        :data:`PHASE_BUDGET` phases).
+        The largest D (default :data:`MAX_DIFFERENCE`).
+    tol : float
+        Stop once the error bound is at most this (default :data:`DEFAULT_TOL`).
+    max_phases : int
+        Stop before a D with more phases (default :data:`PHASE_BUDGET`).
 
     Returns
     -------
@@ -389,64 +400,51 @@ def min_queue_decay(net: Network, max_difference: int | None = None) -> MinQueue
     >>> from certify.io.loader import from_dict
     >>> net = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 1}, "2": {"mu": 2}},
     ...     "streams": [{"choice": ["1", "2"], "rate": 2.4}]})
-    >>> round(min_queue_decay(net, max_difference=12).rate, 4)  # rho^2 = 0.8^2
-    0.64
+    >>> d = min_queue_decay(net)
+    >>> round(d.rate, 6), d.error <= 1e-7, d.theorem  # rho^2 = 0.8^2
+    (0.64, True, 0.64)
     """
     par = parallel_jsq(net)
     if par is None:
         return None
+    if max_difference is not None and max_difference < 1:
+        raise ValueError(f"max_difference = {max_difference} must be >= 1")
     lam, mus = par
+    exact = jsq_tail_theorem(net)
+    theorem = None if exact is None else float(exact)
+    source = None if exact is None else (f"seed 004, Kobayashi, Sakuma and Miyazawa 2013: rho = lam / sum mu = "
+                                         f"{lam / sum(mus)}, k = {len(mus)}")
     if lam >= sum(mus):
         return MinQueueDecay(None, None, {}, 0, "unstable: lam >= sum mu, no stationary distribution")
+    if lam == 0:
+        return MinQueueDecay(None, None, {}, 0, "no arrivals: every queue stays empty, the minimum queue has no tail")
     chain = markov_chain(net)
     uniform = all(len(set(probs)) == 1 for _, probs in chain.ties)  # lumping needs symmetric ties
     mu_f = [float(m) for m in mus]
     classes = _classes(mu_f, uniform)
-    if _phase_count(classes, 1 if max_difference is None else max_difference) > 10 * PHASE_BUDGET:
-        return MinQueueDecay(None, None, {}, 0, f"min-queue QBD not solved: over {10 * PHASE_BUDGET} phases "
-                             f"for {net.J} stations with these rates")
-    if max_difference is None:
-        D = 1
-        while D < 30 and _phase_count(classes, D + 1) <= PHASE_BUDGET:
-            D += 1
-    else:
-        D = max_difference
-        if D < 1:
-            raise ValueError(f"max_difference = {D} must be >= 1")
+    lumped = ", lumped by equal rates" if any(len(c) > 1 for c in classes) else ""
+    first = phase_count(mu_f, 1, uniform)
+    if first > max_phases:
+        return MinQueueDecay(None, None, {}, 0, f"min-queue QBD not solved: {first} phases already at D = 1 "
+                             f"(more than {max_phases}) for {net.J} stations with these rates",
+                             theorem=theorem, theorem_source=source)
 
     def split(B: tuple[int, ...]) -> list[tuple[int, float]]:
         return [(j, float(p)) for j, p in chain.tie_split(B)]
 
-    raw: dict[int, float | None] = {}
-    how = set()
-    m = 0
-    for d in range(max(1, D - 2), D + 1):
-        A0, A1, A2, ph = qbd_blocks(float(lam), mu_f, d, split, lump=uniform)
-        guess = None
-        prev = [raw.get(d - 1), raw.get(d - 2)]
-        if prev[0] is not None:  # sp(R) grows with D, geometrically: bracket the next value
-            step = prev[0] - prev[1] if prev[1] is not None else 0.05
-            guess = (prev[0] - 1e-9, prev[0] + 2 * abs(step) + 1e-9)
-        raw[d], h = _sp_rate(A0, A1, A2, guess)
-        how.add(h)
-        m = len(ph)
-    what = " and ".join(
-        {"R": "sp(R), R by logarithmic reduction", "caudal": "sp(R) as the caudal characteristic root"}[h] for h in sorted(how)
-    )
-    lumped = ", lumped by symmetry" if any(len(c) > 1 for c in classes) else ""
-    method = f"min-queue QBD, phases = differences capped at D = {D} ({m} phases{lumped}): {what}"
-    top = raw[D]
-    if top is None:
-        return MinQueueDecay(None, None, raw, m, method + "; no root in (0, 1)")
-    vals = [raw.get(d) for d in (D - 2, D - 1, D)]
-    if any(v is None for v in vals):
-        return MinQueueDecay(top, None, raw, m, method)
-    a, b, c = (float(v) for v in vals if v is not None)
-    d1, d2 = b - a, c - b
-    if abs(d2) < 1e-10:
-        return MinQueueDecay(top, abs(d2), raw, m, method)
-    r = d2 / d1 if d1 else 0.0
-    if 0 < r < 0.9:
-        correction = d2 * r / (1 - r)
-        return MinQueueDecay(top + correction, abs(correction), raw, m, method + f"; Aitken-extrapolated in D (ratio {r:.3g})")
-    return MinQueueDecay(top, abs(d2), raw, m, method)
+    t0 = time.perf_counter()
+    try:
+        steps = decay_sequence(float(lam), mu_f, MAX_DIFFERENCE if max_difference is None else max_difference,
+                               split=None if uniform else split, lump=uniform, tol=tol, max_phases=max_phases)
+    except ArithmeticError as exc:
+        return MinQueueDecay(None, None, {}, 0, f"min-queue QBD not solved: {exc}", theorem=theorem, theorem_source=source)
+    seconds = time.perf_counter() - t0
+    raw: dict[int, float | None] = {s.D: s.eta for s in steps}
+    top = steps[-1]
+    method = (f"min-queue QBD, phases = differences capped at D = {top.D} ({top.phases} phases{lumped}): "
+              f"caudal characteristic root by Arnoldi and Brent for D = 1..{top.D}")
+    if top.eta is None:
+        return MinQueueDecay(None, None, raw, top.phases, method + "; no root in (0, 1)", top.D, theorem, source, seconds)
+    lim = increasing_limit([s.eta for s in steps if s.eta is not None])
+    return MinQueueDecay(lim.value, lim.error, raw, top.phases, f"{method}; {lim.how}", top.D, theorem, source, seconds,
+                         lim.bounded)

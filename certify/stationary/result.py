@@ -56,6 +56,13 @@ class TruncationError:
                 "tail_mass": _finite(self.tail_mass), "mean_queue": [_finite(e) for e in self.mean_queue]}
 
 
+def _digits(error: float | None) -> int:
+    """Decimals worth printing for a value with this error (4 to 12)."""
+    if error is None or not np.isfinite(error) or error <= 0:
+        return 8
+    return int(min(12, max(4, 1 - np.floor(np.log10(error)))))
+
+
 def _finite(x: float | None) -> float | None:
     """JSON has no infinity: an unbounded error estimate is written as null."""
     return None if x is None or not np.isfinite(x) else float(x)
@@ -111,6 +118,17 @@ class StationaryResult:
         How much a truncated solve may be off (all zero when exact).
     notes : tuple of str
         Warnings, in words.
+    tail_max_difference : int or None
+        For parallel JSQ: the largest cap D of the min-queue QBD.
+    tail_sequence : tuple of (int, float)
+        For parallel JSQ: (D, sp(R)) for D = 1, 2, ... (the sequence behind the estimate).
+    tail_theorem : float or None
+        rho^k where the theorem of seed 004 applies
+        (:func:`~certify.stationary.closed_forms.jsq_tail_theorem`), else None.
+    tail_theorem_source : str or None
+        That theorem and its data, in words.
+    tail_bounded : bool
+        For parallel JSQ: whether ``tail_error`` is a bound (else an unverified estimate).
 
     Examples
     --------
@@ -147,6 +165,11 @@ class StationaryResult:
     tail_method: str | None
     truncation_error: TruncationError
     notes: tuple[str, ...] = ()
+    tail_max_difference: int | None = None
+    tail_sequence: tuple[tuple[int, float], ...] = ()
+    tail_theorem: float | None = None
+    tail_theorem_source: str | None = None
+    tail_bounded: bool = False
 
     def probability(self, x: Sequence[int]) -> float:
         """Stationary probability of the queue-length vector ``x`` (summed over phases; 0 outside the chain).
@@ -173,6 +196,19 @@ class StationaryResult:
         J = len(self.station_ids)
         hit = np.all(self.states[:, :J] == np.asarray(x), axis=1)
         return float(self.pi[hit].sum())
+
+    def _tail_summary(self) -> str:
+        """One line: the numerical min-queue tail decay with its error and D, and the theorem's value ("" for neither)."""
+        rate, err = self.min_queue_tail_decay_rate, self.tail_error
+        parts = []
+        if rate is not None and self.tail_max_difference is not None:
+            pm = " (no error estimate)" if err is None else f" +- {err:.2g}" + ("" if self.tail_bounded else " (unverified)")
+            parts.append(f"{rate:.{_digits(err)}f}{pm} (numerical, D = {self.tail_max_difference})")
+        elif self.tail_theorem is not None:
+            parts.append("no numerical value")
+        if self.tail_theorem is not None:
+            parts.append(f"theorem (seed 004): rho^k = {self.tail_theorem:.12g}")
+        return "min-queue tail decay: " + "; ".join(parts) if parts else ""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready summary (the object ``certify stationary --json`` prints).
@@ -213,6 +249,11 @@ class StationaryResult:
             "tail_method": self.tail_method,
             "truncation_error": self.truncation_error.to_json(),
             "notes": list(self.notes),
+            "min_queue_tail_max_difference": self.tail_max_difference,
+            "min_queue_tail_sequence": {str(D): eta for D, eta in self.tail_sequence},
+            "min_queue_tail_decay_theorem": self.tail_theorem,
+            "min_queue_tail_theorem_source": self.tail_theorem_source,
+            "min_queue_tail_error_bounded": self.tail_bounded,
         }
 
     def table(self) -> str:
@@ -255,6 +296,9 @@ class StationaryResult:
         if self.min_queue_tail_decay_rate is not None:
             err = f" +- {self.tail_error:.2g}" if self.tail_error is not None else ""
             lines.append(f"  min-queue tail-decay rate {self.min_queue_tail_decay_rate:.8g}{err} ({self.tail_method})")
+        summary = self._tail_summary()
+        if summary:
+            lines.append("  " + summary)
         if not self.exact:
             te = self.truncation_error
             lines.append(f"  truncation error: boundary mass {te.boundary_mass:.3g}, lost to it {te.lost_rate:.3g} per unit time, "

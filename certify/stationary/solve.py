@@ -22,6 +22,8 @@ of the truncated solve).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
@@ -287,10 +289,14 @@ def stationary(net: Network, truncate: int | None = None) -> StationaryResult:
     # tail decay of the minimum queue
     rate = err = how = None
     dec = min_queue_decay(net)
+    tail: dict[str, Any] = {}
     if dec is not None:
         rate, err, how = dec.rate, dec.error, dec.method
         if rate is None:
             notes.append(how)
+        tail = {"tail_max_difference": dec.max_difference, "tail_theorem": dec.theorem,
+                "tail_theorem_source": dec.theorem_source, "tail_bounded": dec.bounded,
+                "tail_sequence": tuple((D, float(e)) for D, e in sorted(dec.raw.items()) if e is not None)}
     elif not exact:
         rate, how = _empirical_ratio(pmin)
     return StationaryResult(
@@ -315,6 +321,7 @@ def stationary(net: Network, truncate: int | None = None) -> StationaryResult:
         tail_method=how,
         truncation_error=terr,
         notes=tuple(notes),
+        **tail,
     )
 
 
