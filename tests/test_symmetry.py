@@ -243,3 +243,23 @@ def test_verify_refuses_malformed_classes(value):
     res = verify(net, reseal({**cert, "symmetry": value}))
     assert not res.ok
     assert any("symmetry" in f for f in res.failures), res.failures
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_transposition_shortcut_agrees_with_the_full_automorphism_test(seed):
+    """The per-pair test station_classes uses agrees with is_automorphism on every transposition, ties included."""
+    from certify.markov.symmetry import _Incidence
+
+    base = random_chain(seed, J=5, feedback=seed % 2 == 0)
+    rng = random.Random(seed)
+    sets = [C for C, _ in base.arrivals if len(C) > 1]
+    ties = []
+    for C in sets[:2]:
+        w = [F(rng.choice([1, 1, 2])) for _ in C]
+        ties.append((C, tuple(x / sum(w) for x in w)))
+    chain = Chain(base.ids, base.mu, base.arrivals, base.feedback, base.leave, tuple(ties))
+    inc = _Incidence(chain)
+    for a, b in itertools.combinations(range(chain.J), 2):
+        perm = list(range(chain.J))
+        perm[a], perm[b] = b, a
+        assert inc.swap_preserves(chain, a, b) == is_automorphism(chain, perm), (a, b)

@@ -22,7 +22,7 @@ from ..markov.jumps import RegionDrift
 from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, enumerate_regions
-from ..markov.symmetry import TRIVIAL, station_classes
+from ..markov.symmetry import TRIVIAL, Symmetry, station_classes
 from .result import Attempt, Result
 
 __all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "plural", "size_text", "primitives", "table_text"]
@@ -197,7 +197,8 @@ class ProofContext:
             self.chain = self.base if net.is_markovian else markov_chain(net)
         except NotPhaseType as exc:
             self.chain, self.why = None, str(exc)
-        self.symmetry = station_classes(self.base) if symmetry else TRIVIAL  # exact automorphisms of the means
+        self._use_symmetry = symmetry
+        self._symmetry: Symmetry | None = None
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
 
@@ -230,6 +231,13 @@ class ProofContext:
         if not isinstance(net, Network):
             raise NotSupported(f"{path}: a fork-join network has no JSQ stages")
         return cls(net, Result(net.name), RunState(time.perf_counter() + time_limit), None, True, list(templates))
+
+    @property
+    def symmetry(self) -> Symmetry:
+        """The station classes of the chain on the means (exact automorphisms), found on first use; trivial when turned off."""
+        if self._symmetry is None:
+            self._symmetry = station_classes(self.base) if self._use_symmetry else TRIVIAL
+        return self._symmetry
 
     @property
     def regions(self) -> Regions:

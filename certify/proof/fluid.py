@@ -9,6 +9,7 @@ the stage stops the pipeline with the verdict ``undecided`` and says why.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..certificates import fluid_certificate
@@ -77,7 +78,7 @@ class Fluid(Stage):
             faces = fluid_faces(ctx.base, deadline=ctx.run.deadline, symmetry=sym if reduced else None)
             t.size = f"{plural(len(faces), 'face')} ({sum(1 for f in faces if not f.fixed)} with a range of velocities)"
             if reduced:
-                t.size += f", {plural(len(sym.classes), 'station class', )} ({sym.order():.3g} symmetries)"
+                t.size += f", {plural(len(sym.classes), 'station class')} ({_group_size(sym)} symmetries)"
             t.outcome = "enumerated"
         return faces
 
@@ -137,3 +138,9 @@ class Fluid(Stage):
             "and spread out -- as every interarrival law of this network is (checked)"
         )
         return STOP
+
+
+def _group_size(sym: Symmetry) -> str:
+    """The order of the classes' group in words: exact below 10^6, else ``~10^158`` (never built as a float)."""
+    digits = sum(math.lgamma(len(c) + 1) for c in sym.classes) / math.log(10)
+    return str(sym.order()) if digits < 6 else f"~10^{int(digits)}"
