@@ -111,9 +111,13 @@ class Fluid(Stage):
         net, res = ctx.net, ctx.res
         V = "w'z" if kind == "linear" else "z'Pz"
         per = " per unit of |z|_1" if kind == "quadratic" else ""
+        where = "every face" if sym is None else (
+            f"one face per orbit of {plural(len(sym.classes), 'station class')} (exchanging stations of a class is an "
+            "exact symmetry of the network, checked, and V is invariant: the other faces are their images)"
+        )
         what = (
             f"V = {V} decreases along every fluid path (by at least {float(chk.facts.delta):.3g}{per}, "
-            "checked exactly on every face and every admissible velocity)"
+            f"checked exactly on {where} and every admissible velocity)"
         )
         bad = dai_violations(net)
         res.expansion = []  # the means alone decide: no phase expansion involved
