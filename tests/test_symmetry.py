@@ -263,3 +263,12 @@ def test_transposition_shortcut_agrees_with_the_full_automorphism_test(seed):
         perm = list(range(chain.J))
         perm[a], perm[b] = b, a
         assert inc.swap_preserves(chain, a, b) == is_automorphism(chain, perm), (a, b)
+
+
+def test_symmetry_is_refused_for_a_quadratic_fluid_certificate():
+    """The reduction is proved for linear fluid certificates only: a quadratic one claiming classes is refused."""
+    J = 3
+    ch = Chain(tuple(str(a + 1) for a in range(J)), (F(1),) * J, ((tuple(range(J)), F(2)),), (), (F(1),) * J)
+    P = [[F(int(i == j)) for j in range(J)] for i in range(J)]
+    chk = check_fluid(ch, "quadratic", P, symmetry=Symmetry(((0, 1, 2),)))
+    assert chk.failures == ["a symmetry reduction applies to linear fluid certificates only"]
