@@ -69,11 +69,13 @@ def test_coarse_atlas_proved_on_the_right_side():
 
 def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     """A sweep stopped by Ctrl-C half-way keeps its finished points, and the same sweep run again proves only the rest."""
-    net_file = tmp_path / "pair.json"
-    dump(from_dict(PAIR), net_file)
+    # each point needs a table certificate (~0.2 s here): a two-station point takes milliseconds, and a fast
+    # machine finished the whole sweep before the first poll saw three rows
+    net_file = ROOT / "models" / "distribution-h2-J3.json"
     db = tmp_path / "results.sqlite"
-    n = 30
-    cmd = [sys.executable, "-m", "certify.cli", "sweep", str(net_file), "--vary", f"streams[0].rate=0.1:1.9:{n}",
+    n = 40
+    grid = f"0.01:0.13:{n}"
+    cmd = [sys.executable, "-m", "certify.cli", "sweep", str(net_file), "--vary", f"streams[1].rate={grid}",
            "--out", str(db), "--workers", "2", "--time-limit", "20"]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     t0 = time.time()
@@ -94,7 +96,7 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
         return real(*a, **kw)
 
     monkeypatch.setattr(certify.proof.pipeline, "prove", counting)
-    res = certify.sweep(certify.load(net_file), [("streams[0].rate", f"0.1:1.9:{n}")], time_limit=20, out=db, workers=1)
+    res = certify.sweep(certify.load(net_file), [("streams[1].rate", grid)], time_limit=20, out=db, workers=1)
     assert res.key == _key_of(db)
     assert (res.reused, res.computed, len(calls)) == (len(before), n - len(before), n - len(before))
     after = _finished(db)
