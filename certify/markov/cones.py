@@ -78,16 +78,18 @@ def cone_generators(region: Region) -> list[tuple[int, ...]]:
     d = region.dbm
     n = len(d)
     free = [a for a in range(1, n) if d[a][0] >= INF]  # unbounded stations
-    up: dict[int, frozenset[int]] = {}
-    for a in free:
-        up[a] = frozenset(b for b in free if d[a][b] < INF)  # r_a <= r_b
-    seen: set[frozenset[int]] = set()
-    stack = list({u for u in up.values()})
-    seen.update(stack)
+    # Up-sets as bitmasks over stations (bit a-1 for node a): unions and overlaps are single integer operations.
+    fmask = sum(1 << (a - 1) for a in free)
+    up = {}
+    for a in free:  # r_a <= r_b: the finite entries of row a, among the free stations
+        row = d[a]
+        up[a] = int("".join("1" if row[b] < INF else "0" for b in range(n - 1, 0, -1)), 2) & fmask
+    seen: set[int] = set(up.values())
+    stack = list(seen)
     while stack:
         U = stack.pop()
         for a in free:
-            if a in U:
+            if U >> (a - 1) & 1:
                 continue
             ua = up[a]
             if ua & U:
@@ -95,5 +97,6 @@ def cone_generators(region: Region) -> list[tuple[int, ...]]:
                 if W not in seen:
                     seen.add(W)
                     stack.append(W)
-    gens = [tuple(1 if (a + 1) in U else 0 for a in range(n - 1)) for U in seen]
+    J = n - 1
+    gens = [tuple(map(int, reversed(f"{U:0{J}b}"))) for U in seen]
     return sorted(gens, reverse=True)

@@ -228,46 +228,57 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole:
                 fixed_i[k] += r
             else:
                 t_cls_i[src][k] += r  # type: ignore[index]
-    t_to_class = {e: [Fraction(x, D) for x in row] for e, row in t_cls_i.items()}
     ext_e = defaultdict(Fraction, {e: Fraction(x, D) for e, x in ext_e_i.items()})
     ext_E = Fraction(ext_E_i, D)
     stay = defaultdict(Fraction, {e: Fraction(x, D) for e, x in stay_i.items()})
     q_single = {k: Fraction(x, D) for k, x in q_i.items()}
-    # v_T = (fixed_T + sum_e t_e w_eT - mu(T)) / |T|, the same for every member of T
-    v0 = [Fraction(0)] * J
-    dirs = []
-    for k, cl in enumerate(classes):
-        val = Fraction(fixed_i[k] - sum(sd.mu[a] for a in cl), D * len(cl))
-        for a in cl:
-            v0[a] = val
-    for e in empty:
-        d = [Fraction(0)] * J
+    # v_T = (fixed_T + sum_e t_e w_eT - mu(T)) / |T|, the same for every member of T: computed per class in
+    # integers (one Fraction per class), then spread over the members
+    sizes = [len(cl) for cl in classes]
+    mu_cls = [sum(sd.mu[a] for a in cl) for cl in classes]
+
+    def spread(per_class: Sequence[Fraction]) -> tuple[Fraction, ...]:
+        v = [Fraction(0)] * J
         for k, cl in enumerate(classes):
-            w = t_to_class[e][k] / len(cl)
             for a in cl:
-                d[a] = w
-        dirs.append(tuple(d))
+                v[a] = per_class[k]
+        return tuple(v)
+
     if whole:
         gens = tuple(cone_generators(region))
     else:
         free = tuple(int(region.dbm[a + 1][0] >= INF) for a in range(J))
         gens = (free,) if any(free) else ()
     if not empty:
-        return FluidFace(region, gens, tuple(v0))
+        return FluidFace(region, gens, spread([Fraction(fixed_i[k] - mu_cls[k], D * sizes[k]) for k in range(len(classes))]))
     if not split_in_E:
         # t_e = ext_e + sum_e' q(e' -> e) t_e' (q per unit throughput), solved exactly
         idx = {e: n for n, e in enumerate(empty)}
-        A = [[Fraction(int(a == b)) for b in empty] for a in empty]
-        for (a_src, dst), q in q_single.items():
-            A[idx[dst]][idx[a_src]] -= q
-        t = solve(A, [ext_e[e] for e in empty])
+        t: list[Fraction] | None
+        if q_single:
+            A = [[Fraction(int(a == b)) for b in empty] for a in empty]
+            for (a_src, dst), q in q_single.items():
+                A[idx[dst]][idx[a_src]] -= q
+            t = solve(A, [ext_e[e] for e in empty])
+        else:  # no empty station feeds another: the system is the identity
+            t = [ext_e[e] for e in empty]
         if t is not None:
             if any(t[idx[e]] > chain.mu[e] or t[idx[e]] < 0 for e in empty):
                 return None  # the empty stations cannot keep up: the fluid leaves this face at once
-            for e in empty:
-                for a in range(J):
-                    v0[a] += t[idx[e]] * dirs[idx[e]][a]
-            return FluidFace(region, gens, tuple(v0))
+            L = lcm(*(x.denominator for x in t))
+            T = [x.numerator * (L // x.denominator) for x in t]
+            rows = [(T[n], t_cls_i[e]) for n, e in enumerate(empty) if T[n] and any(t_cls_i[e])]
+            per = [
+                Fraction((fixed_i[k] - mu_cls[k]) * L + sum(Tn * row[k] for Tn, row in rows), D * L * sizes[k])
+                for k in range(len(classes))
+            ]
+            return FluidFace(region, gens, spread(per))
+    v0 = spread([Fraction(fixed_i[k] - mu_cls[k], D * sizes[k]) for k in range(len(classes))])
+    zero = Fraction(0)
+    dirs = [
+        spread([Fraction(row[k], D * sizes[k]) if row[k] else zero for k in range(len(classes))]) if any(row) else (zero,) * J
+        for row in (t_cls_i[e] for e in empty)
+    ]
     # relaxed: 0 <= t_e <= mu_e and sum_e t_e (1 - stay_e) = ext_E
     h = tuple(1 - stay[e] for e in empty)
     box = tuple(chain.mu[e] for e in empty)

@@ -272,8 +272,10 @@ def plural(n: int, word: str) -> str:
     --------
     >>> plural(1, "face"), plural(3, "face")
     ('1 face', '3 faces')
+    >>> plural(2, "station class")
+    '2 station classes'
     """
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith(("s", "x", "ch", "sh")) else "s")
 
 
 def size_text(net: Network, chain: Chain) -> str:
