@@ -55,3 +55,25 @@ def test_time_limit_reason_does_not_claim_every_template_failed():
     assert res.verdict == "stable" and res.method.startswith("theorem")
     assert not any("by any template" in r for r in res.reasons)
     assert any("searches run: none" in r for r in res.reasons)
+
+
+def plain_ring(J: int):
+    """Stream i chooses {i, i+1} at rate 97/100, unit rates, no feedback: Bramson's subset condition decides it (stable)."""
+    st = {str(i + 1): {"mu": 1} for i in range(J)}
+    streams = [{"choice": [str(i + 1), str((i + 1) % J + 1)], "rate": "97/100"} for i in range(J)]
+    return from_dict({"format": "jsq-network/1", "name": f"plain-ring{J}", "stations": st, "streams": streams})
+
+
+def test_theorem_decided_network_gets_its_verdict_after_a_share_of_the_time():
+    """A ring too big for the certificate stages is decided by the subset theorem once a quarter of the limit is spent."""
+    t0 = time.perf_counter()
+    res = prove(plain_ring(16), time_limit=8, simulate=False)
+    assert time.perf_counter() - t0 < 8 / 4 + 2
+    assert res.verdict == "stable" and res.method == "theorem: no feedback: subset condition"
+    assert any("certificate stages' budget (2 s" in r for r in res.reasons), res.reasons
+
+
+def test_explicit_templates_keep_the_whole_time_limit():
+    """Asking for a template turns the share off: the search may use the whole limit, even where a theorem decides."""
+    res = prove(plain_ring(16), time_limit=3, templates=["quadratic"], simulate=False)
+    assert res.time_s > 3 * 0.9 and not any("budget" in r for r in res.reasons), res.reasons

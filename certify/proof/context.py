@@ -48,6 +48,7 @@ class RunState:
     skipped: list[str] = field(default_factory=list)  # searches not run because the time limit had passed
     cut: str | None = None  # the stage the time limit interrupted
     necessary: str = "unknown"  # holds | borderline | doubtful | unknown | fails
+    budget: float | None = None  # seconds given to the stages when a theorem already decides (deadline shortened)
 
     def expired(self) -> bool:
         """True once the deadline has passed."""
@@ -66,8 +67,12 @@ class RunState:
         """Which certificate searches ran, and why the others did not."""
         ran = ", ".join(self.ran) if self.ran else "none"
         if self.cut or self.skipped:
-            why = f"time limit reached during {self.cut}" if self.cut else "time limit reached"
             rest = f"; not run: {', '.join(self.skipped)}" if self.skipped else "; the remaining searches were not run"
+            if self.budget is not None:
+                where = f"; it ran out during {self.cut}" if self.cut else ""
+                return (f"no certificate found within the certificate stages' budget ({self.budget:g} s, a share of the "
+                        f"time limit, as a theorem already decides this network{where}); searches run: {ran}{rest}")
+            why = f"time limit reached during {self.cut}" if self.cut else "time limit reached"
             return f"no certificate found within the time limit ({why}); searches run: {ran}{rest}"
         return f"no certificate found by the searches run ({ran})"
 

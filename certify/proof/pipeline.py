@@ -43,6 +43,7 @@ from pathlib import Path
 
 from ..certificates import dumps
 from ..core.model import ForkJoinNetwork, Network
+from ..exact.verdict import TheoremVerdict
 from ..markov.regions import TimeLimitReached
 from ..search.solvers import check_solver
 from ..simulation.evidence import DEFAULT_BUDGET_S
@@ -54,7 +55,7 @@ from .markovian import Markovian, MarkovianForm
 from .necessary import ClosedSet, FiniteState, NecessaryCondition, Reachability
 from .result import VERDICTS, Attempt, AttemptLog, Result
 from .stage import Stage, run_stages
-from .theorems import weigh_theorems
+from .theorems import THEOREM_SHARE, deciding_theorems, weigh_theorems
 
 __all__ = ["Attempt", "Result", "prove", "VERDICTS", "JSQ_STAGES"]
 
@@ -92,7 +93,11 @@ def prove(
     time_limit : seconds for the whole run.  Enumerations stop when it passes
         ("time limit reached during <stage>", verdict ``undecided``), no new search
         starts after it, and the simulation checks get at most what is left.  The
-        overshoot is the step under way: one LP solve and its exact check.
+        overshoot is the step under way: one LP solve and its exact check.  When a known
+        theorem whose hypotheses hold already decides the network (checked first: polynomial
+        time) and ``templates`` is not given, the certificate stages get a quarter of the time
+        limit (:data:`certify.proof.theorems.THEOREM_SHARE`); the theorem's verdict stands if
+        they find no certificate in it.
     out : where to write the certificate (if one is found; finite-state and theorem
         verdicts have certificates too).
     templates : Foster templates to try, cheapest first (default: all registered).
@@ -128,12 +133,19 @@ def prove(
     if progress is not None:
         assert isinstance(res.attempts, AttemptLog)
         res.attempts.listener = progress
+    found: list[TheoremVerdict] | None = None
     try:
         ctx: ProofContext | None = None
         if isinstance(net, Network):
             res.reasons.extend(f"note: {n}" for n in net.notes)
             use_fluid = templates is None if fluid is None else fluid
             ctx = ProofContext(net, res, run, solver, use_fluid, templates or list(TEMPLATES), symmetry=symmetry)
+            found = deciding_theorems(net, ctx.base)
+            if templates is None and any(tv.decides for tv in found):
+                # the verdict is already proved: the certificate stages get a share of the time, not all of it
+                budget = time_limit * THEOREM_SHARE
+                if t0 + budget < run.deadline:
+                    run.deadline, run.budget = t0 + budget, budget
         try:
             if ctx is not None:
                 _prove_jsq(ctx)
@@ -143,9 +155,10 @@ def prove(
         except TimeLimitReached as exc:
             run.cut = exc.stage
             res.verdict, res.method, res.certificate = "undecided", "none", None
-            res.reasons.append(f"time limit reached during {exc.stage}: nothing is concluded from a partial enumeration")
+            limit = "time limit" if run.budget is None else "certificate stages' budget"
+            res.reasons.append(f"{limit} reached during {exc.stage}: nothing is concluded from a partial enumeration")
             res.reasons.append(run.summary())
-        disagree = weigh_theorems(res, net, ctx.base if ctx is not None else None)
+        disagree = weigh_theorems(res, net, ctx.base if ctx is not None else None, found)
         use_sim = templates is None if simulate is None else simulate
         if res.verdict == "undecided" and use_sim and not disagree and sim_budget > 0 and isinstance(net, Network):
             left = run.deadline - time.perf_counter()

@@ -9,15 +9,53 @@ compared, never used as a verdict.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..certificates import theorem_certificate
 from ..core.model import ForkJoinNetwork, Network
 from ..markov.chain import Chain, compile_chain
 from .result import Result
 
-__all__ = ["weigh_theorems"]
+if TYPE_CHECKING:
+    from ..exact.verdict import TheoremVerdict
+
+__all__ = ["THEOREM_SHARE", "deciding_theorems", "weigh_theorems"]
+
+#: When a theorem whose hypotheses hold already decides the network, the certificate stages of the default
+#: pipeline get this share of the time limit (the rest would only be spent before giving the theorem's verdict).
+THEOREM_SHARE = 0.25
 
 
-def weigh_theorems(res: Result, net: Network | ForkJoinNetwork, base: Chain | None = None) -> bool:
+def deciding_theorems(net: Network, base: Chain) -> list[TheoremVerdict]:
+    """The known criteria on ``net`` (polynomial time; exact), for the pipeline to weigh before and after the stages.
+
+    Parameters
+    ----------
+    net : Network
+        The JSQ network.
+    base : Chain
+        Its chain on the stated means.
+
+    Returns
+    -------
+    list of TheoremVerdict
+        Every criterion whose structural hypotheses hold (empty for networks with capacities).
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> net = load("models/symmetric-jsq-J4.json")
+    >>> [(tv.verdict, tv.decides) for tv in deciding_theorems(net, compile_chain(net))]
+    [('stable', True)]
+    """
+    from ..exact.theory import theorem_verdicts
+
+    return [] if net.has_capacities else theorem_verdicts(base, net)
+
+
+def weigh_theorems(
+    res: Result, net: Network | ForkJoinNetwork, base: Chain | None = None, found: list[TheoremVerdict] | None = None
+) -> bool:
     """Compare the known theorems with the result; True when they disagree (then no verdict is given).
 
     Parameters
@@ -28,6 +66,8 @@ def weigh_theorems(res: Result, net: Network | ForkJoinNetwork, base: Chain | No
         The network.
     base : Chain, optional
         The chain on the stated means, when already compiled.
+    found : list of TheoremVerdict, optional
+        The criteria, when already evaluated (:func:`deciding_theorems`).
 
     Returns
     -------
@@ -49,7 +89,7 @@ def weigh_theorems(res: Result, net: Network | ForkJoinNetwork, base: Chain | No
         found = [fork_join(net)]
     elif net.has_capacities:
         return False
-    else:
+    elif found is None:
         found = theorem_verdicts(base if base is not None else compile_chain(net), net)
     res.theorems = [tv.to_json() for tv in found]
     proved = [tv for tv in found if tv.decides]
