@@ -126,6 +126,7 @@ CASES = {
     "fluid-linear": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "linear"), "fluid"),
     "fluid-quadratic": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "quadratic"), "fluid"),
     "fluid-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), _fluid_symmetric, "fluid"),
+    "quadratic-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), lambda n: _prove(n, templates=["quadratic"]), "foster"),
     "closed-set": (lambda: from_dict(TRAP), _prove, "closed-set"),
     "finite-state": (lambda: load(CORPUS / "loss2-a1.6-K3.json"), _prove, "finite-state"),
     "theorem": (lambda: load(CORPUS / "mmjsq-k2-m0.90.json"), _theorem, "theorem"),

@@ -9,7 +9,7 @@ from fractions import Fraction as F
 import pytest
 
 from certify.exact.stability import check_fluid
-from certify.markov.chain import Chain
+from certify.markov.chain import Chain, compile_chain
 from certify.markov.fluid import fluid_faces
 from certify.markov.regions import enumerate_regions, region_of, signature
 from certify.markov.symmetry import Symmetry, chamber_argmins, is_automorphism, station_classes
@@ -272,3 +272,139 @@ def test_symmetry_is_refused_for_a_quadratic_fluid_certificate():
     P = [[F(int(i == j)) for j in range(J)] for i in range(J)]
     chk = check_fluid(ch, "quadratic", P, symmetry=Symmetry(((0, 1, 2),)))
     assert chk.failures == ["a symmetry reduction applies to linear fluid certificates only"]
+
+
+# ---------------------------------------------------------------- Foster certificates on one region per orbit
+
+
+def _classes_network(per: int = 2):
+    """Three server classes (rates 1/2, 1, 2) of ``per`` stations each sharing one full-choice stream at load 9/10."""
+    from certify.core.model import Network, Station, Stream
+
+    st = tuple(Station(f"{c}{k + 1}", r) for c, r in zip("abc", (F(1, 2), F(1), F(2))) for k in range(per))
+    lam = sum((s.mu for s in st), F(0)) * F(9, 10)
+    return Network("classes", st, (Stream(lam, choice=tuple(s.id for s in st)),))
+
+
+def test_symmetric_quadratic_certificate_holds_at_every_state():
+    """A quadratic Foster certificate checked on the chamber's regions satisfies AV <= -delta at random far states off the chamber too."""
+    from certify.proof.pipeline import prove
+    from tests.independent import check_foster
+
+    net = _classes_network()
+    res = prove(net, templates=["quadratic"], simulate=False)
+    assert res.verdict == "stable" and res.certificate is not None
+    assert res.certificate["symmetry"] == [["a1", "a2"], ["b1", "b2"], ["c1", "c2"]]
+    check_foster(net, res.certificate, count=300)
+
+
+def test_symmetric_quadratic_certificate_checks_fewer_regions():
+    """verify re-checks a symmetric quadratic certificate on the chamber's regions, fewer than all the regions."""
+    from certify.certificates import verify
+    from certify.markov.chain import compile_chain
+    from certify.proof.pipeline import prove
+
+    net = _classes_network()
+    cert = prove(net, templates=["quadratic"], simulate=False).certificate
+    res = verify(net, cert)
+    assert res.ok, res.failures
+    assert res.facts.checked.regions < len(enumerate_regions(compile_chain(net)))
+    assert res.facts.checked.symmetry == ((0, 1), (2, 3), (4, 5))
+
+
+def test_verify_refuses_a_quadratic_that_is_not_invariant():
+    """Changing one entry of P in a symmetric quadratic certificate is refused, naming the exchange that moves V."""
+    from certify.certificates import verify
+    from certify.proof.pipeline import prove
+    from tests.independent import reseal
+
+    net = _classes_network()
+    cert = prove(net, templates=["quadratic"], simulate=False).certificate
+    coeffs = dict(cert["coefficients"], **{"P[a1,b1]": "1/7"})
+    res = verify(net, reseal({**cert, "coefficients": coeffs}))
+    assert not res.ok
+    assert any("not invariant under exchanging stations" in f for f in res.failures), res.failures
+
+
+def test_verify_refuses_a_foster_symmetry_between_stations_of_different_rates():
+    """A symmetric quadratic certificate whose stored class joins stations of different rates is refused."""
+    from certify.certificates import verify
+    from certify.proof.pipeline import prove
+    from tests.independent import reseal
+
+    net = _classes_network()
+    cert = prove(net, templates=["quadratic"], simulate=False).certificate
+    res = verify(net, reseal({**cert, "symmetry": [["a1", "a2", "b1"], ["c1", "c2"]]}))
+    assert not res.ok
+    assert any("not a symmetry" in f for f in res.failures), res.failures
+
+
+def test_a_chamber_only_quadratic_without_invariance_is_refused():
+    """A V that decreases on the chamber x1 <= x2 but is not invariant is refused before any drift is checked."""
+    from certify.exact import check_foster
+    from certify.markov.chain import Chain
+
+    ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    chk = check_foster(ch, "quadratic", [F(1), F(0), F(2)], symmetry=Symmetry(((0, 1),)))
+    assert not chk.ok and "not invariant" in chk.failures[0], chk.failures
+
+
+def test_symmetry_is_refused_for_the_table_template():
+    """The table template has no invariant form: a symmetry passed to its check is refused."""
+    from certify.exact import check_foster
+    from certify.markov.chain import Chain
+
+    ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    chk = check_foster(ch, "table", {}, symmetry=Symmetry(((0, 1),)), options={"fast": ["1"], "K": 1})
+    assert not chk.ok and "no invariant form" in chk.failures[0], chk.failures
+
+
+def _mixed_network():
+    """Three identical stations, a fixed faster one, two slow ones split by a second stream (one class of three)."""
+    from certify.core.model import Network, Station, Stream
+
+    st = (Station("a1", F(1)), Station("a2", F(1)), Station("a3", F(1)), Station("z", F(2)),
+          Station("b1", F(1, 2)), Station("b2", F(1, 2)))
+    return Network("mix", st, (Stream(F(3), choice=tuple(s.id for s in st)), Stream(F(1, 2), choice=("z", "b1"))))
+
+
+@pytest.mark.parametrize("which", ["classes", "mixed"])
+def test_orbit_lp_matrix_equals_the_full_matrix_times_the_tying(which):
+    """The quadratic's orbit-variable LP matrix, built from class sums, equals lp_matrix() @ E."""
+    import numpy as np
+
+    from certify.markov.drift import compile_drifts
+    from certify.search.lp import _tying
+    from certify.templates import Quadratic
+    from certify.templates.linear import LinearTemplate
+
+    net = _classes_network() if which == "classes" else _mixed_network()
+    ch = compile_chain(net)
+    sym = station_classes(ch)
+    tmpl = Quadratic(ch, compile_drifts(ch, enumerate_regions(ch, symmetry=sym)), symmetry=sym)
+    nv = len(tmpl.variables())
+    E = _tying(tmpl.tied(), nv, nv + len(tmpl.aux_variables()))
+    assert np.abs(LinearTemplate.tied_lp_matrix(tmpl, E).toarray() - tmpl.tied_lp_matrix(E).toarray()).max() < 1e-12
+
+
+@pytest.mark.parametrize("which", ["classes", "mixed"])
+def test_block_drift_slopes_equal_the_dense_ones(which):
+    """For an invariant P the exact slopes and affine bounds computed by blocks equal the row-by-row ones."""
+    import numpy as np
+
+    from certify.markov.drift import compile_drifts
+    from certify.search.lp import _tying
+    from certify.templates import Quadratic
+
+    net = _classes_network() if which == "classes" else _mixed_network()
+    ch = compile_chain(net)
+    sym = station_classes(ch)
+    drifts = compile_drifts(ch, enumerate_regions(ch, symmetry=sym))
+    reduced, dense = Quadratic(ch, drifts, symmetry=sym), Quadratic(ch, drifts)
+    nv = len(reduced.variables())
+    E = _tying(reduced.tied(), nv, nv + len(reduced.aux_variables()))
+    y = np.random.default_rng(0).integers(-5, 6, E.shape[1])
+    theta = [F(int(v), 7) for v in (E @ y)[:nv]]
+    assert reduced.invariance_failures(theta) == []
+    assert reduced.row_values(theta) == dense.row_values(theta)
+    assert reduced.affine_drifts(theta) == dense.affine_drifts(theta)

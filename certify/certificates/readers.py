@@ -49,7 +49,7 @@ __all__ = [
 # The fields every certificate has, and the payload fields of each kind (required, optional).
 ENVELOPE_FIELDS = ("format", "kind", "network", "semantics", "claims", "statement", "certify_version", "digest")
 PAYLOAD_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "foster": (("template", "options", "coefficients"), ("phase_expansion",)),
+    "foster": (("template", "options", "coefficients"), ("phase_expansion", "symmetry")),
     "growth": (("weights",), ("table", "phase_expansion")),
     "static-split": (("multipliers",), ()),
     "fluid": (("template", "coefficients"), ("symmetry",)),
@@ -185,7 +185,10 @@ def read_foster(net: Network, cert: dict[str, Any]) -> Reading | str:
     if bad:
         raise CertificateError(None, "coefficients", f"the name {bad[0]!r} must be a string")
     theta = {n: unq(v, f"coefficients.{n}") for n, v in coeffs.items()}
-    return Reading((chain, template, theta), {"options": canonical}, chain, template)
+    kwargs: dict[str, Any] = {"options": canonical}
+    if "symmetry" in cert:  # the checker verifies the classes and V's invariance before using them
+        kwargs["symmetry"] = _symmetry(chain, cert["symmetry"])
+    return Reading((chain, template, theta), kwargs, chain, template)
 
 
 def read_growth(net: Network, cert: dict[str, Any]) -> Reading | str:

@@ -88,7 +88,8 @@ def foster_certificate(
     theta : sequence of Fraction
         The coefficients, in the template's ``variables()`` order.
     check : Check of FosterFacts
-        The passing :func:`~certify.exact.check_foster` of ``theta``.
+        The passing :func:`~certify.exact.check_foster` of ``theta`` (its station
+        classes, if it reduced by any, are recorded as ``symmetry``).
 
     Returns
     -------
@@ -109,7 +110,9 @@ def foster_certificate(
     """
     f = check.facts
     coefficients = {n: q(v) for n, v in zip(f.variables, theta)}
-    payload = {"template": template, "options": f.options, "coefficients": coefficients, **_expansion(chain)}
+    payload: dict[str, Any] = {"template": template, "options": f.options, "coefficients": coefficients, **_expansion(chain)}
+    if f.symmetry:  # the check reduced by these classes: the verifier needs them to re-check the same way
+        payload["symmetry"] = [[chain.ids[a] for a in c] for c in f.symmetry]
     return _seal(net, "foster", payload, foster_claims(f), template, chain)
 
 

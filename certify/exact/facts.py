@@ -233,6 +233,9 @@ class FosterFacts(Facts):
         The template's options, in canonical form.
     variables : list of str
         The coefficient names, in the order of the coefficients.
+    symmetry : tuple of tuple of int
+        The station classes the check reduced by (checked automorphisms, V invariant;
+        the regions are those of the sorted chamber); empty without a reduction.
 
     Examples
     --------
@@ -248,6 +251,7 @@ class FosterFacts(Facts):
     template: str
     options: dict[str, Any]
     variables: list[str]
+    symmetry: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ def check_foster(
     drifts: Sequence[RegionDrift] | None = None,
     max_failures: int = 5,
     options: dict[str, Any] | None = None,
+    symmetry: Symmetry | None = None,
 ) -> Check[FosterFacts]:
     """Check a Foster–Lyapunov certificate exactly.
 
@@ -77,6 +78,12 @@ def check_foster(
         How many violated drift conditions to list.
     options : dict, optional
         The template's options (resolved to canonical form here).
+    symmetry : Symmetry, optional
+        Station classes: each generator is checked to be an automorphism of the
+        chain and V to be invariant under it (V(s x) = V(x), so AV(s x) = AV(x));
+        then the drift condition is checked on the regions of the sorted chamber
+        only, where every orbit of states has a member.  Chains with phases are
+        refused (the classes are found on queue lengths).
 
     Returns
     -------
@@ -110,9 +117,19 @@ def check_foster(
     levels = cls.clip_levels(chain, opts)
     if refinement_factor(levels) > MAX_REFINEMENT:
         return Check.failed([f"clip levels {levels} cut each region into more than {MAX_REFINEMENT} pieces; not attempted"])
+    if symmetry is not None and symmetry.trivial:
+        symmetry = None
+    if symmetry is not None:
+        if not cls.supports_symmetry:
+            return Check.failed([f"template {template} has no invariant form: a symmetry cannot be used with it"])
+        if chain.has_phases:
+            return Check.failed(["a symmetry reduction of a Foster certificate needs a chain without phases"])
+        bad = _symmetry_failures(chain, symmetry)
+        if bad:
+            return Check.failed(bad)
     if drifts is None:
-        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
-    tmpl = cls(chain, drifts, **opts)
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels, symmetry=symmetry))
+    tmpl = cls(chain, drifts, symmetry=symmetry, **opts)
     names = tmpl.variables()
     if isinstance(theta, Mapping):
         if set(theta) != set(names):
@@ -122,6 +139,9 @@ def check_foster(
         theta = [theta[n] for n in names]
     if len(theta) != len(names):
         return Check.failed([f"template {template} needs {len(names)} coefficients, got {len(theta)}"])
+    failures = tmpl.invariance_failures(theta)[:max_failures]
+    if failures:
+        return Check.failed(failures)
     failures = list(tmpl.check_side(theta))
     drift_failures, facts = tmpl.exact_drift(theta, levels, max_failures)
     failures.extend(drift_failures)
@@ -136,6 +156,7 @@ def check_foster(
             template=template,
             options=opts,
             variables=names,
+            symmetry=symmetry.classes if symmetry is not None else (),
         )
     )
 

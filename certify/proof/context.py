@@ -119,21 +119,24 @@ class Regions:
 
     def __init__(self, res: Result, chain: Chain, deadline: float | None = None):
         self.res, self.chain, self.deadline = res, chain, deadline
-        self.cache: dict[tuple, list[RegionDrift]] = {}
+        self.cache: dict[tuple[tuple[tuple[int, int], ...], Symmetry | None], list[RegionDrift]] = {}
 
-    def get(self, levels: dict[int, int]) -> list[RegionDrift] | None:
+    def get(self, levels: dict[int, int], symmetry: Symmetry | None = None) -> list[RegionDrift] | None:
         """The drifts for these clip levels, or None when the refined problem would exceed :data:`MAX_REGIONS`.
 
+        With a (non-trivial) ``symmetry``: the regions of the sorted chamber only, one per orbit.
         Raises :class:`TimeLimitReached` when the deadline passes during the enumeration.
         """
+        if symmetry is not None and symmetry.trivial:
+            symmetry = None
         merged = dict(self.chain.base_levels)
         for a, k in levels.items():
             merged[a] = max(k, merged.get(a, 0))
         levels = dict(sorted(merged.items()))
-        key = tuple(levels.items())
+        key = (tuple(levels.items()), symmetry)
         if key not in self.cache:
-            if key != tuple(sorted(self.chain.base_levels.items())):
-                base = self.get({})
+            if key[0] != tuple(sorted(self.chain.base_levels.items())):
+                base = self.get({}, symmetry)
                 assert base is not None
                 if len(base) * prod(k + 2 for k in levels.values()) > MAX_REGIONS:
                     return None
@@ -141,10 +144,11 @@ class Regions:
             label = "regions" if not extra else f"regions x cells (K={max(extra.values())})"
             if self.chain.has_phases:
                 label += " x phases"
+            if symmetry is not None:
+                label += " (one per orbit)"
             with Timer(self.res, label) as t:
-                drifts = compile_drifts(
-                    self.chain, enumerate_regions(self.chain, levels, deadline=self.deadline), deadline=self.deadline
-                )
+                regions = enumerate_regions(self.chain, levels, deadline=self.deadline, symmetry=symmetry)
+                drifts = compile_drifts(self.chain, regions, deadline=self.deadline)
                 unbounded = sum(1 for d in drifts if d.generators)
                 what = "(region, phase) pairs" if self.chain.has_phases else "regions"
                 t.size = f"{len(drifts)} {what} ({unbounded} unbounded)"

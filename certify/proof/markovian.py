@@ -13,11 +13,12 @@ from typing import Any
 from ..certificates import foster_certificate, growth_certificate
 from ..exact import check_foster, check_growth
 from ..markov.chain import Chain, drain_order
+from ..markov.symmetry import Symmetry
 from ..search.instability import growth_candidates, solve_growth
 from ..search.template import search_template
 from ..templates import TEMPLATES
 from ..templates.table import default_fast
-from .context import ProofContext, primitives, table_text
+from .context import ProofContext, plural, primitives, table_text
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
 from .stage import NEXT, STOP, Stage
@@ -124,8 +125,10 @@ class Markovian(Stage):
     def run(self, ctx: ProofContext) -> bool:
         """Run the schedule; stops the pipeline at the first certificate that passed the exact check."""
         assert ctx.chain is not None
-        ctx.regions.get({})
-        for item in schedule(ctx.chain, ctx.templates):
+        items = schedule(ctx.chain, ctx.templates)
+        first = next((item[1] for item in items if item[0] == "foster"), None)
+        ctx.regions.get({}, self._symmetry(ctx, first) if first is not None else None)
+        for item in items:
             if item[0] == "foster":
                 _, name, raw = item
                 if self._foster(ctx, name, raw):
@@ -142,6 +145,15 @@ class Markovian(Stage):
                     return STOP
         return NEXT
 
+    @staticmethod
+    def _symmetry(ctx: ProofContext, name: str) -> Symmetry | None:
+        """The station classes to reduce template ``name`` by: when it has an invariant form and the chain no phases."""
+        assert ctx.chain is not None
+        if not TEMPLATES[name].supports_symmetry or ctx.chain.has_phases or ctx.chain is not ctx.base:
+            return None
+        sym = ctx.symmetry
+        return None if sym.trivial else sym
+
     def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any]) -> bool:
         """One Foster template with one option set; True when a certificate passed the exact check."""
         chain, res, run = ctx.chain, ctx.res, ctx.run
@@ -152,13 +164,14 @@ class Markovian(Stage):
         if run.expired():
             run.skipped.append(label)
             return False
-        drifts = ctx.regions.get(cls.clip_levels(chain, opts))
+        sym = self._symmetry(ctx, name)
+        drifts = ctx.regions.get(cls.clip_levels(chain, opts), sym)
         if drifts is None:
             res.attempts.append(Attempt(label, "too many regions x cells", 0.0, "skipped"))
             return False
         run.ran.append(label)
         with ctx.timer(label) as t:
-            tmpl = cls(chain, drifts, **opts)
+            tmpl = cls(chain, drifts, symmetry=sym, **opts)
             lp = search_template(tmpl, ctx.solver)
             failed = lp.status == "solver-error"
             if failed:
@@ -171,7 +184,7 @@ class Markovian(Stage):
                 "solver failure" if failed else None,
                 lp.found and lp.theta is not None,
                 lambda: tmpl.candidates(lp.theta),  # type: ignore[arg-type]  # an ndarray of floats
-                lambda theta: check_foster(chain, name, theta, drifts=drifts, options=opts),
+                lambda theta: check_foster(chain, name, theta, drifts=drifts, options=opts, symmetry=sym),
                 lambda chk: chk.facts.delta,
             )
             if got is None:
@@ -187,9 +200,13 @@ class Markovian(Stage):
                 what = f"V = x'Px + sum_l x_l T_l[{table_text(chain, list(opts.get('fast', [])), opts.get('K', 0))}]"
             else:
                 what = cls.summary
+            how = "checked exactly"
+            if sym is not None:
+                how += (f" on one region per orbit of {plural(len(sym.classes), 'station class')} (exchanging stations of "
+                        "a class is an exact symmetry of the network, checked, and V is invariant)")
             res.reasons.append(
                 f"{what}: AV <= -{float(chk.facts.delta):.3g} at every state with |x|_1 >= "
-                f"{chk.facts.exceptional_l1_bound} (checked exactly; Foster's criterion): positive recurrent "
+                f"{chk.facts.exceptional_l1_bound} ({how}; Foster's criterion): positive recurrent "
                 "for " + primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)"
             )
             return True

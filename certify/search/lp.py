@@ -77,6 +77,19 @@ class LPResult:
         return self.delta is not None and self.delta > 1e-9
 
 
+def _tying(groups: list[int] | None, nv: int, n: int) -> sp.csr_matrix | None:
+    """The n x g 0/1 matrix E with x = E y for the template's tied variables, or None (nothing tied).
+
+    The coefficients' groups must come first (0 .. g_c - 1), the auxiliary variables' after them.
+    """
+    if groups is None:
+        return None
+    if len(groups) != n or (nv < n and max(groups[:nv]) >= min(groups[nv:])):
+        raise ValueError(f"tied(): {len(groups)} groups for {n} variables, coefficient groups first")
+    g = max(groups) + 1
+    return sp.csr_matrix((np.ones(n), (np.arange(n), np.asarray(groups))), shape=(n, g))
+
+
 def _matrix(rows: Sequence[SideRow], n: int) -> sp.csr_matrix:
     data, ri, ci = [], [], []
     for r, row in enumerate(rows):
@@ -132,12 +145,22 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
     solver = solver or default_solver()
     if not keys:
         return LPResult("no-rows", None, None, 0, n, 0.0, solver, notes=["no unbounded region"])
-    A = tmpl.lp_matrix()
+    tied = tmpl.tied()
+    full, E = n, _tying(tied, nv, n)
+    A = tmpl.lp_matrix() if E is None else tmpl.tied_lp_matrix(E)
     w = np.array([row.weight for row in keys], dtype=float)
     side = tmpl.side_rows()
     S = _matrix(side, n) if side else None
     rhs = np.array([float(r.rhs) - (margin if r.margin else 0.0) for r in side])
     bounds = np.array([float(b) for b in tmpl.variable_bounds()])
+    if E is not None and tied is not None:  # an invariant parametrisation: solve for one value per orbit of variables, x = E y
+        S = sp.csr_matrix(S @ E) if S is not None else None
+        groups = np.asarray(tied)
+        nv = int(groups[:nv].max()) + 1
+        n = E.shape[1]
+        gb = np.full(nv, np.inf)
+        np.minimum.at(gb, groups[: len(bounds)], bounds)
+        bounds = gb
     # Variables (x, delta): |x_k| <= bounds on the template's own, the auxiliaries free, delta <= 1; maximise delta.
     lo = np.concatenate([-bounds, np.full(n - nv, -np.inf), [-np.inf]])
     hi = np.concatenate([bounds, np.full(n - nv, np.inf), [1.0]])
@@ -179,7 +202,11 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
         duals = res.y_ub[: idx.size]  # the drift rows' multipliers (>= 0)
         order = np.argsort(-duals)
         binding = [int(idx[k]) for k in order[:BINDING] if float(duals[k]) > 1e-9]
+    if E is not None:
+        xv = E @ xv
+        notes.insert(0, f"{n} orbit variables for the {full} of an invariant V")
     return LPResult(
-        res.status, d, np.asarray(xv[:nv]), m, n, time.perf_counter() - t0, solver, notes=notes, binding=binding,
+        res.status, d, np.asarray(xv[: len(tmpl.variables())]), m, n, time.perf_counter() - t0, solver, notes=notes,
+        binding=binding,
         binding_generators=[keys[r].generator for r in binding],
     )

@@ -31,10 +31,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from ..core.errors import CertificateError
+from ..core.errors import CertificateError, NotSupported
 from ..markov.chain import Chain
 from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift
+from ..markov.symmetry import Symmetry
 
 __all__ = ["Template", "DENOMINATORS", "round_to_grid"]
 
@@ -78,6 +79,11 @@ class Template(ABC):
     drifts : sequence of RegionDrift
         Its drifts on the regions refined by :meth:`clip_levels` (the order is the
         order of the rows and of the region numbers in coefficient names).
+    symmetry : Symmetry, optional
+        Station classes of the chain (exact automorphisms): V is made invariant
+        under them, and ``drifts`` may be the regions of the sorted chamber only
+        (one per orbit; :func:`certify.markov.regions.enumerate_regions`).  Only
+        templates with ``supports_symmetry`` accept one.
     **options
         The template's options; :meth:`resolve_options` validates them and fills
         in the defaults (``self.options``).
@@ -87,7 +93,7 @@ class Template(ABC):
     CertificateError
         When an option is unknown or out of range.
     NotSupported
-        When the template declines the chain.
+        When the template declines the chain, or a symmetry it has no invariant form for.
 
     Examples
     --------
@@ -112,11 +118,35 @@ class Template(ABC):
 
     name: ClassVar[str]
     summary: ClassVar[str]
+    #: Whether the template has an invariant parametrisation (:meth:`invariance_failures`, ``tied``).
+    supports_symmetry: ClassVar[bool] = False
 
-    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], symmetry: Symmetry | None = None, **options: Any):
         self.chain = chain
         self.drifts = drifts
+        if symmetry is not None and symmetry.trivial:
+            symmetry = None
+        if symmetry is not None and not self.supports_symmetry:
+            raise NotSupported(f"template {self.name}: no invariant form under station classes (symmetry)")
+        self.symmetry = symmetry
         self.options = self.resolve_options(chain, options)
+
+    def invariance_failures(self, theta: Sequence[Fraction]) -> list[str]:
+        """Why V is not invariant under the generators of ``self.symmetry`` (empty when it is, or without one).
+
+        Parameters
+        ----------
+        theta : sequence of Fraction
+            The coefficients.
+
+        Returns
+        -------
+        list of str
+            One line per generator that moves V (a template without an invariant form says so).
+        """
+        if self.symmetry is None:
+            return []
+        return [f"template {self.name}: no invariant form under station classes"]
 
     # ---- options ----
 

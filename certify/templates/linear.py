@@ -128,6 +128,35 @@ class LinearTemplate(Template):
         """
         return []
 
+    def tied(self) -> list[int] | None:
+        """The orbit of each LP variable under ``self.symmetry``, for an invariant search (None: nothing tied).
+
+        Returns
+        -------
+        list of int or None
+            A group number per variable (coefficients, then auxiliary variables; the
+            coefficients' groups numbered first): the search solves for one value
+            per group.  None without a symmetry.
+        """
+        return None
+
+    def tied_lp_matrix(self, E: csr_matrix) -> csr_matrix:
+        """The slopes on the tied variables: :meth:`lp_matrix` times E (templates may compute it directly).
+
+        Parameters
+        ----------
+        E : scipy.sparse.csr_matrix
+            The 0/1 matrix with x = E y (one column per group of :meth:`tied`).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+            Rows in :meth:`row_keys` order, one column per group.
+        """
+        import scipy.sparse as sp
+
+        return sp.csr_matrix(self.lp_matrix() @ E)
+
     def variable_bounds(self) -> list[Fraction]:
         """Box bounds ``|theta_k|`` <= b_k that normalise the homogeneous search.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from math import lcm
 from typing import TYPE_CHECKING, Any
@@ -59,6 +59,7 @@ class Quadratic(LinearTemplate):
 
     name = "quadratic"
     summary = "V = x'Px, P copositive (diagonally dominant + nonnegative)"
+    supports_symmetry = True
 
     def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
         super().__init__(chain, drifts, **options)
@@ -69,6 +70,108 @@ class Quadratic(LinearTemplate):
 
     def _k(self, i: int, j: int) -> int:
         return self.pos[(i, j) if i <= j else (j, i)]
+
+    # ---- the invariant form: P constant on the orbits of station pairs ----
+
+    def _labels(self) -> list[int]:
+        """A label per station: its class (J + k for class k) or itself when fixed by the symmetry."""
+        J = self.chain.J
+        label = list(range(J))
+        for k, cl in enumerate(self.symmetry.classes if self.symmetry is not None else ()):
+            for a in cl:
+                label[a] = J + k
+        return label
+
+    def _orbit_keys(self) -> list[tuple[str, int, int, bool]]:
+        """The orbit of each LP variable (P_ij, then t_ij): the kind, the two labels (sorted) and whether i = j."""
+        label = self._labels()
+
+        def key(kind: str, i: int, j: int) -> tuple[str, int, int, bool]:
+            return (kind, min(label[i], label[j]), max(label[i], label[j]), i == j)
+
+        return [key("P", i, j) for i, j in self.pairs] + [key("t", i, j) for i, j in self.off]
+
+    def tied(self) -> list[int] | None:
+        """One group per orbit of station pairs under the station classes (P_ij and t_ij alike).
+
+        With classes, the orbit of a pair (i, j) is fixed by the classes of i and j
+        (a fixed station is its own class) and whether i = j: P is then a block
+        matrix, constant on the diagonal and off it within each block.
+        """
+        if self.symmetry is None:
+            return None
+        groups: dict[tuple[str, int, int, bool], int] = {}
+        return [groups.setdefault(k, len(groups)) for k in self._orbit_keys()]
+
+    def tied_lp_matrix(self, E: csr_matrix) -> csr_matrix:
+        """The slopes on the orbit variables, from class sums (never the full J(J+1)/2 columns).
+
+        For a region mean m and generator g, with M_L, G_L the sums of m and g over
+        label L and D_L the sum of m_i g_i over it, the orbit of the diagonal of L
+        has slope 2 D_L, the off-diagonal within L 2 (M_L G_L - D_L), and the block
+        (L, L') 2 (M_L G_L' + M_L' G_L); the t columns are zero.
+        """
+        import numpy as np
+        import scipy.sparse as sp
+
+        if self.symmetry is None:
+            return super().tied_lp_matrix(E)
+        J, D = self.chain.J, self.chain.scale
+        label = self._labels()
+        uniq = sorted(set(label))
+        at = {L: n for n, L in enumerate(uniq)}
+        ind = np.zeros((J, len(uniq)))
+        ind[np.arange(J), [at[L] for L in label]] = 1.0
+        gen = [rd for rd in self.drifts if rd.generators]
+        M = np.array([[x / D for x in rd.mean] for rd in gen], dtype=float).reshape(-1, J)
+        reg = np.array([r for r, rd in enumerate(gen) for _ in rd.generators], dtype=int)
+        G = np.array([g for rd in gen for g in rd.generators], dtype=np.int8).reshape(-1, J)
+        ML = (M @ ind)[reg]
+        GL = np.empty((len(reg), len(uniq)))
+        DL = np.empty((len(reg), len(uniq)))
+        step = 20_000  # rows at a time: the products M[reg] * G are J wide
+        for lo in range(0, len(reg), step):
+            g = G[lo : lo + step].astype(float)
+            GL[lo : lo + step] = g @ ind
+            DL[lo : lo + step] = (M[reg[lo : lo + step]] * g) @ ind
+        keys = self._orbit_keys()
+        ngroups = E.shape[1]
+        cols = np.zeros((len(reg), ngroups))
+        done = set()
+        for k, grp in zip(keys, E.indices):
+            if grp in done:
+                continue
+            done.add(grp)
+            kind, L1, L2, diag = k
+            a, b = at[L1], at[L2]
+            if kind == "t":
+                continue
+            if diag:
+                cols[:, grp] = 2 * DL[:, a]
+            elif a == b:
+                cols[:, grp] = 2 * (ML[:, a] * GL[:, a] - DL[:, a])
+            else:
+                cols[:, grp] = 2 * (ML[:, a] * GL[:, b] + ML[:, b] * GL[:, a])
+        return sp.csr_matrix(cols)
+
+    def invariance_failures(self, theta: Sequence[Fraction]) -> list[str]:
+        """Why x'Px is not invariant under each generator (an exchange of two stations of a class): P[s(i), s(j)] = P[i, j]."""
+        sym = self.symmetry
+        if sym is None:
+            return []
+        ids, J = self.chain.ids, self.chain.J
+        out = []
+        for perm in sym.generators(J):
+            for i, j in self.pairs:
+                a, b = theta[self._k(i, j)], theta[self._k(perm[i], perm[j])]
+                if a != b:
+                    moved = [ids[x] for x in range(J) if perm[x] != x]
+                    out.append(
+                        f"V is not invariant under exchanging stations {moved[0]} and {moved[1]}: "
+                        f"P[{ids[i]},{ids[j]}] = {a} but P[{ids[perm[i]]},{ids[perm[j]]}] = {b}"
+                    )
+                    break
+        return out
 
     def strict_side(self) -> bool:
         """True when V needs P strictly diagonally dominant (so that x'Px dominates bounded terms).
@@ -95,13 +198,13 @@ class Quadratic(LinearTemplate):
         J = self.chain.J
         P, den = self._integer_matrix(theta)
         scale = den * self.chain.scale
+        pm = self._pm_function(theta, P)
         out = []
         for rd in self.drifts:
             if not rd.generators:
                 continue
-            m = rd.mean
             # 2 m'Pg = 2 (Pm)'g: one matrix-vector product per region.
-            Pm = [sum(P[j][i] * m[i] for i in range(J) if m[i]) for j in range(J)]
+            Pm = pm(rd.mean)
             for g in rd.generators:
                 out.append(2 * sum(Pm[j] for j in range(J) if g[j]))
         return out, scale
@@ -171,6 +274,41 @@ class Quadratic(LinearTemplate):
                 out[self._k(i, i)] = need + bump
         return out
 
+    def _pm_function(self, theta: Sequence[Fraction], P: list[list[int]]) -> Callable[[Sequence[int]], list[int]]:
+        """m -> Pm in integers: by blocks when P is invariant under the classes (checked here), else row by row.
+
+        An invariant P is constant on each block: (Pm)_j = base_L + (P_jj - P_off(L, L)) m_j for j in
+        label L, with base_L = sum_L' P_off(L, L') M_L' (M_L' the sum of m over L'), which costs
+        O(J + labels^2) instead of O(J^2).
+        """
+        J = self.chain.J
+        if self.symmetry is None or self.invariance_failures(theta):
+
+            def dense(m: Sequence[int]) -> list[int]:
+                return [sum(P[j][i] * m[i] for i in range(J) if m[i]) for j in range(J)]
+
+            return dense
+        label = self._labels()
+        members: dict[int, list[int]] = {}
+        for a, L in enumerate(label):
+            members.setdefault(L, []).append(a)
+        Ls = list(members)
+        first = {L: members[L][0] for L in Ls}
+        # the off-diagonal value of each block (0 for the within-block value of a one-station label: no such pair)
+        off = {
+            (L, K): (P[first[L]][first[K]] if L != K else (P[members[L][0]][members[L][1]] if len(members[L]) > 1 else 0))
+            for L in Ls
+            for K in Ls
+        }
+        coef = [P[j][j] - off[(label[j], label[j])] for j in range(J)]
+
+        def blocks(m: Sequence[int]) -> list[int]:
+            ML = {L: sum(m[a] for a in members[L]) for L in Ls}
+            base = {L: sum(off[(L, K)] * ML[K] for K in Ls if ML[K]) for L in Ls}
+            return [base[label[j]] + coef[j] * m[j] for j in range(J)]
+
+        return blocks
+
     def _integer_matrix(self, theta: Sequence[Fraction]) -> tuple[list[list[int]], int]:
         """P times a common denominator, and that denominator (cached per theta)."""
         key = tuple(theta)
@@ -189,13 +327,10 @@ class Quadratic(LinearTemplate):
         times the total rate bound.
         """
         P, den = self._integer_matrix(theta)
-        J = self.chain.J
         big = max(abs(v) for row in P for v in row)
         c = int(4 * big * self.chain.total_rate * self.chain.scale) + 1
-        out = []
-        for rd in self.drifts:
-            m = rd.mean
-            out.append(([2 * sum(m[i] * P[i][j] for i in range(J) if m[i]) for j in range(J)], c))
+        pm = self._pm_function(theta, P)  # a = 2Pm (P is symmetric: m'P = (Pm)')
+        out = [([2 * v for v in pm(rd.mean)], c) for rd in self.drifts]
         return out, den * self.chain.scale
 
     def formula(self, theta: Sequence[Fraction]) -> str:

@@ -174,6 +174,7 @@ class LinearTable(Quadratic):
     """
 
     name = "table"
+    supports_symmetry = False  # the table over the fast stations has no invariant form yet
     summary = "V = x'Px + sum_l x_l T_l(min(x_fast, K)), an LP over regions x cells"
 
     @classmethod
