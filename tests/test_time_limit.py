@@ -77,3 +77,10 @@ def test_explicit_templates_keep_the_whole_time_limit():
     """Asking for a template turns the share off: the search may use the whole limit, even where a theorem decides."""
     res = prove(plain_ring(16), time_limit=3, templates=["quadratic"], simulate=False)
     assert res.time_s > 3 * 0.9 and not any("budget" in r for r in res.reasons), res.reasons
+
+
+def test_a_theorem_share_of_one_keeps_the_whole_time_limit():
+    """theorem_share=1 lets the certificate stages use the whole limit before the theorem's verdict is given."""
+    res = prove(plain_ring(16), time_limit=3, theorem_share=1, simulate=False)
+    assert res.time_s > 3 * 0.9 and res.method == "theorem: no feedback: subset condition"
+    assert not any("budget" in r for r in res.reasons), res.reasons

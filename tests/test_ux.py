@@ -56,6 +56,14 @@ def test_time_limit_must_be_positive_finite(capsys, net, command, value):
     assert code == 2 and out == "" and "--time-limit" in line and repr(value) in line
 
 
+@pytest.mark.parametrize("value", ["0", "-0.5", "1.5", "nan", "half"])
+def test_theorem_share_must_be_in_the_unit_interval(capsys, net, value):
+    """`--theorem-share` outside (0, 1] is one line naming the option, the value and the rule, exit 2."""
+    code, out, err = cli(capsys, "prove", net, "--theorem-share", value)
+    line = one_line(err)
+    assert code == 2 and out == "" and "--theorem-share" in line and repr(value) in line
+
+
 def test_unknown_solver_lists_the_installed_ones(capsys, net):
     """`--solver FOO` is refused with exit 2 in one line listing every installed solver."""
     code, _, err = cli(capsys, "prove", net, "--solver", "FOO")

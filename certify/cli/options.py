@@ -27,6 +27,7 @@ __all__ = [
     "MAX_TRUNCATE",
     "positive_finite",
     "nonnegative_finite",
+    "unit_share",
     "int_at_least",
     "solver_name",
     "check_output",
@@ -85,6 +86,39 @@ def positive_finite(what: str = "number") -> Callable[[str], float]:
 
     parse.__name__ = "positive finite " + what
     return parse
+
+
+def unit_share(text: str) -> float:
+    """An argparse type: a share of something, a number in (0, 1].
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The share.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When the text is not a number in (0, 1].
+
+    Examples
+    --------
+    >>> unit_share("0.5"), unit_share("1")
+    (0.5, 1.0)
+    >>> unit_share("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '0' must be a number in (0, 1] (a share of the time limit)
+    """
+    x = _number(text)
+    if not (math.isfinite(x) and 0 < x <= 1):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number in (0, 1] (a share of the time limit)")
+    return x
 
 
 def nonnegative_finite(what: str = "number") -> Callable[[str], float]:

@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from ..core.version import __version__
+from ..proof.theorems import THEOREM_SHARE
 from .model_commands import cmd_regions, cmd_stationary
 from .options import (
     MAX_REPS,
@@ -23,6 +24,7 @@ from .options import (
     nonnegative_finite,
     positive_finite,
     solver_name,
+    unit_share,
 )
 from .prove_commands import EXIT_NO_CERTIFICATE, cmd_prove, cmd_verify
 from .simulate_command import cmd_simulate
@@ -111,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds of simulation checks when every search fails (default 60; 0: none)",
     )
     pr.add_argument("--seed", type=int_at_least(0, MAX_SEED), default=0, help="seed of the simulation checks (default 0)")
+    pr.add_argument("--theorem-share", type=unit_share, default=THEOREM_SHARE, metavar="F",
+                    help=f"when a known theorem already decides the network, the certificate stages get this share of "
+                         f"--time-limit before its verdict is given (default {THEOREM_SHARE}; 1: all of it)")
     pr.add_argument("--no-symmetry", action="store_true",
                     help="do not reduce by the network's station classes (check every fluid face; for comparisons)")
     pr.set_defaults(func=cmd_prove)

@@ -89,6 +89,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             sim_budget=args.sim_budget,
             seed=args.seed,
             symmetry=not args.no_symmetry,
+            theorem_share=args.theorem_share,
         )
     said = notes_reason(notes)
     if said and said not in res.reasons:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..certificates import foster_certificate, growth_certificate
+from ..core.errors import CertificateError
 from ..exact import check_foster, check_growth
 from ..markov.chain import Chain, drain_order
 from ..markov.symmetry import Symmetry
@@ -91,7 +92,14 @@ def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
     >>> [item[:2] for item in schedule(compile_chain(load("models/symmetric-jsq-J4.json")), ["quadratic"])]
     [('foster', 'quadratic'), ('growth', 'linear growth (transience)')]
     """
-    foster = [("foster", name, opts) for name in templates for opts in TEMPLATES[name].escalation(chain)]
+    foster = []
+    for name in templates:
+        for opts in TEMPLATES[name].escalation(chain):
+            try:
+                TEMPLATES[name].resolve_options(chain, opts)
+            except CertificateError:  # an escalation step too large for this chain (the refinement bound): not tried
+                continue
+            foster.append(("foster", name, opts))
     growth = [("growth", *g) for g in _growth_stages(chain)]
     out: list[tuple] = []
     if foster:

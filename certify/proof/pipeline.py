@@ -84,6 +84,7 @@ def prove(
     seed: int = 0,
     progress: Callable[[Attempt], None] | None = None,
     symmetry: bool = True,
+    theorem_share: float = THEOREM_SHARE,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
@@ -96,8 +97,7 @@ def prove(
         overshoot is the step under way: one LP solve and its exact check.  When a known
         theorem whose hypotheses hold already decides the network (checked first: polynomial
         time) and ``templates`` is not given, the certificate stages get a quarter of the time
-        limit (:data:`certify.proof.theorems.THEOREM_SHARE`); the theorem's verdict stands if
-        they find no certificate in it.
+        limit (``theorem_share``); the theorem's verdict stands if they find no certificate in it.
     out : where to write the certificate (if one is found; finite-state and theorem
         verdicts have certificates too).
     templates : Foster templates to try, cheapest first (default: all registered).
@@ -111,6 +111,8 @@ def prove(
     symmetry : reduce by the network's station classes (exact automorphisms; :mod:`certify.markov.symmetry`):
         the linear fluid certificate is searched and checked on one face per orbit.
     solver : a solver name: HIGHS or CLARABEL (direct), or another cvxpy solver (default: HiGHS for the LPs).
+    theorem_share : the share of ``time_limit`` (in (0, 1]) the certificate stages get when a theorem already
+        decides the network (default :data:`certify.proof.theorems.THEOREM_SHARE`; 1: all of it).
 
     Returns
     -------
@@ -125,6 +127,8 @@ def prove(
     >>> prove(net).verdict
     'stable'
     """
+    if not 0 < theorem_share <= 1:
+        raise ValueError(f"theorem_share = {theorem_share!r} must be in (0, 1] (a share of the time limit)")
     if solver is not None:
         solver = check_solver(solver)  # an unknown name: SolverNotInstalled (a SolverError) listing the installed ones
     t0 = time.perf_counter()
@@ -143,8 +147,8 @@ def prove(
             found = deciding_theorems(net, ctx.base)
             if templates is None and any(tv.decides for tv in found):
                 # the verdict is already proved: the certificate stages get a share of the time, not all of it
-                budget = time_limit * THEOREM_SHARE
-                if t0 + budget < run.deadline:
+                budget = time_limit * theorem_share
+                if theorem_share < 1 and t0 + budget < run.deadline:
                     run.deadline, run.budget = t0 + budget, budget
         try:
             if ctx is not None:
