@@ -105,3 +105,33 @@ def test_general_distributions_proved_stable():
     res = certify.prove(from_dict(doc))
     assert res.verdict == "stable" and res.semantics == "general"
     assert "every i.i.d." in res.reasons[0] and "spread out" in res.reasons[0]
+
+
+def _dbm_tie_classes(region, J):
+    """Tie classes of the non-empty stations read off the closed DBM: x_a = x_b on the whole region."""
+    empty = set(region.empty)
+    out = []
+    for a in range(J):
+        if a in empty:
+            continue
+        for cl in out:
+            b = cl[0]
+            if region.dbm[a + 1][b + 1] == 0 and region.dbm[b + 1][a + 1] == 0:
+                cl.append(a)
+                break
+        else:
+            out.append([a])
+    return sorted(tuple(c) for c in out)
+
+
+@pytest.mark.parametrize("name", ["dhk2-A-m0.97.json", "ce-tie-expA-g1.00.json", "mmjsq-k6-m1.05.json"])
+def test_tie_classes_from_the_signature_equal_the_dbm_ones(corpus_dir, name):
+    """On every fluid region the tie classes the faces use (from the argmin signature) equal those read off the DBM."""
+    from certify.markov.fluid import _tie_classes, fluid_chain
+    from certify.markov.regions import iter_regions
+
+    ch = compile_chain(load(corpus_dir / name))
+    regions = list(iter_regions(fluid_chain(ch)))
+    assert regions
+    for r in regions:
+        assert sorted(_tie_classes(r, ch.J)) == _dbm_tie_classes(r, ch.J), r.describe(ch.ids)

@@ -53,8 +53,9 @@ class FluidFace:
     ----------
     region : Region
         The face, as a region of :func:`fluid_chain`.
-    generators : tuple of tuple of int
-        Generators of its closure.
+    given_generators : tuple of tuple of int or None
+        Generators of its closure, or None: the cone generators of ``region``
+        (:attr:`generators` computes them on first use).
     v0 : tuple of Fraction
         The velocity at zero throughput of the empty stations.
     empties, dirs, box, h, beta
@@ -74,7 +75,7 @@ class FluidFace:
     """
 
     region: Region
-    generators: tuple[tuple[int, ...], ...]
+    given_generators: tuple[tuple[int, ...], ...] | None
     v0: tuple[Fraction, ...]
     empties: tuple[int, ...] = ()
     dirs: tuple[tuple[Fraction, ...], ...] = ()
@@ -86,6 +87,18 @@ class FluidFace:
     def fixed(self) -> bool:
         """True when the face has one velocity."""
         return not self.dirs
+
+    @property
+    def generators(self) -> tuple[tuple[int, ...], ...]:
+        """Generators of the face's closure: as given, or (given None) the cone generators of the region, found on first use.
+
+        Linear certificates never ask (a face is kept only when it is unbounded), so most
+        faces never pay for them.
+        """
+        if self.given_generators is None:
+            object.__setattr__(self, "given_generators", tuple(cone_generators(self.region)))  # a cache of a pure function
+        assert self.given_generators is not None
+        return self.given_generators
 
 
 def fluid_chain(chain: Chain) -> Chain:
@@ -115,23 +128,6 @@ def fluid_chain(chain: Chain) -> Chain:
     return Chain(chain.ids, chain.mu, tuple(sorted((c, Fraction(1)) for c in sets)), (), tuple(Fraction(1) for _ in chain.mu))
 
 
-def _classes(region: Region, J: int) -> list[tuple[int, ...]]:
-    """Tie classes of the non-empty stations: x_a = x_b on the whole region."""
-    empty = set(region.empty)
-    out: list[list[int]] = []
-    for a in range(J):
-        if a in empty:
-            continue
-        for cl in out:
-            b = cl[0]
-            if region.dbm[a + 1][b + 1] == 0 and region.dbm[b + 1][a + 1] == 0:
-                cl.append(a)
-                break
-        else:
-            out.append([a])
-    return [tuple(c) for c in out]
-
-
 @dataclass(frozen=True)
 class _Sources:
     """The flows of a chain in integers scaled by D: (source station or None, set, rate if busy, rate per unit t)."""
@@ -157,7 +153,9 @@ def _tie_classes(region: Region, J: int) -> list[tuple[int, ...]]:
     (ties, strict orders, empties and the origin), so two non-empty stations are
     equal on the whole region exactly when a path of ties joins them (a path through
     the origin would pass an empty station and bound a non-empty one by 0).  This
-    gives the classes of the whole region from a piece of it (the chamber's).
+    gives the classes of the whole region from a piece of it (the chamber's), and
+    of a whole region without reading its DBM (``tests/test_fluid.py`` compares the
+    two on every region of a set of networks).
     """
     parent = list(range(J))
 
@@ -192,7 +190,7 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole:
     D = sd.D
     empty = tuple(region.empty)
     E = set(empty)
-    classes = _classes(region, J) if whole else _tie_classes(region, J)
+    classes = _tie_classes(region, J)  # equal to the classes read off the DBM (_classes), from the signature alone
     cls_of = {a: k for k, cl in enumerate(classes) for a in cl}
     argmin = dict(zip(chain.routing_sets, region.argmin))
 
@@ -244,11 +242,12 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole:
                 v[a] = per_class[k]
         return tuple(v)
 
-    if whole:
-        gens = tuple(cone_generators(region))
+    free = tuple(int(region.dbm[a + 1][0] >= INF) for a in range(J))  # the face is unbounded iff some station is
+    gens: tuple[tuple[int, ...], ...] | None
+    if not any(free):
+        gens = ()
     else:
-        free = tuple(int(region.dbm[a + 1][0] >= INF) for a in range(J))
-        gens = (free,) if any(free) else ()
+        gens = None if whole else (free,)  # whole: the cone's generators, computed if a quadratic certificate asks
     if not empty:
         return FluidFace(region, gens, spread([Fraction(fixed_i[k] - mu_cls[k], D * sizes[k]) for k in range(len(classes))]))
     if not split_in_E:
@@ -336,7 +335,7 @@ def fluid_faces(chain: Chain, deadline: float | None = None, symmetry: Symmetry 
         if deadline is not None and k % POLL_EVERY == 0:
             check_deadline(deadline, "fluid face listing")
         face = _face(chain, region, sd, whole=symmetry is None or symmetry.trivial)
-        if face is not None and face.generators:
+        if face is not None and face.given_generators != ():
             out.append(face)
     return out
 
