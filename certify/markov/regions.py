@@ -361,6 +361,25 @@ def iter_regions(
         if d1 is not None:
             yield from rec_empty(d1, a + 1, empty, am)
 
+    # For nested routing sets the argmins must agree (a cheap test that spares the DBM): if C' is inside C, the
+    # argmin B of C meets C' in nothing or in exactly the argmin B' of C'; if C is inside C', B = B' & C when that
+    # is not empty.  Only combinations that no state has are skipped.
+    nested = [[(j, frozenset(sets[j]) <= frozenset(sets[k]), frozenset(sets[k]) <= frozenset(sets[j]))
+               for j in range(k) if frozenset(sets[j]) <= frozenset(sets[k]) or frozenset(sets[k]) <= frozenset(sets[j])]
+              for k in range(len(sets))]
+
+    def agrees(k: int, B: tuple[int, ...], am: tuple) -> bool:
+        Bs = set(B)
+        for j, inside, outside in nested[k]:
+            Bj = set(am[j])
+            if inside and Bs & set(sets[j]) and Bs & set(sets[j]) != Bj:
+                return False
+            if outside:
+                meet = Bj & set(sets[k])
+                if meet and Bs != meet:
+                    return False
+        return True
+
     def rec_sets(d: list[list[int]], k: int, am: tuple) -> Iterator[Region]:
         tick()
         if k == len(sets):
@@ -368,6 +387,8 @@ def iter_regions(
             return
         C = sets[k]
         for B in chamber_argmins(C, symmetry) if symmetry is not None else subsets(C):
+            if nested[k] and not agrees(k, B, am):
+                continue
             d2: list[list[int]] | None = d
             for u, v, c in _tied_constraints(C, B, None):
                 d2 = tighten(d2, u, v, c) if d2 is not None else None
