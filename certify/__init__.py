@@ -42,6 +42,8 @@ _API = {
     "load_certificate": "certificates",
     "simulate": "simulation.simulate",
     "SimulationResult": "simulation.result",
+    "boundary": "workflows.boundary",
+    "BoundaryResult": "workflows.boundary",
 }
 
 __all__ = [*_API, "verify", "sweep", "__version__"]

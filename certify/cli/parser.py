@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.version import __version__
 from ..proof.theorems import THEOREM_SHARE
+from .boundary_command import cmd_boundary
 from .model_commands import cmd_regions, cmd_stationary
 from .options import (
     MAX_REPS,
@@ -165,6 +166,25 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--csv", metavar="CSV", help="also write the results as CSV")
     sw.add_argument("--plot", metavar="PNG", help="draw the atlas: verdict strip (1-D) or map (2-D)")
     sw.set_defaults(func=cmd_sweep)
+
+    bo = sub.add_parser("boundary", help="bisect for the stability boundary along one parameter, proved on both sides")
+    bo.add_argument("file")
+    bo.add_argument("--vary", metavar="PATH=LO:HI",
+                    help="the parameter by its field path as in error messages (streams[1].rate, stations.3.mu, "
+                         "tie_breaking[0].probs.1) and the interval to search, exact")
+    bo.add_argument("--load", metavar="LO:HI", help="instead of --vary: a factor on every stream rate (1: as given)")
+    bo.add_argument("--tol", metavar="T",
+                    help="stop once the proved bracket is at most T wide (absolute; default: three significant digits)")
+    bo.add_argument("--out", metavar="DIR",
+                    help="write each end's network and certificate here (stable.json, stable.cert.json, unstable...)")
+    bo.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")
+    bo.add_argument("--time-limit", type=positive_finite("number of seconds"), default=600.0, metavar="S",
+                    help="seconds for the whole run (default 600)")
+    bo.add_argument("--point-limit", type=positive_finite("number of seconds"), default=60.0, metavar="S",
+                    help="seconds of search per probe (default 60)")
+    bo.add_argument("--template", action="append", metavar="NAME", help="Foster templates to try (as for prove)")
+    bo.add_argument("--solver", type=solver_name, metavar="NAME", help="as for prove")
+    bo.set_defaults(func=cmd_boundary)
 
     st = sub.add_parser("stationary", help="exact stationary analysis (sparse CTMC solve; truncated without capacities)")
     st.add_argument("file")

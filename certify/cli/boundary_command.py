@@ -1,0 +1,153 @@
+"""``certify boundary``: bisect for the stability boundary along one parameter, with a proof at both ends.
+
+Public: :func:`cmd_boundary`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+from ..core.errors import NetworkError, OptionError
+from ..core.numbers import as_fraction, exact_str, parse_number
+from .inputs import load_network, refuse_fork_join
+
+__all__ = ["cmd_boundary"]
+
+
+def _check_directory(option: str, path: str) -> None:
+    """Refuse an output directory that cannot be created or written, before any work."""
+
+    def fail(rule: str) -> OptionError:
+        return OptionError(option, f"{path!r} {rule}")
+
+    if not path or not path.strip():
+        raise fail("is empty: give a directory name")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise fail("exists and is not a directory")
+    parent = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise fail(f"cannot be created: {os.path.dirname(path) or parent!r} is not an existing directory")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".certify-", delete=True):
+            pass
+    except OSError as exc:
+        raise fail(f"cannot be written ({exc.strerror or exc})") from None
+
+
+def _interval(args: argparse.Namespace) -> tuple[str, str, str]:
+    """(parameter, LO, HI) from ``--vary PATH=LO:HI`` or ``--load LO:HI`` (exactly one of them)."""
+    from ..workflows.boundary import LOAD
+
+    if (args.vary is None) == (args.load is None):
+        raise OptionError("--vary", "give exactly one of --vary PATH=LO:HI and --load LO:HI")
+    option, spec = ("--load", args.load) if args.load is not None else ("--vary", args.vary)
+    if option == "--vary":
+        path, eq, rng = spec.rpartition("=")
+        if not eq or not path.strip():
+            raise OptionError(option, f"{spec!r} must be PATH=LO:HI, e.g. streams[1].rate=0.2:0.3")
+        path = path.strip()
+    else:
+        path, rng = LOAD, spec
+    parts = rng.split(":")
+    if len(parts) != 2:
+        raise OptionError(option, f"{spec!r}: the interval {rng!r} must be LO:HI (two numbers separated by ':')")
+    lo, hi = parse_number(parts[0]), parse_number(parts[1])
+    if lo is None or hi is None:
+        raise OptionError(option, f"{spec!r}: LO and HI must be numbers")
+    if lo >= hi:
+        raise OptionError(option, f"{spec!r}: LO ({parts[0].strip()}) must be smaller than HI ({parts[1].strip()})")
+    if option == "--load" and lo <= 0:
+        raise OptionError(option, f"{spec!r}: the load factor LO ({parts[0].strip()}) must be positive")
+    return path, parts[0].strip(), parts[1].strip()
+
+
+def cmd_boundary(args: argparse.Namespace) -> int:
+    """``certify boundary FILE --vary PATH=LO:HI``: run :func:`certify.boundary` and print each probe and the bracket.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of ``boundary``: ``file``, ``vary`` or ``load``, ``tol``,
+        ``out``, ``json``, ``time_limit``, ``point_limit``, ``template``, ``solver``.
+
+    Returns
+    -------
+    int
+        0 when the boundary is bracketed by proofs on both sides; 1 when a side
+        is not proved (the output says which); 130 interrupted (the bracket so
+        far is printed and, with ``--out``, written).
+
+    Raises
+    ------
+    CertifyError
+        A bad network file, a fork-join network, a bad ``--vary``/``--load``/``--tol``,
+        an output directory that cannot be written.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from certify.cli.parser import build_parser
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "mm1.json").write_text('{"format": "jsq-network/1", "name": "mm1", "stations": {"1": {"mu": 1}}, '
+    ...                                 '"streams": [{"choice": ["1"], "rate": 1}]}')
+    >>> args = build_parser().parse_args(["boundary", str(d / "mm1.json"), "--load", "0.5:1.5", "--tol", "0.1",
+    ...                                   "--out", str(d / "b")])
+    >>> cmd_boundary(args)  # doctest: +ELLIPSIS
+    boundary of mm1 along load in [0.5, 1.5] (tolerance 0.1)
+      0.5  stable  fluid linear Lyapunov certificate  (...s)
+      1.5  unstable  static split LP dual (flow balance)  (...s)
+      1  undecided  none  (...s)
+    ...
+    stable at load = 0.96875; unstable at load = 1.0625
+    ...
+    0
+    >>> sorted(p.name for p in (d / "b").iterdir())
+    ['stable.cert.json', 'stable.json', 'unstable.cert.json', 'unstable.json']
+    """
+    from ..workflows.boundary import LOAD, BoundaryStep, boundary, default_tolerance
+    from ..workflows.paths import base_doc, check_path
+
+    if args.out is not None:
+        _check_directory("--out", args.out)
+    parameter, lo, hi = _interval(args)
+    tol = None
+    if args.tol is not None:
+        tol = parse_number(args.tol)
+        if tol is None or tol <= 0:
+            raise OptionError("--tol", f"{args.tol!r} must be a positive number (the bracket width to stop at)")
+    net = refuse_fork_join(load_network(args.file), "boundary")
+    if parameter != LOAD:  # before anything is printed
+        check_path(base_doc(net), parameter, lambda rule: NetworkError(args.file, "--vary", rule))
+
+    def show(step: BoundaryStep) -> None:
+        if not args.json:
+            print(f"  {float(step.value):.10g}  {step.verdict}  {step.method}  ({step.time_s:.2f}s)", flush=True)
+
+    if not args.json:
+        a, b = as_fraction(lo), as_fraction(hi)
+        assert a is not None and b is not None
+        shown = exact_str(tol) if tol is not None else exact_str(default_tolerance(a, b))
+        print(f"boundary of {net.name} along {parameter} in [{lo}, {hi}] (tolerance {shown})", flush=True)
+    try:
+        res = boundary(net, parameter, lo, hi, tol=tol, point_limit=args.point_limit, time_limit=args.time_limit,
+                       templates=args.template, solver=args.solver, progress=show)
+    except NetworkError as exc:
+        raise NetworkError(exc.file or args.file, exc.path, exc.rule) from None
+    if args.out is not None and res.certificates:
+        res.write(args.out)
+    if args.json:
+        print(json.dumps(res.to_json(), sort_keys=True))
+    else:
+        for line in res.lines():
+            print(line)
+        for side, paths in res.paths.items():
+            print(f"{side}: {paths['certificate']} (network {paths['network']}); re-check with: "
+                  f"certify verify {paths['network']} {paths['certificate']}")
+    if res.stopped.startswith("interrupted"):
+        print("certify: interrupted; the bracket proved so far is above", file=sys.stderr)
+        return 130
+    return 0 if res.bracketed else 1
