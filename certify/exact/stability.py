@@ -272,7 +272,7 @@ def check_fluid(
     >>> check_fluid(jsq, "linear", [F(1), F(2), F(1)], symmetry=Symmetry(((0, 1, 2),))).failures
     ['linear fluid weights must be equal within every station class {1,2,3} (the certificate claims these symmetries)']
     """
-    from ..markov.fluid import fluid_chain, fluid_faces, fluid_rows, max_rate, rate_vector
+    from ..markov.fluid import Scaled, fluid_chain, fluid_faces, fluid_rows, max_rate, rate_vector
 
     J = chain.J
     if kind == "quadratic":
@@ -307,8 +307,9 @@ def check_fluid(
     delta: Fraction | None = None
     bad = 0
     rows = fluid_rows(chain, faces, kind)
+    linear = Scaled.of(rate_vector(kind, vec, ())) if kind == "linear" else None  # the same c on every face
     for k, g in rows:
-        rate = max_rate(faces[k], rate_vector(kind, vec, g))
+        rate = max_rate(faces[k], linear if linear is not None else Scaled.of(rate_vector(kind, vec, g)))
         size = sum(g) if g else 1
         if rate >= 0:
             bad += 1

@@ -90,6 +90,10 @@ def tighten(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | Non
             out.append(row)
             continue
         base = cu + c
+        if base >= row[v]:
+            # d closed: d[i][j] <= d[i][v] + d[v][j], so a path through the new edge is shorter only if base < d[i][v]
+            out.append(row)
+            continue
         new = None
         for j, rv in fin:
             val = base + rv

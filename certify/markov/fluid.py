@@ -24,11 +24,14 @@ knapsack).  Pure Python, exact: no numpy.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from math import lcm
+from typing import Any
 
 from ..core.numbers import solve
 from .chain import Chain
@@ -37,7 +40,7 @@ from .dbm import INF
 from .regions import POLL_EVERY, Region, check_deadline, iter_regions
 from .symmetry import Symmetry
 
-__all__ = ["FluidFace", "fluid_faces", "max_rate", "fluid_chain", "fluid_rows", "rate_vector"]
+__all__ = ["FluidFace", "Scaled", "fluid_faces", "max_rate", "fluid_chain", "fluid_rows", "rate_vector"]
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,12 @@ class _Sources:
         return cls(D, tuple(flows), tuple(int(m * D) for m in chain.mu))
 
 
+@lru_cache(maxsize=1 << 16)
+def _frac(n: int, d: int) -> Fraction:
+    """Fraction(n, d), shared: the faces of one network repeat a few velocities many times."""
+    return Fraction(n, d)
+
+
 def _tie_classes(region: Region, J: int) -> list[tuple[int, ...]]:
     """Tie classes of the non-empty stations from the signature alone: the components of "tied in some argmin".
 
@@ -157,23 +166,21 @@ def _tie_classes(region: Region, J: int) -> list[tuple[int, ...]]:
     of a whole region without reading its DBM (``tests/test_fluid.py`` compares the
     two on every region of a set of networks).
     """
-    parent = list(range(J))
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
+    label = list(range(J))  # a component's label is one of its members; members[label] lists them
+    members: dict[int, list[int]] = {a: [a] for a in range(J)}
     for B in region.argmin:
-        for b in B[1:]:
-            parent[find(b)] = find(B[0])
+        labels = {label[b] for b in B}
+        if len(labels) < 2:
+            continue
+        big = max(labels, key=lambda r: len(members[r]))  # merge the smaller components into the largest
+        for r in labels:
+            if r != big:
+                for a in members[r]:
+                    label[a] = big
+                members[big].extend(members.pop(r))
     empty = set(region.empty)
-    groups: dict[int, list[int]] = {}
-    for a in range(J):
-        if a not in empty:
-            groups.setdefault(find(a), []).append(a)
-    return sorted((tuple(g) for g in groups.values()), key=lambda g: g[0])
+    groups = (tuple(sorted(a for a in g if a not in empty)) for g in members.values())
+    return sorted((g for g in groups if g), key=lambda g: g[0])
 
 
 def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole: bool = True) -> FluidFace | None:
@@ -226,10 +233,9 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole:
                 fixed_i[k] += r
             else:
                 t_cls_i[src][k] += r  # type: ignore[index]
-    ext_e = defaultdict(Fraction, {e: Fraction(x, D) for e, x in ext_e_i.items()})
-    ext_E = Fraction(ext_E_i, D)
-    stay = defaultdict(Fraction, {e: Fraction(x, D) for e, x in stay_i.items()})
-    q_single = {k: Fraction(x, D) for k, x in q_i.items()}
+    ext_e = defaultdict(Fraction, {e: _frac(x, D) for e, x in ext_e_i.items()})
+    ext_E = _frac(ext_E_i, D)
+    q_single = {k: _frac(x, D) for k, x in q_i.items()}
     # v_T = (fixed_T + sum_e t_e w_eT - mu(T)) / |T|, the same for every member of T: computed per class in
     # integers (one Fraction per class), then spread over the members
     sizes = [len(cl) for cl in classes]
@@ -249,7 +255,7 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole:
     else:
         gens = None if whole else (free,)  # whole: the cone's generators, computed if a quadratic certificate asks
     if not empty:
-        return FluidFace(region, gens, spread([Fraction(fixed_i[k] - mu_cls[k], D * sizes[k]) for k in range(len(classes))]))
+        return FluidFace(region, gens, spread([_frac(fixed_i[k] - mu_cls[k], D * sizes[k]) for k in range(len(classes))]))
     if not split_in_E:
         # t_e = ext_e + sum_e' q(e' -> e) t_e' (q per unit throughput), solved exactly
         idx = {e: n for n, e in enumerate(empty)}
@@ -268,21 +274,22 @@ def _face(chain: Chain, region: Region, src_data: _Sources | None = None, whole:
             T = [x.numerator * (L // x.denominator) for x in t]
             rows = [(T[n], t_cls_i[e]) for n, e in enumerate(empty) if T[n] and any(t_cls_i[e])]
             per = [
-                Fraction((fixed_i[k] - mu_cls[k]) * L + sum(Tn * row[k] for Tn, row in rows), D * L * sizes[k])
+                _frac((fixed_i[k] - mu_cls[k]) * L + sum(Tn * row[k] for Tn, row in rows), D * L * sizes[k])
                 for k in range(len(classes))
             ]
             return FluidFace(region, gens, spread(per))
-    v0 = spread([Fraction(fixed_i[k] - mu_cls[k], D * sizes[k]) for k in range(len(classes))])
+    # relaxed: 0 <= t_e <= mu_e and sum_e t_e (1 - stay_e) = ext_E; feasible iff ext_E <= sum_e (1 - stay_e) mu_e,
+    # compared in integers (times D^2) before any Fraction is made
+    if ext_E_i * D > sum((D - stay_i[e]) * sd.mu[e] for e in empty):
+        return None
+    v0 = spread([_frac(fixed_i[k] - mu_cls[k], D * sizes[k]) for k in range(len(classes))])
     zero = Fraction(0)
     dirs = [
-        spread([Fraction(row[k], D * sizes[k]) if row[k] else zero for k in range(len(classes))]) if any(row) else (zero,) * J
+        spread([_frac(row[k], D * sizes[k]) if row[k] else zero for k in range(len(classes))]) if any(row) else (zero,) * J
         for row in (t_cls_i[e] for e in empty)
     ]
-    # relaxed: 0 <= t_e <= mu_e and sum_e t_e (1 - stay_e) = ext_E
-    h = tuple(1 - stay[e] for e in empty)
+    h = tuple(_frac(D - stay_i[e], D) for e in empty)
     box = tuple(chain.mu[e] for e in empty)
-    if ext_E > sum((hh * bb for hh, bb in zip(h, box)), Fraction(0)):
-        return None
     return FluidFace(region, gens, tuple(v0), empty, tuple(dirs), box, h, ext_E)
 
 
@@ -330,17 +337,90 @@ def fluid_faces(chain: Chain, deadline: float | None = None, symmetry: Symmetry 
     """
     fc = fluid_chain(chain)
     sd = _Sources.of(chain)
+    whole = symmetry is None or symmetry.trivial
     out = []
-    for k, region in enumerate(iter_regions(fc, deadline=deadline, symmetry=symmetry)):
-        if deadline is not None and k % POLL_EVERY == 0:
-            check_deadline(deadline, "fluid face listing")
-        face = _face(chain, region, sd, whole=symmetry is None or symmetry.trivial)
-        if face is not None and face.given_generators != ():
+    collecting = gc.isenabled()
+    gc.disable()  # millions of small tuples, none in a cycle: the collector's passes would only cost time
+    try:
+        for k, region in enumerate(iter_regions(fc, deadline=deadline, symmetry=symmetry)):
+            if deadline is not None and k % POLL_EVERY == 0:
+                check_deadline(deadline, "fluid face listing")
+            face = _face(chain, region, sd, whole=whole)
+            if face is None or face.given_generators == ():
+                continue
+            if not whole:  # a piece of the chamber keeps its signature only (failures re-derive the whole face from it)
+                face = replace(face, region=Region(region.argmin, region.empty, region.shifted, (), region.levels))
             out.append(face)
+    finally:
+        if collecting:
+            gc.enable()
     return out
 
 
-def max_rate(face: FluidFace, c: Sequence[Fraction]) -> Fraction:
+@dataclass(frozen=True)
+class Scaled:
+    """A rational vector as integers over one denominator, for many exact dot products with the same vector.
+
+    Attributes
+    ----------
+    nums : tuple of int
+        The entries times ``den``.
+    den : int
+        Their common denominator (> 0).
+
+    Examples
+    --------
+    >>> s = Scaled.of([Fraction(1, 2), Fraction(1, 3)])
+    >>> s.nums, s.den, s.dot([Fraction(2), Fraction(3)])
+    ((3, 2), 6, Fraction(2, 1))
+    """
+
+    nums: tuple[int, ...]
+    den: int
+
+    @classmethod
+    def of(cls, c: Sequence[Fraction]) -> Scaled:
+        """The vector ``c`` scaled to integers.
+
+        Parameters
+        ----------
+        c : sequence of Fraction
+            The vector.
+
+        Returns
+        -------
+        Scaled
+            Its numerators over the least common denominator.
+        """
+        fs = [Fraction(x) for x in c]
+        den = lcm(*(x.denominator for x in fs)) if fs else 1
+        return cls(tuple(x.numerator * (den // x.denominator) for x in fs), den)
+
+    def dot(self, v: Sequence[Fraction]) -> Fraction:
+        """The exact dot product with ``v``, one Fraction product per distinct entry object of ``v``.
+
+        Parameters
+        ----------
+        v : sequence of Fraction
+            The other vector (faces share one Fraction object per tie class).
+
+        Returns
+        -------
+        Fraction
+            The dot product.
+        """
+        acc: dict[int, list[Any]] = {}
+        for n, x in zip(self.nums, v):
+            if n and x:
+                slot = acc.get(id(x))
+                if slot is None:
+                    acc[id(x)] = [x, n]
+                else:
+                    slot[1] += n
+        return sum((x * m for x, m in acc.values()), Fraction(0)) / self.den
+
+
+def max_rate(face: FluidFace, c: Sequence[Fraction] | Scaled) -> Fraction:
     """max over the face's admissible velocities v of c'v, exactly.
 
     A linear function of the empty throughputs t over a box cut by one
@@ -350,8 +430,8 @@ def max_rate(face: FluidFace, c: Sequence[Fraction]) -> Fraction:
     ----------
     face : FluidFace
         The face.
-    c : sequence of Fraction
-        The linear function.
+    c : sequence of Fraction or Scaled
+        The linear function (scaled once with :meth:`Scaled.of` when it serves many faces).
 
     Returns
     -------
@@ -365,11 +445,11 @@ def max_rate(face: FluidFace, c: Sequence[Fraction]) -> Fraction:
     >>> max_rate(fluid_faces(mm1)[0], [F(3)])           # dV/dt of V = 3z along velocity -1
     Fraction(-3, 1)
     """
-    J = len(c)
-    base = sum((c[a] * face.v0[a] for a in range(J)), Fraction(0))
+    sc = c if isinstance(c, Scaled) else Scaled.of(c)
+    base = sc.dot(face.v0)
     if face.fixed:
         return base
-    gains = [sum((c[a] * d[a] for a in range(J)), Fraction(0)) for d in face.dirs]
+    gains = [sc.dot(d) for d in face.dirs]
     best = base
     need = face.beta
     free = [(g, u) for g, h, u in zip(gains, face.h, face.box) if h == 0]

@@ -354,6 +354,12 @@ def iter_regions(
                 if dk is not None:
                     yield from rec_empty(dk, a + 1, (*empty, a) if k == 0 else empty, am)
             return
+        if d[a + 1][0] <= 0:  # x_a <= 0 already holds: x_a = 0 (the tightenings below would say the same)
+            yield from rec_empty(d, a + 1, (*empty, a), am)
+            return
+        if d[0][a + 1] <= -1:  # x_a >= 1 already holds
+            yield from rec_empty(d, a + 1, empty, am)
+            return
         d0 = tighten(d, a + 1, 0, 0)  # x_a = 0
         if d0 is not None:
             yield from rec_empty(d0, a + 1, (*empty, a), am)
@@ -386,7 +392,12 @@ def iter_regions(
             yield from rec_empty(d, 0, (), am)
             return
         C = sets[k]
-        for B in chamber_argmins(C, symmetry) if symmetry is not None else subsets(C):
+        if symmetry is not None:
+            inner = [(frozenset(sets[j]), frozenset(am[j])) for j, inside, _ in nested[k] if inside]
+            candidates: Iterator[tuple[int, ...]] = chamber_argmins(C, symmetry, inner)
+        else:
+            candidates = subsets(C)
+        for B in candidates:
             if nested[k] and not agrees(k, B, am):
                 continue
             d2: list[list[int]] | None = d

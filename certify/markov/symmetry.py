@@ -253,7 +253,9 @@ def station_classes(chain: Chain) -> Symmetry:
     return Symmetry(tuple(sorted(tuple(sorted(c)) for c in classes)))
 
 
-def chamber_argmins(C: tuple[int, ...], sym: Symmetry) -> Iterator[tuple[int, ...]]:
+def chamber_argmins(
+    C: tuple[int, ...], sym: Symmetry, restrict: Sequence[tuple[frozenset[int], frozenset[int]]] = ()
+) -> Iterator[tuple[int, ...]]:
     """The candidate tied-shortest sets of choice set ``C`` on the sorted chamber.
 
     On the chamber the queues ascend within each class, so the tied-shortest
@@ -268,6 +270,12 @@ def chamber_argmins(C: tuple[int, ...], sym: Symmetry) -> Iterator[tuple[int, ..
         A choice set (sorted).
     sym : Symmetry
         The station classes.
+    restrict : sequence of (frozenset, frozenset), optional
+        Pairs (C', B'): routing sets C' inside C whose tied-shortest set B' is
+        already chosen.  A candidate B must meet C' in nothing or in B' (the
+        shortest queue of C is in C' only if it is the shortest of C'), so the
+        choices for a part of C inside C' are cut to nothing or B''s part; the
+        order of the others is kept (the caller checks the rest).
 
     Yields
     ------
@@ -280,6 +288,8 @@ def chamber_argmins(C: tuple[int, ...], sym: Symmetry) -> Iterator[tuple[int, ..
     [(0,), (0, 1), (0, 1, 2)]
     >>> len(list(chamber_argmins((0, 1, 2, 3), Symmetry(((0, 1),)))))   # 3 prefixes x 2 x 2, minus the empty set
     11
+    >>> list(chamber_argmins((0, 1, 2, 3), Symmetry(((0, 1), (2, 3))), [(frozenset({0, 1}), frozenset({0}))]))
+    [(2,), (2, 3), (0,), (0, 2), (0, 2, 3)]
     """
     parts: list[list[tuple[int, ...]]] = []
     seen: set[int] = set()
@@ -292,6 +302,12 @@ def chamber_argmins(C: tuple[int, ...], sym: Symmetry) -> Iterator[tuple[int, ..
     for a in C:
         if a not in seen:
             parts.append([(), (a,)])
+    for Cp, Bp in restrict:
+        for k, opts in enumerate(parts):
+            members = set(opts[-1])
+            if members <= Cp:
+                want = tuple(a for a in opts[-1] if a in Bp)
+                parts[k] = [o for o in opts if not o or o == want]
     for choice in product(*parts):
         B = tuple(sorted(a for piece in choice for a in piece))
         if B:

@@ -113,11 +113,22 @@ def orbits(kind: str, J: int, classes: Sequence[Sequence[int]] = ()) -> list[lis
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Fraction]]) -> np.ndarray:
-    """Rows (one per velocity vector v) of dV/dt = c'v as linear forms in the coefficients."""
+def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Fraction]],
+               floats: dict[int, float] | None = None) -> np.ndarray:
+    """Rows (one per velocity vector v) of dV/dt = c'v as linear forms in the coefficients.
+
+    ``floats`` caches float(x) by the identity of x (the faces share one Fraction
+    object per velocity value, and keep them alive while the rows are built).
+    """
     out = []
+    memo: dict[int, float] = {} if floats is None else floats
     for v in vecs:
-        vf = [float(x) for x in v]
+        vf = []
+        for x in v:
+            f = memo.get(id(x))
+            if f is None:
+                f = memo[id(x)] = float(x)
+            vf.append(f)
         if kind == "linear":
             out.append(vf)
         else:
@@ -178,11 +189,12 @@ def solve_fluid(
     rows = fluid_rows(chain, faces, kind)
     solver = solver or default_solver()
     fixed_A, fixed_w, rel = [], [], []
+    floats: dict[int, float] = {}  # float(x) by id(x): the faces hold every x while the rows are built
     for k, g in rows:
         f = faces[k]
         w = float(sum(g)) if g else 1.0
         if f.fixed:
-            fixed_A.append(_coef_rows(kind, J, g, [f.v0])[0])
+            fixed_A.append(_coef_rows(kind, J, g, [f.v0], floats)[0])
             fixed_w.append(w)
         else:
             rel.append((f, g, w))
@@ -229,10 +241,10 @@ def solve_fluid(
         blocks.append(place(sp.hstack([sp.csr_matrix(np.array(fixed_A)), sp.csr_matrix(np.array(fixed_w).reshape(-1, 1))]), 0))
         rhs.append(np.zeros(len(fixed_A)))
     if rel:
-        V0 = sp.csr_matrix(np.vstack([_coef_rows(kind, J, g, [f.v0]) for f, g, _ in rel]))
+        V0 = sp.csr_matrix(np.vstack([_coef_rows(kind, J, g, [f.v0], floats) for f, g, _ in rel]))
         D_rows, h_vals, row_of, ub = [], [], [], []
         for r, (f, g, _) in enumerate(rel):
-            D_rows.append(_coef_rows(kind, J, g, f.dirs))
+            D_rows.append(_coef_rows(kind, J, g, f.dirs, floats))
             h_vals += [float(h) for h in f.h]
             ub += [float(u) for u in f.box]
             row_of += [r] * len(f.empties)
