@@ -61,6 +61,10 @@ def second_moment(ph):
         (dist("hyperexponential", scv=F(5, 3)), F(3, 2), F(5, 3)),
         (dist("hyperexponential", probs=(F(1, 2), F(1, 2)), rates=(F(3, 4), F(3, 2))), F(1), F(11, 9)),
         (dist("coxian", probs=(F(1, 4),), rates=(F(2), F(2, 3))), F(8, 7), F(79, 49)),
+        (dist("coxian", scv=F(1, 2)), F(3, 2), F(1, 2)),
+        (dist("coxian", scv=F(1)), F(1), F(1)),
+        (dist("coxian", scv=F(37, 7)), F(2, 3), F(37, 7)),
+        (dist("coxian", scv=F(8)), F(5), F(8)),
     ],
 )
 def test_phase_laws_have_the_right_moments(d, rate, scv):
@@ -342,3 +346,28 @@ def test_phase_table_certificate_drift_from_the_rules():
         out = phase_generator(net, tuple(x), phi)
         av = sum((r * (V(y, f) - V(x, phi)) for (y, f), r in out.items()), F(0))
         assert av <= -delta, (x, phi)
+
+
+@pytest.mark.parametrize("service, phrase", [
+    ({"dist": "coxian", "scv": 0.4}, "must be >= 0.5 for a Coxian-2 law"),
+    ({"dist": "coxian", "scv": 2, "rates": [1, 2], "probs": [0.5]}, 'give either "scv"'),
+])
+def test_coxian_scv_is_checked(service, phrase):
+    """A Coxian given by its scv needs scv >= 1/2 and no explicit phases beside it."""
+    doc = {"format": "jsq-network/1", "stations": {"1": {"mu": 1, "service": service}},
+           "streams": [{"choice": ["1"], "rate": 0.5}]}
+    with pytest.raises(NetworkError) as exc:
+        from_dict(doc)
+    assert phrase in str(exc.value)
+
+
+def test_scv_grid_gives_exact_coxian_laws():
+    """Varying stations.1.service.scv over a grid gives a network at every point whose law has exactly that scv."""
+    from certify.workflows.paths import apply_values, base_doc, path_tokens
+
+    net = from_dict({"format": "jsq-network/1", "stations": {"1": {"mu": 2, "service": {"dist": "coxian", "scv": 1}}},
+                     "streams": [{"choice": ["1"], "rate": 1}]})
+    for scv in (F(1, 2), F(3, 4), F(5, 3), F(8)):
+        doc = apply_values(base_doc(net), [path_tokens("stations.1.service.scv")], [scv])
+        ph = phase_type(from_dict(doc).stations[0].service, F(2))
+        assert ph.mean == F(1, 2) and second_moment(ph) / ph.mean**2 - 1 == scv

@@ -86,7 +86,7 @@ class Distribution:
         if self.dist == "gamma":
             return p.get("scv") == 1
         if self.dist == "coxian":
-            return len(p["rates"]) == 1
+            return "rates" in p and len(p["rates"]) == 1
         return False
 
     def get(self, name: str, default: Any = None) -> Any:

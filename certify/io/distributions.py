@@ -34,7 +34,7 @@ _DIST_PARAMS = {
     "deterministic": (),
     "erlang": ("k",),
     "hyperexponential": ("scv", "probs", "rates"),
-    "coxian": ("probs", "rates"),
+    "coxian": ("scv", "probs", "rates"),
     "gamma": ("scv",),
     "lognormal": ("scv",),
 }
@@ -159,6 +159,10 @@ def as_distribution(ctx: Context, v: Any, path: str, rate: Fraction, rate_path: 
             m = sum((p / r for p, r in zip(probs, rates)), Fraction(0))
             rate = _authoritative(ctx, m, path, rate, rate_path, rate_name)
             params["probs"], params["rates"] = tuple(probs), tuple(rates)
+    elif name == "coxian" and "scv" in v:
+        if "probs" in v or "rates" in v:
+            ctx.fail(path, 'give either "scv" (a Coxian-2 with this mean) or "rates" and "probs", not both')
+        params["scv"] = _scv(ctx, v["scv"], key_path(path, "scv"), Fraction(1, 2), "a Coxian-2 law")
     elif name == "coxian":
         check_fields(ctx, v, path, ("dist", "probs", "rates"), ("rates",))
         pp, rp = key_path(path, "probs"), key_path(path, "rates")

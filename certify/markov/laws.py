@@ -24,7 +24,7 @@ from ..core.errors import NotSupported
 from ..core.model import Distribution
 from ..core.numbers import solve
 
-__all__ = ["PhaseType", "NotPhaseType", "phase_type", "phase_count", "MAX_LAW_PHASES"]
+__all__ = ["PhaseType", "NotPhaseType", "phase_type", "phase_count", "coxian2", "COXIAN2_SCV_MIN", "MAX_LAW_PHASES"]
 
 #: Most phases of one law (the loader's bound on Erlang k and on explicit phase lists).
 MAX_LAW_PHASES = 1000
@@ -122,6 +122,50 @@ def _rational_sqrt(q: Fraction) -> Fraction | None:
     return Fraction(a, b) if a * a == q.numerator and b * b == q.denominator else None
 
 
+#: The smallest squared coefficient of variation of a Coxian-2 law (an Erlang-2).
+COXIAN2_SCV_MIN = Fraction(1, 2)
+
+
+def coxian2(scv: Fraction, rate: Fraction) -> tuple[tuple[Fraction, Fraction], tuple[Fraction]]:
+    """The Coxian-2 law with mean ``1/rate`` and squared coefficient of variation ``scv`` >= 1/2, exactly.
+
+    The two-moment fit: phase rates 2 rate and rate / scv, moving on from the
+    first phase with probability 1 / (2 scv).  Mean 1/(2 rate) + (1/(2 scv))(scv/rate)
+    = 1/rate; second moment (1 + scv)/rate^2.  At scv = 1/2 it is the Erlang-2;
+    rational data give rational phases at every scv (no square roots, unlike a
+    balanced hyperexponential).
+
+    Parameters
+    ----------
+    scv : Fraction
+        The squared coefficient of variation, at least :data:`COXIAN2_SCV_MIN`.
+    rate : Fraction
+        One over the mean.
+
+    Returns
+    -------
+    rates : tuple of Fraction
+        The two phase rates.
+    probs : tuple of Fraction
+        The probability of moving on from the first phase.
+
+    Raises
+    ------
+    NotPhaseType
+        For scv < 1/2 (no Coxian-2 has it).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> coxian2(F(2), F(1))
+    ((Fraction(2, 1), Fraction(1, 2)), (Fraction(1, 4),))
+    """
+    scv, rate = Fraction(scv), Fraction(rate)
+    if scv < COXIAN2_SCV_MIN:
+        raise NotPhaseType(f"a Coxian-2 law has scv >= 1/2, not {scv}")
+    return (2 * rate, rate / scv), (1 / (2 * scv),)
+
+
 def phase_count(dist: Distribution) -> int | None:
     """The number of phases :func:`phase_type` gives ``dist``, without building it (None: no PH form).
 
@@ -151,7 +195,7 @@ def phase_count(dist: Distribution) -> int | None:
     if dist.dist == "hyperexponential":
         return 2 if "scv" in p else sum(1 for q in p["probs"] if q > 0)
     if dist.dist == "coxian":
-        return len(p["rates"])
+        return 2 if "scv" in p else len(p["rates"])
     return None
 
 
@@ -217,10 +261,10 @@ def phase_type(dist: Distribution, rate: Fraction) -> PhaseType:
                                "(certify.load normalises sums within 1e-9 of 1)")
         return PhaseType(tuple(q for q, _ in keep), tuple(r for _, r in keep), (), f"H{len(keep)}")
     if name == "coxian":
-        rates, go = p["rates"], p["probs"]
+        rates, go = coxian2(p["scv"], rate) if "scv" in p else (p["rates"], p["probs"])
         n = len(rates)
         alpha = tuple(Fraction(int(i == 0)) for i in range(n))
         ex = tuple(rates[i] * (1 - go[i]) if i < n - 1 else rates[i] for i in range(n))
         mv = tuple((i, i + 1, rates[i] * go[i]) for i in range(n - 1) if go[i] > 0)
-        return PhaseType(alpha, ex, mv, f"Coxian-{n}")
+        return PhaseType(alpha, ex, mv, f"Coxian-2(scv={p['scv']})" if "scv" in p else f"Coxian-{n}")
     raise NotPhaseType(f"{dist.describe()} has no finite phase-type representation")

@@ -146,8 +146,11 @@ def _law(dist: Distribution, rate: Fraction) -> list[float]:
     if name == "coxian":
         # the kernel walks the Coxian's phases with the same exact rates and move-on probabilities as
         # phase_type's (exit rates rates[i] (1 - probs[i]), moves rates[i] probs[i])
-        go = [float(q) for q in p["probs"]] + [0.0]
-        rates = [float(x) for x in p["rates"]]
+        from ..markov.laws import coxian2
+
+        exact_rates, exact_go = coxian2(p["scv"], rate) if "scv" in p else (p["rates"], p["probs"])
+        go = [float(q) for q in exact_go] + [0.0]
+        rates = [float(x) for x in exact_rates]
         return [K.COXIAN, 0.0, 0.0, len(rates)] + [v for pr in zip(go, rates) for v in pr]
     raise NotSupported(f"cannot simulate the distribution {dist.describe()}: the simulator samples exponential, "
                        "deterministic, Erlang, gamma, lognormal, hyperexponential and Coxian laws")
