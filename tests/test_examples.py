@@ -53,3 +53,12 @@ def test_blocking_and_tails_fast():
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "all numbers agree with the closed forms" in out.stdout
+
+
+def test_distribution_sensitivity_fast(tmp_path):
+    """examples/distribution_sensitivity.py --fast brackets lambda_3*(scv) by proofs around the subsystem CTMC's value."""
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "distribution_sensitivity.py"), "--fast",
+                          "--out", str(tmp_path / "ds.png")], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count(" inside (") == 2 and "NOT INSIDE" not in out.stdout
+    assert (tmp_path / "ds.png").stat().st_size > 0
