@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.render import html_escape, html_table, markdown_escape, markdown_table
+
 __all__ = ["VERDICTS", "Attempt", "AttemptLog", "Result"]
 
 VERDICTS = ("stable", "unstable", "likely-stable", "likely-unstable", "undecided")
@@ -116,6 +118,27 @@ class Result:
             "theorems": self.theorems,
             "time_s": round(self.time_s, 4),
         }
+
+    def _summary(self) -> tuple[str, list[str], list[list[object]]]:
+        sem = self.semantics + (", phase-type" if self.expansion and self.semantics == "markovian" else "")
+        head = f"{self.network}: {self.verdict} ({sem}; {self.method}) in {self.time_s:.2f} s"
+        rows: list[list[object]] = [[a.stage, a.size, f"{a.time_s:.2f}", a.outcome] for a in self.attempts]
+        return head, list(self.reasons), rows
+
+    def _repr_markdown_(self) -> str:
+        """The result in a notebook, as Markdown: the verdict line, the reasons, the stages."""
+        head, reasons, rows = self._summary()
+        out = [f"**{markdown_escape(head)}**", ""] + [f"- {markdown_escape(r)}" for r in reasons]
+        if rows:
+            out += ["", markdown_table(["stage", "size", "s", "outcome"], rows)]
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        """The result in a notebook, as HTML: the verdict line, the reasons, the stages."""
+        head, reasons, rows = self._summary()
+        items = "".join(f"<li>{html_escape(r)}</li>" for r in reasons)
+        table = html_table(["stage", "size", "s", "outcome"], rows) if rows else ""
+        return f"<div><p><b>{html_escape(head)}</b></p><ul>{items}</ul>{table}</div>"
 
     def table(self) -> str:
         """A short human-readable report."""

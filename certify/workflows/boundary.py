@@ -31,6 +31,7 @@ from typing import Any
 from ..core.errors import NetworkError, NotSupported
 from ..core.model import Network
 from ..core.numbers import approx_str, as_fraction, exact_str, q
+from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from .paths import apply_values, base_doc, check_path
 
 __all__ = ["LOAD", "BoundaryStep", "BoundaryResult", "default_tolerance", "boundary"]
@@ -182,6 +183,35 @@ class BoundaryResult:
                 "tol": q(self.tol), "stable_at": ex(self.stable_at), "unstable_at": ex(self.unstable_at),
                 "width": ex(self.width), "steps": [s.to_json() for s in self.steps], "certificates": certs,
                 "stopped": self.stopped, "notes": list(self.notes), "time_s": round(self.time_s, 3)}
+
+    def to_pandas(self) -> Any:
+        """The probes as a pandas DataFrame: exact values (Fractions), their decimals, verdicts, methods, times.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``value`` (Fraction), ``approx`` (float), ``verdict``, ``method``, ``time_s``, in probe order.
+        """
+        import pandas as pd
+
+        return pd.DataFrame([{"value": st.value, "approx": float(st.value), "verdict": st.verdict,
+                              "method": st.method, "time_s": st.time_s} for st in self.steps],
+                            columns=["value", "approx", "verdict", "method", "time_s"])
+
+    def _rows(self) -> list[list[object]]:
+        return [[exact_str(st.value), st.verdict, st.method, f"{st.time_s:.2f}"] for st in self.steps]
+
+    def _repr_markdown_(self) -> str:
+        """The bracket in a notebook, as Markdown: the summary lines and every probe."""
+        head = f"**boundary of {markdown_escape(self.network)} along {markdown_escape(self.parameter)}**"
+        return "\n".join([head, "", *(f"- {markdown_escape(line)}" for line in self.lines()), "",
+                          markdown_table(["value", "verdict", "method", "s"], self._rows())])
+
+    def _repr_html_(self) -> str:
+        """The bracket in a notebook, as HTML: the summary lines and every probe."""
+        items = "".join(f"<li>{html_escape(line)}</li>" for line in self.lines())
+        return (f"<div><p><b>boundary of {html_escape(self.network)} along {html_escape(self.parameter)}</b></p>"
+                f"<ul>{items}</ul>{html_table(['value', 'verdict', 'method', 's'], self._rows())}</div>")
 
     def lines(self) -> list[str]:
         """The summary in words: the bracket, its width, why the run stopped, the notes.

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..core.numbers import as_fraction, exact_str
+from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from .paths import apply_values, path_tokens
 
 __all__ = ["ERROR_METHOD", "SweepPoint", "SweepResult", "read_csv", "tally"]
@@ -195,6 +196,52 @@ class SweepResult:
             for p in self.points:
                 w.writerow([p.index, *map(exact_str, p.values), p.verdict, p.method, p.semantics, repr(p.time_s), p.seed,
                             json.dumps(p.reasons)])
+
+    def to_pandas(self) -> Any:
+        """One row per point as a pandas DataFrame; the parameter columns hold the exact values (Fractions).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``index``, one per swept path (exact ``Fraction``), ``verdict``, ``method``,
+            ``semantics``, ``time_s``, ``seed``.
+
+        Examples
+        --------
+        >>> import certify
+        >>> net = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, '
+        ...                     '"streams": [{"choice": ["1"], "rate": 1}]}')
+        >>> df = certify.sweep(net, [("streams[0].rate", [1, 3])], workers=1).to_pandas()
+        >>> list(df["verdict"]), df["streams[0].rate"].iloc[1]
+        (['stable', 'unstable'], Fraction(3, 1))
+        """
+        import pandas as pd
+
+        rows = [{"index": p.index, **dict(zip(self.paths, p.values)), "verdict": p.verdict, "method": p.method,
+                 "semantics": p.semantics, "time_s": p.time_s, "seed": p.seed} for p in self.points]
+        return pd.DataFrame(rows, columns=["index", *self.paths, "verdict", "method", "semantics", "time_s", "seed"])
+
+    def _rows(self, limit: int = 20) -> tuple[list[str], list[list[object]]]:
+        header = [*self.paths, "verdict", "method", "s"]
+        rows: list[list[object]] = [[*map(exact_str, p.values), p.verdict, p.method, f"{p.time_s:.2f}"]
+                                    for p in self.points[:limit]]
+        if len(self.points) > limit:
+            rows.append([*(["..."] * len(self.paths)), f"{len(self.points) - limit} more points", "", ""])
+        return header, rows
+
+    def _head(self) -> str:
+        counts = ", ".join(f"{v} {n}" for v, n in sorted(self.counts().items()))
+        return f"sweep of {self.network} over {' x '.join(self.paths)}: {len(self.points)} points ({counts})"
+
+    def _repr_markdown_(self) -> str:
+        """The sweep in a notebook, as Markdown: the counts and the first points."""
+        header, rows = self._rows()
+        return f"**{markdown_escape(self._head())}**\n\n" + markdown_table(header, rows)
+
+    def _repr_html_(self) -> str:
+        """The sweep in a notebook, as HTML: the counts and the first points."""
+        header, rows = self._rows()
+        return f"<div><p><b>{html_escape(self._head())}</b></p>{html_table(header, rows)}</div>"
 
     def plot(self, path: str | os.PathLike, **kw: Any) -> None:
         """Draw the atlas to an image file (see :func:`certify.workflows.atlas.plot_atlas`).
