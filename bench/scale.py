@@ -412,9 +412,11 @@ def report(fams: list[Family], ring24: Run | None, caps: tuple[float, float], se
              f"Date: {time.strftime('%Y-%m-%d')}. Command: `{command}` (total {total:.0f} s). Random seed: {seed}.", "",
              "Each network is written with exact rational rates at margin 3% (max_A w(A)/mu(A) = 97/100 exactly, "
              "by `certify.exact.flows.max_ratio`, checked on the written file) and proved by "
-             f"`certify prove FILE --json --sim-budget 0 --time-limit {cap:.0f}` in a fresh process (start-up "
-             "included; peak resident memory of that process), at increasing J until the first size that is not proved "
-             "by a certificate (verdict stable, method not a theorem) within the limit. Faces are the fluid faces "
+             f"`certify prove FILE --json --sim-budget 0 --time-limit {cap:.0f} --theorem-share 1` in a fresh process "
+             "(start-up included; peak resident memory of that process), at increasing J (the sizes in `SIZES`) until "
+             "the first size that is not proved by a certificate (verdict stable, method not a theorem) within the "
+             "limit. The size lists end near the largest size that finishes on this machine (a failing size costs the "
+             "whole limit): where every size was proved, the largest J is a lower bound. Faces are the fluid faces "
              "listed (one per orbit with the reduction). The baseline is the same prove with `--no-symmetry` at the "
              f"largest J it proves within {base_cap:.0f} s, timed in the same run. In the summary, wall and peak MB are "
              f"those of the largest J proved in {cap:.0f} s.", "",
