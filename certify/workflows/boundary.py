@@ -240,7 +240,9 @@ class BoundaryResult:
 
 
 def default_tolerance(lo: Fraction, hi: Fraction) -> Fraction:
-    """The width that gives three significant digits of a boundary in [lo, hi]: 5 * 10^(e - 3), e the exponent of max |end|.
+    """The width that gives three significant digits of a boundary in [lo, hi].
+
+    It is 5 * 10^(e - 3), e the decimal exponent of the larger end in absolute value.
 
     Parameters
     ----------
