@@ -410,14 +410,13 @@ class Scaled:
             The dot product.
         """
         acc: dict[int, list[Any]] = {}
-        for n, x in zip(self.nums, v):
-            if n and x:
-                slot = acc.get(id(x))
-                if slot is None:
-                    acc[id(x)] = [x, n]
-                else:
-                    slot[1] += n
-        return sum((x * m for x, m in acc.values()), Fraction(0)) / self.den
+        for n, x in zip(self.nums, v):  # no truth test of x here: Fraction.__bool__ is a Python call
+            slot = acc.get(id(x))
+            if slot is None:
+                acc[id(x)] = [x, n]
+            else:
+                slot[1] += n
+        return sum((x * m for x, m in acc.values() if m), Fraction(0)) / self.den
 
 
 def max_rate(face: FluidFace, c: Sequence[Fraction] | Scaled) -> Fraction:
