@@ -7,35 +7,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 
 from ..core.errors import NetworkError, OptionError
 from ..core.numbers import as_fraction, exact_str, parse_number
 from .inputs import load_network, refuse_fork_join
+from .options import check_output
 
 __all__ = ["cmd_boundary"]
-
-
-def _check_directory(option: str, path: str) -> None:
-    """Refuse an output directory that cannot be created or written, before any work."""
-
-    def fail(rule: str) -> OptionError:
-        return OptionError(option, f"{path!r} {rule}")
-
-    if not path or not path.strip():
-        raise fail("is empty: give a directory name")
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise fail("exists and is not a directory")
-    parent = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise fail(f"cannot be created: {os.path.dirname(path) or parent!r} is not an existing directory")
-    try:
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=".certify-", delete=True):
-            pass
-    except OSError as exc:
-        raise fail(f"cannot be written ({exc.strerror or exc})") from None
 
 
 def _interval(args: argparse.Namespace) -> tuple[str, str, str]:
@@ -112,7 +91,7 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     from ..workflows.paths import base_doc, check_path
 
     if args.out is not None:
-        _check_directory("--out", args.out)
+        check_output("--out", args.out, "directory")
     parameter, lo, hi = _interval(args)
     tol = None
     if args.tol is not None:

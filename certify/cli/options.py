@@ -245,10 +245,11 @@ def check_output(option: str, path: str, kind: str = "file") -> None:
         The option that named the path (named in the error).
     path : str
         The output path.
-    kind : {"file", "sqlite", "image"}
+    kind : {"file", "sqlite", "image", "directory"}
         ``file``: any file; ``sqlite``: an existing non-empty file must be a
         SQLite database; ``image``: the extension must be a format matplotlib
-        writes.
+        writes; ``directory``: an existing directory, or one that can be created
+        in an existing directory.
 
     Raises
     ------
@@ -278,7 +279,19 @@ def check_output(option: str, path: str, kind: str = "file") -> None:
         return OptionError(option, f"{path!r} {rule}")
 
     if not path or not path.strip():
-        raise fail("is empty: give a file name")
+        raise fail("is empty: give a " + ("directory" if kind == "directory" else "file") + " name")
+    if kind == "directory":
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise fail("exists and is not a directory")
+        where = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(where):
+            raise fail(f"cannot be created: {os.path.dirname(path) or where!r} is not an existing directory")
+        try:
+            with tempfile.NamedTemporaryFile(dir=where, prefix=".certify-", delete=True):
+                pass
+        except OSError as exc:
+            raise fail(f"cannot be written ({exc.strerror or exc})") from None
+        return
     if os.path.isdir(path):
         raise fail("is a directory: give a file name")
     parent = os.path.dirname(os.path.abspath(path))

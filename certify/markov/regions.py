@@ -370,18 +370,20 @@ def iter_regions(
     # For nested routing sets the argmins must agree (a cheap test that spares the DBM): if C' is inside C, the
     # argmin B of C meets C' in nothing or in exactly the argmin B' of C'; if C is inside C', B = B' & C when that
     # is not empty.  Only combinations that no state has are skipped.
-    nested = [[(j, frozenset(sets[j]) <= frozenset(sets[k]), frozenset(sets[k]) <= frozenset(sets[j]))
-               for j in range(k) if frozenset(sets[j]) <= frozenset(sets[k]) or frozenset(sets[k]) <= frozenset(sets[j])]
-              for k in range(len(sets))]
+    fsets = [frozenset(C) for C in sets]
+    nested = [[(j, fsets[j] <= fsets[k], fsets[k] <= fsets[j]) for j in range(k)
+               if fsets[j] <= fsets[k] or fsets[k] <= fsets[j]] for k in range(len(sets))]
 
     def agrees(k: int, B: tuple[int, ...], am: tuple) -> bool:
-        Bs = set(B)
+        Bs = frozenset(B)
         for j, inside, outside in nested[k]:
-            Bj = set(am[j])
-            if inside and Bs & set(sets[j]) and Bs & set(sets[j]) != Bj:
-                return False
+            Bj = frozenset(am[j])
+            if inside:
+                meet = Bs & fsets[j]
+                if meet and meet != Bj:
+                    return False
             if outside:
-                meet = Bj & set(sets[k])
+                meet = Bj & fsets[k]
                 if meet and Bs != meet:
                     return False
         return True
@@ -393,7 +395,7 @@ def iter_regions(
             return
         C = sets[k]
         if symmetry is not None:
-            inner = [(frozenset(sets[j]), frozenset(am[j])) for j, inside, _ in nested[k] if inside]
+            inner = [(fsets[j], frozenset(am[j])) for j, inside, _ in nested[k] if inside]
             candidates: Iterator[tuple[int, ...]] = chamber_argmins(C, symmetry, inner)
         else:
             candidates = subsets(C)
