@@ -135,10 +135,11 @@ class Quadratic(LinearTemplate):
             GL[lo : lo + step] = g @ ind
             DL[lo : lo + step] = (M[reg[lo : lo + step]] * g) @ ind
         keys = self._orbit_keys()
-        ngroups = E.shape[1]
-        cols = np.zeros((len(reg), ngroups))
+        groups = self.tied()
+        assert groups is not None
+        cols = np.zeros((len(reg), E.shape[1]))
         done = set()
-        for k, grp in zip(keys, E.indices):
+        for k, grp in zip(keys, groups):
             if grp in done:
                 continue
             done.add(grp)
@@ -281,6 +282,15 @@ class Quadratic(LinearTemplate):
         label L, with base_L = sum_L' P_off(L, L') M_L' (M_L' the sum of m over L'), which costs
         O(J + labels^2) instead of O(J^2).
         """
+        key = tuple(theta)
+        cached = getattr(self, "_pm_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        fn = self._pm_build(theta, P)
+        self._pm_cache = (key, fn)
+        return fn
+
+    def _pm_build(self, theta: Sequence[Fraction], P: list[list[int]]) -> Callable[[Sequence[int]], list[int]]:
         J = self.chain.J
         if self.symmetry is None or self.invariance_failures(theta):
 

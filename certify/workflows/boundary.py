@@ -362,7 +362,6 @@ def boundary(
     res = BoundaryResult(net.name, parameter, a, b, t)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
-    seen: dict[Fraction, str] = {}
 
     def probe(v: Fraction) -> str:
         doc_v = _document_at(doc, parameter, tokens, v)
@@ -384,17 +383,16 @@ def boundary(
                     else:
                         res.unstable_at = v
         res.steps.append(step)
-        seen[v] = step.verdict
         if progress is not None:
             progress(step)
         return step.verdict
 
     try:
-        res.stopped = _bisect(res, probe, seen, deadline)
+        res.stopped = _bisect(res, probe, deadline)
     except KeyboardInterrupt:
         res.stopped = "interrupted (Ctrl-C): the bracket proved so far"
     res.time_s = time.perf_counter() - t0
-    _explain(res, seen)
+    _explain(res)
     return res
 
 
@@ -408,7 +406,7 @@ def _nearer(v: Fraction, best: Fraction, res: BoundaryResult, side: str) -> bool
     return abs(v - mid) < abs(best - mid)
 
 
-def _bisect(res: BoundaryResult, probe: Callable[[Fraction], str], seen: dict[Fraction, str], deadline: float) -> str:
+def _bisect(res: BoundaryResult, probe: Callable[[Fraction], str], deadline: float) -> str:
     """Probe the ends, then halve the gap next to a proved side until it is at most ``res.tol``; why it stopped."""
     ends = (probe(res.lo), probe(res.hi))
     if ends[0] == ends[1] and ends[0] in ("stable", "unstable"):
@@ -424,7 +422,7 @@ def _bisect(res: BoundaryResult, probe: Callable[[Fraction], str], seen: dict[Fr
     for _ in range(MAX_STEPS):
         if time.perf_counter() > deadline:
             return "time limit reached"
-        gap = _next_gap(res, seen, up)
+        gap = _next_gap(res, up)
         if gap is None:
             return f"the bracket is at most {approx_str(res.tol)} wide"
         x, y = gap
@@ -432,9 +430,9 @@ def _bisect(res: BoundaryResult, probe: Callable[[Fraction], str], seen: dict[Fr
     return f"{MAX_STEPS} probes"
 
 
-def _next_gap(res: BoundaryResult, seen: dict[Fraction, str], up: int) -> tuple[Fraction, Fraction] | None:
+def _next_gap(res: BoundaryResult, up: int) -> tuple[Fraction, Fraction] | None:
     """The widest gap wider than tol between a proved end and its nearest probe towards the other side, or None."""
-    pts = sorted(seen, key=lambda v: up * v)  # stable side first
+    pts = sorted({st.value for st in res.steps}, key=lambda v: up * v)  # stable side first
     s = res.stable_at
     u = res.unstable_at
     gaps = []
@@ -457,8 +455,9 @@ def _next_gap(res: BoundaryResult, seen: dict[Fraction, str], up: int) -> tuple[
     return max(gaps, key=lambda g: abs(g[1] - g[0]))
 
 
-def _explain(res: BoundaryResult, seen: dict[Fraction, str]) -> None:
+def _explain(res: BoundaryResult) -> None:
     """Notes for a side not proved, undecided probes inside the bracket, and proofs that contradict one crossing."""
+    seen = {st.value: st.verdict for st in res.steps}
     if res.stable_at is None:
         res.notes.append("no probe was proved stable: the stable side is not proved")
     if res.unstable_at is None:
