@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..markov.chain import Chain, drain_order
 from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.regions import enumerate_regions, region_of
-from ..markov.symmetry import Symmetry, is_automorphism
+from ..markov.symmetry import Symmetry, is_automorphism, reducing
 from ..templates import TEMPLATES
 from ..templates.options import MAX_REFINEMENT, refinement_factor
 from .facts import Check, FiniteStateFacts, FluidFacts, FosterFacts
@@ -117,8 +117,7 @@ def check_foster(
     levels = cls.clip_levels(chain, opts)
     if refinement_factor(levels) > MAX_REFINEMENT:
         return Check.failed([f"clip levels {levels} cut each region into more than {MAX_REFINEMENT} pieces; not attempted"])
-    if symmetry is not None and symmetry.trivial:
-        symmetry = None
+    symmetry = reducing(symmetry)
     if symmetry is not None:
         if not cls.supports_symmetry:
             return Check.failed([f"template {template} has no invariant form: a symmetry cannot be used with it"])

@@ -35,7 +35,7 @@ from itertools import product
 
 from .chain import Chain
 
-__all__ = ["Symmetry", "is_automorphism", "station_classes", "chamber_argmins", "TRIVIAL"]
+__all__ = ["Symmetry", "is_automorphism", "station_classes", "chamber_argmins", "reducing", "TRIVIAL"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,27 @@ class Symmetry:
 
 #: No symmetry.
 TRIVIAL = Symmetry(())
+
+
+def reducing(symmetry: Symmetry | None) -> Symmetry | None:
+    """``symmetry`` when it has a class to reduce by, else None (no classes: nothing to reduce).
+
+    Parameters
+    ----------
+    symmetry : Symmetry or None
+        Station classes, possibly trivial.
+
+    Returns
+    -------
+    Symmetry or None
+        The same classes, or None when there are none.
+
+    Examples
+    --------
+    >>> reducing(Symmetry(())) is None, reducing(Symmetry(((0, 1),))).classes
+    (True, ((0, 1),))
+    """
+    return None if symmetry is None or symmetry.trivial else symmetry
 
 
 def _image(perm: Sequence[int], C: Sequence[int]) -> tuple[int, ...]:

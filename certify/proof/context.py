@@ -22,7 +22,7 @@ from ..markov.jumps import RegionDrift
 from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, enumerate_regions
-from ..markov.symmetry import TRIVIAL, Symmetry, station_classes
+from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
 from .result import Attempt, Result
 
 __all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "plural", "size_text", "primitives", "table_text"]
@@ -127,8 +127,7 @@ class Regions:
         With a (non-trivial) ``symmetry``: the regions of the sorted chamber only, one per orbit.
         Raises :class:`TimeLimitReached` when the deadline passes during the enumeration.
         """
-        if symmetry is not None and symmetry.trivial:
-            symmetry = None
+        symmetry = reducing(symmetry)
         merged = dict(self.chain.base_levels)
         for a, k in levels.items():
             merged[a] = max(k, merged.get(a, 0))

@@ -14,7 +14,7 @@ from ..certificates import foster_certificate, growth_certificate
 from ..core.errors import CertificateError
 from ..exact import check_foster, check_growth
 from ..markov.chain import Chain, drain_order
-from ..markov.symmetry import Symmetry
+from ..markov.symmetry import Symmetry, reducing
 from ..search.instability import growth_candidates, solve_growth
 from ..search.template import search_template
 from ..templates import TEMPLATES
@@ -159,8 +159,7 @@ class Markovian(Stage):
         assert ctx.chain is not None
         if not TEMPLATES[name].supports_symmetry or ctx.chain.has_phases or ctx.chain is not ctx.base:
             return None
-        sym = ctx.symmetry
-        return None if sym.trivial else sym
+        return reducing(ctx.symmetry)
 
     def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any]) -> bool:
         """One Foster template with one option set; True when a certificate passed the exact check."""

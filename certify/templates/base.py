@@ -35,7 +35,7 @@ from ..core.errors import CertificateError, NotSupported
 from ..markov.chain import Chain
 from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift
-from ..markov.symmetry import Symmetry
+from ..markov.symmetry import Symmetry, reducing
 
 __all__ = ["Template", "DENOMINATORS", "round_to_grid"]
 
@@ -124,8 +124,7 @@ class Template(ABC):
     def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], symmetry: Symmetry | None = None, **options: Any):
         self.chain = chain
         self.drifts = drifts
-        if symmetry is not None and symmetry.trivial:
-            symmetry = None
+        symmetry = reducing(symmetry)
         if symmetry is not None and not self.supports_symmetry:
             raise NotSupported(f"template {self.name}: no invariant form under station classes (symmetry)")
         self.symmetry = symmetry
