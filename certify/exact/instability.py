@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import NamedTuple
 
 from ..markov.chain import Chain, drain_order
 from ..markov.cones import vertex_bound
@@ -40,7 +41,10 @@ from ..templates.options import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_facto
 from ..templates.table import table_cells
 from .facts import Check, ClosedSetFacts, GrowthFacts, StaticSplitFacts
 
-__all__ = ["routed_sets", "check_static_split", "table_problem", "check_growth", "closed_set", "check_closed_set"]
+__all__ = [
+    "routed_sets", "check_static_split", "table_problem", "check_growth", "GrowthDrift", "growth_levels", "growth_drift",
+    "closed_set", "check_closed_set",
+]
 
 
 def _set_str(chain: Chain, C: Sequence[int]) -> str:
@@ -248,10 +252,7 @@ def check_growth(
         failures.append("no station with exogenous arrivals has positive weight")
     if drain_order(chain) is None:
         failures.append("the empty state is not shown reachable from every state")
-    levels = dict(chain.base_levels)
-    if table is not None:
-        levels.update({a: max(K, levels.get(a, 0)) for a in fast})
-        levels = dict(sorted(levels.items()))
+    levels = growth_levels(chain, fast, K) if table is not None else dict(chain.base_levels)
     cells = table_cells(chain, fast, K) if table is not None else []
     if table is not None and set(table) != set(cells):
         failures.append(
@@ -264,13 +265,10 @@ def check_growth(
         drifts = compile_drifts(chain, enumerate_regions(chain, levels))
     delta: Fraction | None = None
     for rd in drifts:
-        if not any(sum(w[a] * g[a] for a in range(chain.J)) > 0 for g in rd.generators):
+        gd = growth_drift(chain, rd, w, table, fast, K)
+        if not gd.unbounded:
             continue
-        val = sum((w[a] * rd.mean[a] for a in range(chain.J)), Fraction(0))
-        if table is not None:
-            c, moves, tot = cell_moves(rd, list(fast), K)
-            val += sum((r * table[c2] for c2, r in moves.items()), Fraction(0)) - tot * table[c]
-        val /= chain.scale
+        val = gd.drift
         if val <= 0:
             if len(failures) < 5:
                 failures.append(f"region {rd.describe(chain.ids)}: drift of f is {val} (must be > 0)")
@@ -288,6 +286,123 @@ def check_growth(
             increment_bound=2 * max(w) + 2 * big_t,
         )
     )
+
+
+
+class GrowthDrift(NamedTuple):
+    """Af on one region of a growth certificate: w'm_R plus the table's term (constant on the region).
+
+    Attributes
+    ----------
+    unbounded : bool
+        Whether f is unbounded on the region (w'g > 0 for some cone generator g).
+    linear : Fraction
+        w'm_R, m_R the region's mean drift.
+    table : Fraction
+        The table's term: sum over the cell moves of rate x (T[c'] - T[c]) (0 without a table).
+    cell : tuple of int
+        The region's table cell (empty without a table).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> GrowthDrift(True, F(1), F(-1, 2), ()).drift
+    Fraction(1, 2)
+    """
+
+    unbounded: bool
+    linear: Fraction
+    table: Fraction
+    cell: tuple[int, ...]
+
+    @property
+    def drift(self) -> Fraction:
+        """Af on the region.
+
+        Returns
+        -------
+        Fraction
+            ``linear + table``.
+
+        Examples
+        --------
+        >>> GrowthDrift(False, Fraction(2), Fraction(0), ()).drift
+        Fraction(2, 1)
+        """
+        return self.linear + self.table
+
+
+def growth_levels(chain: Chain, fast: Sequence[int], K: int) -> dict[int, int]:
+    """The clip levels of a growth certificate with a table over ``fast`` clipped at K (the chain's own, raised to K).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    fast : sequence of int
+        The table's stations.
+    K : int
+        The table's clip level.
+
+    Returns
+    -------
+    dict of int to int
+        Station -> clip level, sorted by station.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> over = Chain(("1", "2"), (F(1), F(1)), (((0,), F(2)),), (), (F(1), F(1)))
+    >>> growth_levels(over, [1], 3)
+    {1: 3}
+    """
+    levels = dict(chain.base_levels)
+    levels.update({a: max(K, levels.get(a, 0)) for a in fast})
+    return dict(sorted(levels.items()))
+
+
+def growth_drift(
+    chain: Chain,
+    rd: RegionDrift,
+    w: Sequence[Fraction],
+    table: Mapping[tuple[int, ...], Fraction] | None = None,
+    fast: Sequence[int] = (),
+    K: int = 0,
+) -> GrowthDrift:
+    """Af on a region, exactly: what :func:`check_growth` checks there (and the readable proofs print).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    rd : RegionDrift
+        The region's drift (of the regions refined by :func:`growth_levels` when there is a table).
+    w : sequence of Fraction
+        The weights.
+    table, fast, K
+        The table over the clipped fast stations (and phases), as for :func:`check_growth`.
+
+    Returns
+    -------
+    GrowthDrift
+        Whether f is unbounded there, and Af split as w'm_R + the table's term.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.drift import compile_drifts
+    >>> over = Chain(("1",), (F(1),), (((0,), F(2)),), (), (F(1),))
+    >>> [growth_drift(over, rd, [F(1)]).drift for rd in compile_drifts(over)]
+    [Fraction(2, 1), Fraction(1, 1)]
+    """
+    J = chain.J
+    unbounded = any(sum(w[a] * g[a] for a in range(J)) > 0 for g in rd.generators)
+    linear = sum((w[a] * rd.mean[a] for a in range(J)), Fraction(0)) / chain.scale
+    if table is None:
+        return GrowthDrift(unbounded, linear, Fraction(0), ())
+    cell, moves, tot = cell_moves(rd, list(fast), K)
+    term = (sum((r * table[c2] for c2, r in moves.items()), Fraction(0)) - tot * table[cell]) / chain.scale
+    return GrowthDrift(unbounded, linear, term, cell)
 
 
 def closed_set(chain: Chain) -> tuple[int, ...] | None:

@@ -36,13 +36,14 @@ from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.regions import enumerate_regions, region_of
 from ..markov.symmetry import Symmetry, is_automorphism, reducing
 from ..templates import TEMPLATES
+from ..templates.base import Template
 from ..templates.options import MAX_REFINEMENT, refinement_factor
 from .facts import Check, FiniteStateFacts, FluidFacts, FosterFacts
 
 if TYPE_CHECKING:
     from ..markov.fluid import FluidFace
 
-__all__ = ["check_foster", "check_finite", "check_fluid"]
+__all__ = ["check_foster", "foster_template", "check_finite", "check_fluid"]
 
 
 def check_foster(
@@ -105,30 +106,14 @@ def check_foster(
     >>> check_foster(mm1, "quadratic", {"P[1,1]": F(-1)}).failures[0]
     'copositivity: P[1,1] = -1 < 0 (sum of negative off-diagonal magnitudes; must be >=)'
     """
-    if template not in TEMPLATES:
-        return Check.failed([f"unknown template {template!r}"])
     if drain_order(chain) is None:
         return Check.failed(["the empty state is not shown reachable from every state"])
-    cls = TEMPLATES[template]
-    try:
-        opts = cls.resolve_options(chain, dict(options or {}))
-    except ValueError as exc:
-        return Check.failed([str(exc)])
-    levels = cls.clip_levels(chain, opts)
-    if refinement_factor(levels) > MAX_REFINEMENT:
-        return Check.failed([f"clip levels {levels} cut each region into more than {MAX_REFINEMENT} pieces; not attempted"])
-    symmetry = reducing(symmetry)
-    if symmetry is not None:
-        if not cls.supports_symmetry:
-            return Check.failed([f"template {template} has no invariant form: a symmetry cannot be used with it"])
-        if chain.has_phases:
-            return Check.failed(["a symmetry reduction of a Foster certificate needs a chain without phases"])
-        bad = _symmetry_failures(chain, symmetry)
-        if bad:
-            return Check.failed(bad)
-    if drifts is None:
-        drifts = compile_drifts(chain, enumerate_regions(chain, levels, symmetry=symmetry))
-    tmpl = cls(chain, drifts, symmetry=symmetry, **opts)
+    built = foster_template(chain, template, options, symmetry, drifts)
+    if isinstance(built, list):
+        return Check.failed(built)
+    tmpl, levels = built
+    symmetry = tmpl.symmetry
+    opts = tmpl.options
     names = tmpl.variables()
     if isinstance(theta, Mapping):
         if set(theta) != set(names):
@@ -158,6 +143,66 @@ def check_foster(
             symmetry=symmetry.classes if symmetry is not None else (),
         )
     )
+
+
+def foster_template(
+    chain: Chain,
+    template: str,
+    options: dict[str, Any] | None = None,
+    symmetry: Symmetry | None = None,
+    drifts: Sequence[RegionDrift] | None = None,
+) -> tuple[Template, dict[int, int]] | list[str]:
+    """The template instance a Foster check evaluates, on the regions refined by its clip levels.
+
+    Resolves the options to canonical form, sizes the refinement before building
+    it, checks each symmetry generator (an automorphism, and a template with an
+    invariant form), enumerates the regions (those of the sorted chamber under a
+    symmetry) and compiles their drifts.  :func:`check_foster` and the readable
+    proofs (:mod:`certify.explain`) share it.
+
+    Parameters
+    ----------
+    chain, template, options, symmetry, drifts
+        As for :func:`check_foster`.
+
+    Returns
+    -------
+    (Template, dict) or list of str
+        The template and its clip levels; or why it cannot be built.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> tmpl, levels = foster_template(mm1, "quadratic")
+    >>> tmpl.variables(), levels, len(tmpl.drifts)
+    (['P[1,1]'], {}, 2)
+    >>> foster_template(mm1, "cubic")
+    ["unknown template 'cubic'"]
+    """
+    if template not in TEMPLATES:
+        return [f"unknown template {template!r}"]
+    cls = TEMPLATES[template]
+    try:
+        opts = cls.resolve_options(chain, dict(options or {}))
+    except ValueError as exc:
+        return [str(exc)]
+    levels = cls.clip_levels(chain, opts)
+    if refinement_factor(levels) > MAX_REFINEMENT:
+        return [f"clip levels {levels} cut each region into more than {MAX_REFINEMENT} pieces; not attempted"]
+    symmetry = reducing(symmetry)
+    if symmetry is not None:
+        if not cls.supports_symmetry:
+            return [f"template {template} has no invariant form: a symmetry cannot be used with it"]
+        if chain.has_phases:
+            return ["a symmetry reduction of a Foster certificate needs a chain without phases"]
+        bad = _symmetry_failures(chain, symmetry)
+        if bad:
+            return bad
+    if drifts is None:
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels, symmetry=symmetry))
+    return cls(chain, drifts, symmetry=symmetry, **opts), levels
 
 
 def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check[FiniteStateFacts]:

@@ -105,7 +105,7 @@ def tighten(d: list[list[int]], u: int, v: int, c: int) -> list[list[int]] | Non
     return out
 
 
-def describe_dbm(dbm: Sequence[Sequence[int]], ids: Sequence[str]) -> str:
+def describe_dbm(dbm: Sequence[Sequence[int]], ids: Sequence[str], names: Sequence[str] | None = None) -> str:
     """A minimal exact description of a closed DBM, e.g. ``x1 = x2, x1 < x3, x1 >= 1`` (``x >= 0`` is implied).
 
     The closed difference-bound matrix is reduced (Larsen et al.,
@@ -123,6 +123,9 @@ def describe_dbm(dbm: Sequence[Sequence[int]], ids: Sequence[str]) -> str:
         A closed difference-bound matrix over the origin and the stations.
     ids : sequence of str
         The station ids.
+    names : sequence of str, optional
+        How to write each station's variable (default ``x`` and the id; LaTeX
+        names for :mod:`certify.explain`).
 
     Returns
     -------
@@ -141,8 +144,10 @@ def describe_dbm(dbm: Sequence[Sequence[int]], ids: Sequence[str]) -> str:
     d = dbm
     n = len(d)
 
+    labels = list(names) if names is not None else [f"x{s}" for s in ids]
+
     def name(u: int) -> str:
-        return f"x{ids[u - 1]}"
+        return labels[u - 1]
 
     # classes of nodes tied by equalities (x_u - x_v = d[u][v] = -d[v][u]); node 0 is the origin
     rep = list(range(n))
@@ -171,7 +176,8 @@ def describe_dbm(dbm: Sequence[Sequence[int]], ids: Sequence[str]) -> str:
         for off, vs in sorted(offsets.items(), key=lambda kv: (kv[0] != 0, kv[0])):
             names = [name(v) for v in vs]
             if off == 0:
-                parts.append(" = ".join(names))
+                if len(names) > 1:  # the representative alone says nothing
+                    parts.append(" = ".join(names))
             else:
                 parts.append(" = ".join(names) + f" = {base} {'+' if off > 0 else '-'} {abs(off)}")
     bounds: list[str] = []

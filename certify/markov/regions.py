@@ -163,9 +163,9 @@ class Region:
         """An integer state of the region (x_a = -dbm[0][a], the least solution)."""
         return tuple(-self.dbm[0][a] for a in range(1, len(self.dbm)))
 
-    def describe(self, ids: Sequence[str]) -> str:
+    def describe(self, ids: Sequence[str], names: Sequence[str] | None = None) -> str:
         """A minimal exact description, e.g. ``x1 = x2, x1 < x3, x1 >= 1`` (:func:`certify.markov.dbm.describe_dbm`)."""
-        return describe_dbm(self.dbm, ids)
+        return describe_dbm(self.dbm, ids, names)
 
 
 def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None = None) -> tuple:
