@@ -24,6 +24,7 @@ RANKS = {
     "certify.simulation": 5,
     "certify.stationary": 5,
     "certify.proof": 6,
+    "certify.explain": 6,
     "certify.forkjoin.prove": 6,
     "certify.workflows": 7,
     "certify.cli": 8,

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.version import __version__
 from ..proof.theorems import THEOREM_SHARE
 from .boundary_command import cmd_boundary
+from .explain_command import EXPLAIN_FORMATS, cmd_explain
 from .model_commands import cmd_regions, cmd_stationary
 from .options import (
     MAX_REPS,
@@ -129,6 +130,18 @@ def build_parser() -> argparse.ArgumentParser:
     ve.add_argument("certificate", nargs="?", help="the certificate file (omit for a directory or manifest)")
     ve.add_argument("--json", action="store_true")
     ve.set_defaults(func=cmd_verify)
+
+    ex = sub.add_parser("explain", help="a readable proof of a certificate (Markdown, LaTeX or HTML), after verifying it")
+    ex.add_argument("network", help="the network file")
+    ex.add_argument("certificate", help="the certificate file")
+    ex.add_argument("--format", choices=EXPLAIN_FORMATS, default="markdown",
+                    help="markdown (default), latex (an article fragment) or html")
+    ex.add_argument("--standalone", action="store_true",
+                    help="latex: a whole document that pdflatex compiles; html: a whole page (MathJax)")
+    ex.add_argument("--max-rows", type=int_at_least(1, 100000), default=20, metavar="N",
+                    help="tables longer than N rows are cut to their tightest N, the whole table in an appendix (default 20)")
+    ex.add_argument("--out", metavar="FILE", help="write the proof to FILE (default: standard output)")
+    ex.set_defaults(func=cmd_explain)
 
     re_ = sub.add_parser("regions", help="count (and list) the JSQ regions of a network")
     re_.add_argument("file")

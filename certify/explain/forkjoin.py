@@ -1,0 +1,544 @@
+"""Readable proofs of the three fork-join certificate kinds: the capacity bound, the (k,k) quadratic, the lag table.
+
+* ``fork-join-capacity`` (:func:`explain_capacity`): flow balance, a set R of
+  at most k-1 servers with d(R^c)/(k-``|R|``) below the job rate, so the number
+  of jobs grows linearly.
+* ``fork-join-independent`` (:func:`explain_independent`): k = n, every server
+  an M/M/1 queue, Foster's criterion for V = sum_i Q_i^2.
+* ``fork-join-foster`` (:func:`explain_lag_table`): Foster's criterion for
+  V = N + h(min(N - Q, K)), one drift inequality per region of lag levels.
+
+Every number is the checker's (:mod:`certify.forkjoin.checks`) or re-derived
+with the exact functions it uses (:func:`~certify.forkjoin.lags.region_drift`,
+:func:`~certify.forkjoin.lags.canonical`, :func:`~certify.forkjoin.lags.transitions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from math import ceil, comb
+
+from ..core.model import ForkJoinNetwork
+from ..forkjoin.capacity import mu_star, server_rates
+from ..forkjoin.checks import CapacityFacts, IndependentFacts, LagTableFacts
+from ..forkjoin.lags import State, canonical, count_patterns, lag_regions, region_drift, transitions
+from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
+from .document import Block, Display, Math, Proof, Section, Table, para, summarised
+from .formulas import frac_tex, set_tex, station_tex
+
+__all__ = ["explain_capacity", "explain_independent", "explain_lag_table"]
+
+_FOSTER = ("Foster's criterion for continuous-time Markov chains",
+           "Foster (1953); for continuous-time chains Meyn and Tweedie (1993), Stability of Markovian processes III")
+
+
+# ----------------------------------------------------------------------------- shared pieces
+def _net(ctx: Context) -> ForkJoinNetwork:
+    assert isinstance(ctx.net, ForkJoinNetwork)
+    return ctx.net
+
+
+def _ids(net: ForkJoinNetwork) -> list[str]:
+    return [s for s, _ in net.servers]
+
+
+def _sum_tex(values: Sequence[Fraction]) -> str:
+    return " + ".join(frac_tex(v) for v in values) if values else "0"
+
+
+def _network(net: ForkJoinNetwork) -> Section:
+    """The network section, with the fork/cancel rules of the chain stated exactly."""
+    base = network_section(net)
+    rules = (
+        para(
+            f"The precise rules: each job forks one task to every one of the n = {net.n} servers (FCFS, server i "
+            "exponential at rate ", Math("d_i"), f"); it leaves when k = {net.k} of its tasks are done, and its "
+            f"n - k = {net.n - net.k} other tasks are cancelled. ", Math("Q_i"), " is the number of tasks at server i, ",
+            Math("N = \\max_i Q_i"), " the number of jobs present, and ", Math("L_i = N - Q_i"), " the lag of server i "
+            "(the oldest jobs whose task it has finished); at most k - 1 lags are positive.",
+        ),
+        para(
+            "The queue lengths form a continuous-time Markov chain: an arrival (rate ", Math("\\lambda"), ") adds one "
+            "task everywhere; a completion at a busy server i (rate ", Math("d_i"), ") lowers ", Math("Q_i"),
+            " by one, unless ", Math("L_i = 0"), " and exactly k - 1 lags are positive: then it is the k-th task of the "
+            "oldest job, which leaves, and every server at N drops by one.",
+        ),
+    )
+    return Section(base.title, base.blocks + rules)
+
+
+def _title(net: ForkJoinNetwork, verdict: str, what: str) -> str:
+    return f"{net.name} is {verdict}: {what}"
+
+
+# ----------------------------------------------------------------------------- capacity
+def explain_capacity(ctx: Context) -> Proof:
+    """The proof of a ``fork-join-capacity`` certificate: the flow-balance bound on the job throughput.
+
+    Parameters
+    ----------
+    ctx : Context
+        A verified fork-join capacity certificate and its network.
+
+    Returns
+    -------
+    Proof
+        Claim, network, the theorem (flow balance) with its hypotheses, the bound
+        over the capped set R with its slack, and how to re-check it.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.certificates.forkjoin import capacity_certificate
+    >>> from certify.explain import explain
+    >>> from certify.forkjoin.checks import check_capacity
+    >>> from certify.core.model import ForkJoinNetwork
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(1, 2), (("1", F(3, 5)), ("2", F(1, 5)), ("3", F(1, 5))))
+    >>> proof = explain(net, capacity_certificate(net, ["1"], check_capacity(net, ["1"])))
+    >>> proof.title
+    'n3k2 is unstable: a flow-balance bound on the job throughput'
+    >>> "\\\\frac{2}{5}" in proof.render("markdown")
+    True
+    """
+    net = _net(ctx)
+    f = ctx.facts.checked
+    assert isinstance(f, CapacityFacts)
+    ids, d = _ids(net), server_rates(net)
+    R = list(ctx.reading.args[1])
+    assert R == f.capped
+    outside = [d[i] for i, s in enumerate(ids) if s not in R]
+    rest = sum(outside, Fraction(0))
+    m = len(R)
+    assert rest / (net.k - m) == f.bound
+    lam, theta, bound = f.lam, f.theta, f.bound
+    R_tex = set_tex(R) if R else "\\emptyset"
+    what = "a flow-balance bound on the job throughput"
+
+    statement: list[Block] = [
+        para(
+            "Let R be a set of at most k - 1 servers and ", Math("d(R^c)"), " the sum of the rates of the servers outside "
+            "R. Let A(t) and D(t) count the jobs arrived and departed by time t, and let ", Math("\\Pi_i"), " be a "
+            "Poisson process of rate ", Math("d_i"), " whose points are server i's potential completions. Each departed "
+            "job has exactly k completed tasks, at k distinct servers, and server i has completed at most ",
+            Math("\\min(\\Pi_i(t), D(t))"), " tasks of departed jobs (at most one per job), so",
+        ),
+        Display((
+            "k\\,D(t) &\\le \\sum_{i} \\min(\\Pi_i(t), D(t)) \\le \\lvert R\\rvert\\,D(t) + \\sum_{i \\notin R} \\Pi_i(t),",
+            "\\limsup_{t \\to \\infty} \\frac{D(t)}{t} &\\le \\frac{d(R^c)}{k - \\lvert R\\rvert} \\quad \\text{almost surely.}",
+        )),
+        para(
+            "If this bound is below the job rate ", Math("\\lambda = \\lim_t A(t)/t"), ", the number of jobs ",
+            Math("N(t) = N(0) + A(t) - D(t)"), " has ", Math("\\liminf_t N(t)/t \\ge \\lambda - d(R^c)/(k - \\lvert R\\rvert) > 0"),
+            ": it grows linearly from every initial state, so the chain is transient and the system is not stable.",
+        ),
+    ]
+    checks = [
+        para(
+            "R has at most k - 1 servers: R = ", Math(R_tex), f" has {m} server{'s' * (m != 1)} and k - 1 = {net.k - 1}.",
+        ),
+        para(
+            "Exponential services: the fork-join-redundancy/1 format has only exponential servers, so while busy "
+            "server i completes tasks at the points of a Poisson process of rate ", Math("d_i"),
+            " (the coupling with ", Math("\\Pi_i"), " above).",
+        ),
+        para(
+            "The job rate: jobs arrive as a Poisson process of rate ", Math(f"\\lambda = {frac_tex(lam)}"),
+            ", so ", Math("A(t)/t \\to \\lambda"), " almost surely (any arrival process with this long-run rate would do).",
+        ),
+        para(
+            "The bound is below the job rate: ", Math(f"d(R^c)/(k - \\lvert R\\rvert) = {frac_tex(rest)}/{net.k - m} = {frac_tex(bound)}"),
+            " < ", Math(f"\\lambda = {frac_tex(lam)}"), ", by ", Math(frac_tex(lam - bound)), ".",
+        ),
+    ]
+    rows = tuple(
+        (sid, Math(frac_tex(d[i])), "yes: counts at most once per job" if sid in R else "no: counts its rate")
+        for i, sid in enumerate(ids)
+    )
+    cond = Table(
+        ("condition", "left side", "right side", "slack"),
+        (
+            (Math("\\lvert R\\rvert \\le k - 1"), Math(str(m)), Math(str(net.k - 1)), Math(str(net.k - 1 - m))),
+            (Math("\\frac{d(R^c)}{k - \\lvert R\\rvert} < \\lambda"), Math(frac_tex(bound)), Math(frac_tex(lam)),
+             Math(frac_tex(lam - bound))),
+        ),
+        "The certificate's conditions (slack: right side minus left side)",
+    )
+    relation = (
+        "the bound over R equals theta: R is a set attaining the water-filling minimum"
+        if bound == theta else f"the bound over R exceeds theta by {bound - theta} (R does not attain the minimum, "
+        "and its bound is still below the job rate)"
+    )
+    bound_sec = Section(
+        "The bound, exactly",
+        (
+            Table(("server", "rate d_i", "in R"), rows, "The servers and the capped set R"),
+            Display((f"\\frac{{d(R^c)}}{{k - \\lvert R\\rvert}} = \\frac{{{_sum_tex(outside)}}}{{{net.k} - {m}}} = "
+                     f"{frac_tex(bound)} < {frac_tex(lam)} = \\lambda",)),
+            cond,
+            para(
+                "The throughput capacity ", Math("\\theta"), " (the root of ", Math("\\sum_i \\min(d_i, \\theta) = k\\theta"),
+                ", the least such bound over all R) is ", Math(f"\\theta = {frac_tex(theta)}"), "; here ", relation,
+                ". The job rate is ", Math(f"\\lambda/\\theta = {frac_tex(lam / theta)}"), " times the capacity.",
+            ),
+            para("There is no exceptional set: the bound holds from every initial state."),
+        ),
+    )
+    mins = [min(x, theta) for x in d]
+    independent: list[Block] = [
+        para("By hand: add the rates of the servers outside R, divide by k - |R|, and compare with the job rate:"),
+        Display((f"\\frac{{{_sum_tex(outside)}}}{{{net.k - m}}} = {frac_tex(bound)} < {frac_tex(lam)}",)),
+        para("and the capacity solves the water-filling equation:"),
+        Display((f"\\sum_i \\min(d_i, \\theta) = {_sum_tex(mins)} = {frac_tex(sum(mins, Fraction(0)))} = "
+                 f"{net.k} \\cdot {frac_tex(theta)} = k\\theta",)),
+    ]
+    sections = (
+        claim_section(ctx, "unstable", what),
+        _network(net),
+        hypotheses_section("Flow balance for fork-join jobs (the throughput bound)",
+                           "the capacity bound of 'Stability of Fork-Join Systems with Redundancy and Heterogeneous "
+                           "Servers' (seed 003), as in certify.forkjoin.checks", statement, checks),
+        bound_sec,
+        recheck_section(ctx, independent),
+    )
+    return Proof(_title(net, "unstable", what), sections)
+
+
+# ----------------------------------------------------------------------------- (k,k) independent servers
+def _foster_statement() -> list[Block]:
+    return [
+        para(
+            "Let X be a continuous-time Markov chain on a countable set with bounded jump rates (so it does not "
+            "explode) and a state x0 reachable from every state. If V is bounded below, F is a finite set and ",
+            Math("\\varepsilon > 0"), " with",
+        ),
+        Display(("AV(x) = \\sum_{y \\ne x} q(x, y)\\,(V(y) - V(x)) \\le -\\varepsilon \\quad \\text{for every } x \\notin F",)),
+        para("(and AV finite on F), then X is positive recurrent: from every state it reaches the class of x0 in finite "
+             "expected time, and it has a unique stationary distribution."),
+    ]
+
+
+def explain_independent(ctx: Context) -> Proof:
+    """The proof of a ``fork-join-independent`` certificate: k = n and V = sum_i Q_i^2.
+
+    Parameters
+    ----------
+    ctx : Context
+        A verified (k,k) certificate and its network.
+
+    Returns
+    -------
+    Proof
+        Claim, network, Foster's criterion with its hypotheses, V and its drift
+        in closed form, the per-server drift coefficients with their slack, the
+        exceptional set and how to re-check (a worked state).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.certificates.forkjoin import independent_certificate
+    >>> from certify.explain import explain
+    >>> from certify.forkjoin.checks import check_independent
+    >>> from certify.core.model import ForkJoinNetwork
+    >>> net = ForkJoinNetwork("n2k2", 2, 2, F(1, 2), (("1", F(1)), ("2", F(1))))
+    >>> proof = explain(net, independent_certificate(net, check_independent(net)))
+    >>> proof.title
+    'n2k2 is stable: independent M/M/1 queues (k = n)'
+    """
+    net = _net(ctx)
+    f = ctx.facts.checked
+    assert isinstance(f, IndependentFacts)
+    ids, d = _ids(net), server_rates(net)
+    lam, mus, dmin = Fraction(net.rate), mu_star(net), min(d)
+    const = net.n * lam + mus
+    assert f.slope == 2 * (dmin - lam) and f.bound == (const + 1) / f.slope
+    what = "independent M/M/1 queues (k = n)"
+    Q = [station_tex(s, "Q") for s in ids]
+    norm = "\\lVert q\\rVert_{1}"
+    top = ceil(f.bound) - 1  # F = {|q|_1 <= top}
+    n_exc = comb(top + net.n, net.n) if top >= 0 else 0
+
+    checks = [
+        para(
+            f"No cancellation: k = {net.k} = n. A job leaves when its last task is done, so every server serves every "
+            "task, FCFS at rate ", Math("d_i"), "; each ", Math("Q_i"), " is an M/M/1 queue with arrival rate ",
+            Math(f"\\lambda = {frac_tex(lam)}"), " (the queues are dependent through the common arrivals; the drift "
+            "below uses only each one's jumps).",
+        ),
+        para(
+            "The chain: it jumps from q to q + (1, ..., 1) at rate ", Math("\\lambda"), " and to ", Math("q - e_i"),
+            " at rate ", Math("d_i"), " when ", Math("Q_i > 0"), "; every q is reached from the empty state (max q "
+            "arrivals, then completions) and leads back to it (completions only); the total rate is at most ",
+            Math(f"\\lambda + \\mu^* = {frac_tex(lam + mus)}"), ".",
+        ),
+        para("V is bounded below: ", Math("V(q) = \\sum_i Q_i^2 \\ge 0"), "."),
+        para(
+            "The drift off a finite set: ", Math(f"\\lambda = {frac_tex(lam)} < \\min_i d_i = {frac_tex(dmin)}"),
+            ", so the slope ", Math(f"2(\\min_i d_i - \\lambda) = {frac_tex(f.slope)}"), " is positive and ",
+            Math(f"AV \\le -{frac_tex(f.slope)}\\,{norm} + {frac_tex(const)} \\le -1"), " whenever ",
+            Math(f"{norm} \\ge \\frac{{n\\lambda + \\mu^* + 1}}{{2(\\min_i d_i - \\lambda)}} = {frac_tex(f.bound)}"),
+            "; so the criterion holds with ", Math("\\varepsilon = 1"), ".",
+        ),
+        para(
+            "The exceptional set ", Math(f"F = \\{{q : {norm} < {frac_tex(f.bound)}\\}}"), f" is finite ({n_exc} states), "
+            "and AV is finite on it (bounded rates).",
+        ),
+    ]
+    v_sec = Section(
+        "The Lyapunov function and its drift",
+        (
+            Display((f"V(q) = {' + '.join(f'{x}^{{2}}' for x in Q)}",)),
+            para("With ", Math("b_i = 1\\{Q_i > 0\\}"), " (server i busy), an arrival raises every ", Math("Q_i^2"),
+                 " by ", Math("2Q_i + 1"), " and a completion at i lowers it by ", Math("2Q_i - 1"), ":"),
+            Display((
+                "AV(q) &= \\sum_i \\left[2 Q_i (\\lambda - d_i b_i) + \\lambda + d_i b_i\\right]",
+                "&\\le -2\\left(\\min_i d_i - \\lambda\\right) \\lVert q\\rVert_{1} + n\\lambda + \\mu^*",
+                f"&= -{frac_tex(f.slope)}\\,{norm} + {frac_tex(const)},",
+            )),
+            para(
+                "using ", Math("Q_i b_i = Q_i"), " and ", Math(f"n\\lambda + \\mu^* = {net.n} \\cdot {frac_tex(lam)} + "
+                f"{frac_tex(mus)} = {frac_tex(const)}"), ". On the states where exactly the servers of B are busy, ",
+                Math("AV = \\sum_{i \\in B} 2(\\lambda - d_i) Q_i + n\\lambda + d(B)"), " exactly; the coefficient of each ",
+                Math("Q_i"), " is at most the slope's negative:",
+            ),
+        ),
+    )
+    order = sorted(range(net.n), key=lambda i: (d[i], i))
+    rows = tuple(
+        (ids[i], Math(frac_tex(d[i])), Math(frac_tex(2 * (lam - d[i]))), Math(frac_tex(-f.slope)),
+         Math(frac_tex(2 * (d[i] - dmin))))
+        for i in order
+    )
+    coef = Table(("server", "rate d_i", "coefficient of Q_i when busy", "at most", "slack"), rows,
+                 "The drift's coefficient of each busy queue (tightest first)")
+    table_blocks, appendix = summarised(coef, ctx.max_rows, "The drift coefficients of all servers")
+    v_sec = Section(v_sec.title, v_sec.blocks + tuple(table_blocks))
+    exc = Section(
+        "The exceptional set",
+        (para("AV <= -1 at every state outside ", Math(f"F = \\{{q : {norm} < {frac_tex(f.bound)}\\}}"),
+              f", a set of {n_exc} states (those with at most {max(top, 0)} tasks in all)."),),
+    )
+    m = ceil(f.bound / net.n)
+    state = tuple([m] * net.n)
+
+    def V(q: Sequence[int]) -> int:
+        return sum(x * x for x in q)
+
+    moves = sorted(transitions(net, state).items())
+    av = sum((r * (V(t) - V(state)) for t, r in moves), Fraction(0))
+    ex_rows = tuple((Math(_vec(t)), Math(frac_tex(r)), Math(str(V(t) - V(state)))) for t, r in moves)
+    independent: list[Block] = [
+        para(
+            "Independently, at any state q: list its jumps by the fork/cancel rules (the function transitions of "
+            "certify.forkjoin.lags lists them), add rate times (V(target) - V(q)), and compare with ",
+            Math(f"-{frac_tex(f.slope)}\\,{norm} + {frac_tex(const)}"), ". For example at ", Math(f"q = {_vec(state)}"),
+            " (every server busy, ", Math(f"{norm} = {m * net.n} \\ge {frac_tex(f.bound)}"), "):",
+        ),
+        Table(("target", "rate", "V(target) - V(q)"), ex_rows, f"The jumps out of {state}"),
+        Display((f"AV(q) = {frac_tex(av)} \\le {frac_tex(-f.slope * m * net.n + const)} \\le -1",)),
+    ]
+    sections = (
+        claim_section(ctx, "stable", what),
+        _network(net),
+        hypotheses_section(*_FOSTER, _foster_statement(), checks),
+        v_sec,
+        exc,
+        recheck_section(ctx, independent),
+    )
+    return Proof(_title(net, "stable", what), sections, tuple(appendix))
+
+
+# ----------------------------------------------------------------------------- the lag table
+def _vec(v: Sequence[int]) -> str:
+    return "(" + ", ".join(str(x) for x in v) + ")"
+
+
+def _levels(reg: Sequence[int], K: int) -> str:
+    return "(" + ", ".join(f"\\ge {K + 1}" if x > K else str(x) for x in reg) + ")"
+
+
+def _levels_text(reg: Sequence[int], K: int) -> str:
+    return "(" + ",".join(f">={K + 1}" if x > K else str(x) for x in reg) + ")"
+
+
+def _h(cell: State) -> str:
+    return "h" + _vec(cell)
+
+
+def _region_rows(
+    net: ForkJoinNetwork, K: int, table: Mapping[State, Fraction], classes: Sequence[Sequence[int]], delta: Fraction
+) -> list[tuple[State, Fraction, Fraction, dict[State, Fraction], Fraction]]:
+    """(region, departure rate, constant, {canonical target: rate}, AV) per region checked, tightest first."""
+    d, lam = server_rates(net), Fraction(net.rate)
+    out = []
+    for reg in lag_regions(net.n, net.k, K, classes):
+        cell, const, moves = region_drift(d, lam, net.k, K, reg)
+        c0 = canonical(cell, classes)
+        merged: dict[State, Fraction] = {}
+        for c2, r in moves.items():
+            key = canonical(c2, classes)
+            merged[key] = merged.get(key, Fraction(0)) + r
+        av = const + sum((r * (table[c2] - table[c0]) for c2, r in merged.items()), Fraction(0))
+        out.append((reg, lam - const, const, merged, av))
+    out.sort(key=lambda row: (-row[4], row[0]))
+    assert out and -out[0][4] == delta, "the regions' drifts must reproduce the checker's delta"
+    return out
+
+
+def explain_lag_table(ctx: Context) -> Proof:
+    """The proof of a ``fork-join-foster`` certificate: V = N + h(min(N - Q, K)) and Foster's criterion.
+
+    Parameters
+    ----------
+    ctx : Context
+        A verified fork-join Foster certificate and its network.
+
+    Returns
+    -------
+    Proof
+        Claim, network, Foster's criterion with its hypotheses checked here, the
+        table h, the regions of lag levels with AV <= -delta and its slack
+        (tightest first), the exceptional set {N <= K}, and how to re-check (a
+        worked state of the tightest region).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.certificates.forkjoin import forkjoin_foster_certificate
+    >>> from certify.explain import explain
+    >>> from certify.forkjoin.checks import check_forkjoin_foster
+    >>> from certify.core.model import ForkJoinNetwork
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
+    >>> h = {(0, 0, 0): F(0), (1, 0, 0): F(-1, 2)}
+    >>> proof = explain(net, forkjoin_foster_certificate(net, 1, h, check_forkjoin_foster(net, 1, h)))
+    >>> proof.title
+    'n3k2 is stable: a Lyapunov function of the jobs and the lags'
+    >>> "\\\\delta = \\\\frac{1}{30}" in proof.render("markdown")
+    True
+    """
+    net = _net(ctx)
+    f = ctx.facts.checked
+    assert isinstance(f, LagTableFacts)
+    _, K, table, classes = ctx.reading.args
+    classes = [tuple(c) for c in classes]
+    assert K == f.K and classes == [tuple(c) for c in f.classes]
+    ids, d = _ids(net), server_rates(net)
+    lam, mus, delta = Fraction(net.rate), mu_star(net), f.delta
+    what = "a Lyapunov function of the jobs and the lags"
+    rows = _region_rows(net, K, table, classes, delta)
+    assert len(rows) == f.regions and len(table) == f.cells
+    all_regions = count_patterns(net.n, net.k, K + 1)
+    n_exc = 1 + sum(count_patterns(net.n, net.k, top) for top in range(1, K + 1))  # N = 0: the empty state
+    hmin, hmax = min(table.values()), max(table.values())
+    cls_text = "; ".join(
+        "{" + ", ".join(ids[i] for i in c) + "} at rate " + str(d[c[0]]) for c in classes
+    )
+
+    checks = [
+        para(
+            "The chain: its total jump rate is at most ", Math(f"\\lambda + \\mu^* = {frac_tex(lam + mus)}"),
+            "; with no arrivals every completion lowers ", Math("\\sum_i Q_i"), ", so the empty state is reachable "
+            "from every state (the state x0 of the theorem).",
+        ),
+        para(
+            "V is bounded below: h takes values from ", Math(frac_tex(hmin)), " to ", Math(frac_tex(hmax)),
+            ", so ", Math(f"V \\ge N {'-' if hmin < 0 else '+'} {frac_tex(abs(hmin))} \\ge {frac_tex(hmin)}"), ".",
+        ),
+        para(
+            f"AV is one number per region when N > K = {K}: for N >= K + 1 every server with ", Math("L_i \\le K"),
+            " has ", Math("Q_i = N - L_i \\ge 1"), " and is busy, and a server with ", Math("L_i \\ge K + 1"),
+            " changes neither N nor the clipped lags when it completes a task; so AV depends only on the region "
+            f"(each lag at level 0..{K} or >= {K + 1}, at most k - 1 = {net.k - 1} of them positive).",
+        ),
+        para(
+            f"Symmetry: servers of equal rate are interchangeable ({cls_text}); the chain commutes with permuting "
+            "them and h is given on orbit representatives (levels in decreasing order within each class), so AV is the "
+            f"same on a region and on its representative: {f.regions} regions checked, one per orbit "
+            f"({all_regions} regions in all).",
+        ),
+        para(
+            "The drift: on each of these regions ", Math(f"AV \\le -\\delta = -{frac_tex(delta)}"), " (the table "
+            "below, tightest first), so ", Math("AV \\le -\\delta"), f" at every state with N > {K}; the exceptional set ",
+            Math(f"\\{{N \\le {K}\\}}"), f" is finite ({n_exc} states) and AV is finite on it.",
+        ),
+    ]
+    Lc = ", ".join(f"\\min(N - {station_tex(s, 'Q')}, K)" for s in ids)
+    h_rows = tuple((Math(_vec(c)), Math(frac_tex(v))) for c, v in sorted(table.items()))
+    h_table = Table(("cell c", "h(c)"), h_rows, f"The table h on the {len(table)} cells (orbit representatives)")
+    h_blocks, app_h = summarised(h_table, ctx.max_rows, "The table h")
+    v_sec = Section(
+        "The Lyapunov function",
+        (
+            Display((f"V(q) = N + h\\left({Lc}\\right), \\qquad N = \\max_i Q_i, \\quad K = {K},",)),
+            para(
+                "where h of a clipped lag vector is its value at the orbit representative (the levels sorted in "
+                "decreasing order within each class of equal-rate servers):",
+            ),
+            *h_blocks,
+        ),
+    )
+    r_rows = []
+    for reg, dep, _const, merged, av in rows:
+        c0 = canonical(tuple(min(x, K) for x in reg), classes)
+        terms = [f"{frac_tex(lam)}"] + ([f"- {frac_tex(dep)}"] if dep else [])
+        terms += [f"+ {frac_tex(r)}\\,[{_h(c2)} - {_h(c0)}]" for c2, r in sorted(merged.items())]
+        r_rows.append((Math(_levels(reg, K)), Math(frac_tex(dep)), Math(" ".join(terms)), Math(frac_tex(av)),
+                       Math(frac_tex(-delta - av))))
+    r_table = Table(
+        ("lag levels L", "jobs leave at rate", "AV = lambda - (rate) + jumps of h", "AV", "slack (-delta - AV)"),
+        tuple(r_rows), "The drift on each region of lag levels, N > K (tightest first)",
+    )
+    r_blocks, app_r = summarised(r_table, ctx.max_rows, "The drift on every region")
+    regions = Section(
+        "The drift on the regions",
+        (
+            para(
+                "On a region, jobs leave at the sum of the rates of the lag-0 servers when exactly k - 1 lags are "
+                "positive (their completion is the k-th task of the oldest job; every positive lag then drops by one), "
+                "and at rate 0 otherwise; N drifts by ", Math("\\lambda"), " minus that rate. A completion at a server "
+                "with ", Math("0 < L_i < K"), " raises its lag by one, and one at a lag-0 server when fewer than k - 1 lags "
+                "are positive makes its lag 1. So",
+            ),
+            Display(("AV = \\lambda - (\\text{departure rate}) + \\sum_{c'} \\text{rate}(c \\to c')\\,[h(c') - h(c)] "
+                     f"\\le -\\delta, \\qquad \\delta = {frac_tex(delta)},",)),
+            *r_blocks,
+        ),
+    )
+    exc = Section(
+        "The exceptional set",
+        (para("AV <= -delta at every state outside ", Math(f"\\{{q : \\max_i Q_i \\le {K}\\}}"),
+              f", the {n_exc} states with at most {K} jobs present."),),
+    )
+    reg0 = rows[0][0]
+    N0 = K + 1
+    state = tuple(N0 - min(x, K + 1) for x in reg0)
+
+    def V(q: Sequence[int]) -> Fraction:
+        top = max(q)
+        return top + table[canonical(tuple(min(top - x, K) for x in q), classes)]
+
+    moves = sorted(transitions(net, state).items())
+    av = sum((r * (V(t) - V(state)) for t, r in moves), Fraction(0))
+    assert av == rows[0][4]
+    ex_rows = tuple((Math(_vec(t)), Math(frac_tex(r)), Math(frac_tex(V(t) - V(state)))) for t, r in moves)
+    independent: list[Block] = [
+        para(
+            "Independently, at any state q with N > K: list its jumps by the fork/cancel rules of the network section "
+            "(the function transitions of certify.forkjoin.lags lists them), evaluate ",
+            Math("V = N + h(\\min(N - Q, K))"), " at each target (h at the orbit representative), and check that the sum "
+            "of rate times (V(target) - V(q)) is at most ", Math(f"-{frac_tex(delta)}"), ". For example at ",
+            Math(f"q = {_vec(state)}"), f" (N = {N0}, in the tightest region {_levels_text(reg0, K)}):",
+        ),
+        Table(("target", "rate", "V(target) - V(q)"), ex_rows, f"The jumps out of {state}"),
+        Display((f"AV(q) = {frac_tex(av)} \\le -{frac_tex(delta)} = -\\delta",)),
+    ]
+    sections = (
+        claim_section(ctx, "stable", what),
+        _network(net),
+        hypotheses_section(*_FOSTER, _foster_statement(), checks),
+        v_sec,
+        regions,
+        exc,
+        recheck_section(ctx, independent),
+    )
+    return Proof(_title(net, "stable", what), sections, tuple(app_h + app_r))

@@ -1,0 +1,225 @@
+"""Exact rationals, variables, polynomials and region constraints as LaTeX (sympy's printer for polynomials).
+
+Station ``s`` has the variable :math:`x_s` (``x_{s}``; an id that is not
+alphanumeric is set as ``\\text``).  Numbers stay exact: a
+:class:`~fractions.Fraction` becomes ``\\frac{p}{q}``.  Nothing here is
+numeric: sympy receives the exact coefficients and only prints.
+
+Public: :func:`station_tex`, :func:`frac_tex`, :func:`poly_tex`,
+:func:`linear_tex`, :func:`region_tex`, :func:`set_tex`, :func:`norm_tex`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["station_tex", "frac_tex", "poly_tex", "linear_tex", "region_tex", "set_tex", "norm_tex", "text_tex"]
+
+_PLAIN = re.compile(r"[A-Za-z0-9]+")
+
+
+def text_tex(text: str) -> str:
+    """Text inside math, as ``\\text{...}`` with LaTeX's special characters escaped.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    str
+        LaTeX math.
+
+    Examples
+    --------
+    >>> text_tex("a_b")
+    '\\\\text{a\\\\_b}'
+    """
+    from .render import tex_escape
+
+    return f"\\text{{{tex_escape(text)}}}"
+
+
+def station_tex(sid: str, var: str = "x") -> str:
+    """The variable of station ``sid``: ``x_{1}``, or ``x_{\\text{a-b}}`` for an id that is not alphanumeric.
+
+    Parameters
+    ----------
+    sid : str
+        The station id.
+    var : str
+        The variable's letter.
+
+    Returns
+    -------
+    str
+        LaTeX math.
+
+    Examples
+    --------
+    >>> station_tex("1"), station_tex("fast-1"), station_tex("2", "w")
+    ('x_{1}', 'x_{\\\\text{fast-1}}', 'w_{2}')
+    """
+    return f"{var}_{{{sid if _PLAIN.fullmatch(sid) else text_tex(sid)}}}"
+
+
+def frac_tex(q: Fraction | int) -> str:
+    """An exact rational as LaTeX: ``3``, ``-\\frac{1}{2}``.
+
+    Parameters
+    ----------
+    q : Fraction or int
+        The number.
+
+    Returns
+    -------
+    str
+        LaTeX math.
+
+    Examples
+    --------
+    >>> frac_tex(Fraction(-1, 2)), frac_tex(Fraction(6, 3))
+    ('-\\\\frac{1}{2}', '2')
+    """
+    q = Fraction(q)
+    if q.denominator == 1:
+        return str(q.numerator)
+    sign = "-" if q < 0 else ""
+    return f"{sign}\\frac{{{abs(q.numerator)}}}{{{q.denominator}}}"
+
+
+def set_tex(ids: Sequence[str]) -> str:
+    """A set of stations, ``\\{1, 2\\}``.
+
+    Parameters
+    ----------
+    ids : sequence of str
+        The station ids.
+
+    Returns
+    -------
+    str
+        LaTeX math.
+
+    Examples
+    --------
+    >>> set_tex(["1", "3"])
+    '\\\\{1, 3\\\\}'
+    """
+    return "\\{" + ", ".join(s if _PLAIN.fullmatch(s) else text_tex(s) for s in ids) + "\\}"
+
+
+def norm_tex(var: str = "x") -> str:
+    """The l1 norm ``\\lVert x\\rVert_1`` (no ``|``: it would break a Markdown table).
+
+    Parameters
+    ----------
+    var : str
+        The variable.
+
+    Returns
+    -------
+    str
+        LaTeX math.
+
+    Examples
+    --------
+    >>> norm_tex()
+    '\\\\lVert x\\\\rVert_{1}'
+    """
+    return f"\\lVert {var}\\rVert_{{1}}"
+
+
+def poly_tex(terms: Mapping[tuple[int, ...], Fraction], ids: Sequence[str], var: str = "x") -> str:
+    """A polynomial with exact coefficients, ``{exponents: coefficient}``, in the stations' variables.
+
+    Parameters
+    ----------
+    terms : mapping of tuple of int to Fraction
+        Exponent vector (one entry per station) to coefficient.
+    ids : sequence of str
+        The station ids (the variables, in order).
+    var : str
+        The variables' letter.
+
+    Returns
+    -------
+    str
+        LaTeX math (``0`` for no terms), ordered by degree then station order.
+
+    Examples
+    --------
+    >>> poly_tex({(2, 0): Fraction(1), (1, 1): Fraction(-1, 2), (0, 0): Fraction(3)}, ["1", "2"])
+    'x_{1}^{2} - \\\\frac{x_{1} x_{2}}{2} + 3'
+    """
+    import sympy
+
+    syms = sympy.symbols(f"s{len(ids):04d}_0:{len(ids)}")  # lexicographic names: station order
+    names: dict[Any, str] = {s: station_tex(sid, var) for s, sid in zip(syms, ids)}
+    expr = sympy.Integer(0)
+    for exps, c in terms.items():
+        if c:
+            mono = sympy.Integer(1)
+            for s, e in zip(syms, exps):
+                mono *= s**e
+            expr += sympy.Rational(c.numerator, c.denominator) * mono
+    return sympy.latex(expr, symbol_names=names, order="grlex") if expr != 0 else "0"
+
+
+def linear_tex(coeffs: Sequence[Fraction], ids: Sequence[str], const: Fraction = Fraction(0), var: str = "x") -> str:
+    """The affine form ``sum_i coeffs[i] x_i + const``.
+
+    Parameters
+    ----------
+    coeffs : sequence of Fraction
+        One coefficient per station.
+    ids : sequence of str
+        The station ids.
+    const : Fraction
+        The constant term.
+    var : str
+        The variables' letter.
+
+    Returns
+    -------
+    str
+        LaTeX math.
+
+    Examples
+    --------
+    >>> linear_tex([Fraction(1), Fraction(-2)], ["1", "2"], Fraction(5))
+    'x_{1} - 2 x_{2} + 5'
+    """
+    J = len(ids)
+    terms = {tuple(int(k == i) for k in range(J)): Fraction(c) for i, c in enumerate(coeffs)}
+    terms[(0,) * J] = Fraction(const)
+    return poly_tex(terms, ids, var)
+
+
+def region_tex(description: str) -> str:
+    """A region's constraints (from ``describe(ids, names)`` with LaTeX names) as LaTeX.
+
+    Parameters
+    ----------
+    description : str
+        The constraints, e.g. ``x_{1} = x_{2}, x_{1} >= 1`` (``all states`` for none).
+
+    Returns
+    -------
+    str
+        LaTeX math, e.g. ``x_{1} = x_{2},\\ x_{1} \\ge 1``.
+
+    Examples
+    --------
+    >>> region_tex("x_{1} <= x_{2} - 1, x_{1} >= 1")
+    'x_{1} \\\\le x_{2} - 1,\\\\ x_{1} \\\\ge 1'
+    >>> region_tex("all states")
+    '\\\\text{all states}'
+    """
+    if description == "all states":
+        return text_tex(description)
+    return description.replace(" >= ", " \\ge ").replace(" <= ", " \\le ").replace(", ", ",\\ ")

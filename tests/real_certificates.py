@@ -1,0 +1,128 @@
+"""Real certificates of every kind, built once per test session (the forger mutates them, explain writes them out).
+
+``case(name)`` gives ``(network, certificate)`` for a name of :data:`CASES`
+(J = 2..3, each built in a few seconds) or :data:`SLOW_CASES`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import certify
+from certify.io.loader import from_dict, load
+from tests.conftest import CORPUS
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+H2_MILD = {"dist": "hyperexponential", "probs": [0.9, 0.1], "rates": [1.8, 0.2]}
+
+def _prove(net, **kw):
+    res = certify.prove(net, simulate=False, time_limit=60, **kw)
+    assert res.certificate is not None, res.reasons
+    return res.certificate
+
+
+def _fluid(net, kind):
+    from certify.certificates import fluid_certificate
+    from certify.exact import check_fluid
+    from certify.markov.chain import compile_chain
+    from certify.markov.fluid import fluid_faces
+    from certify.search.fluid import fluid_candidates, solve_fluid
+
+    chain = compile_chain(net)
+    faces = fluid_faces(chain)
+    lp = solve_fluid(chain, faces, kind)
+    assert lp.found
+    coeffs = next(c for c in fluid_candidates(chain, kind, lp.coeffs) if check_fluid(chain, kind, c, faces).ok)
+    return fluid_certificate(net, chain, kind, coeffs, check_fluid(chain, kind, coeffs, faces))
+
+
+def _fluid_symmetric(net):
+    """A linear fluid certificate found and checked on one face per orbit of the station classes (records them)."""
+    from certify.certificates import fluid_certificate
+    from certify.exact import check_fluid
+    from certify.markov.chain import compile_chain
+    from certify.markov.fluid import fluid_faces
+    from certify.markov.symmetry import station_classes
+    from certify.search.fluid import fluid_candidates, solve_fluid
+
+    chain = compile_chain(net)
+    sym = station_classes(chain)
+    assert not sym.trivial
+    faces = fluid_faces(chain, symmetry=sym)
+    lp = solve_fluid(chain, faces, "linear", classes=sym.classes)
+    assert lp.found
+    coeffs = next(c for c in fluid_candidates(chain, "linear", lp.coeffs, classes=sym.classes)
+                  if check_fluid(chain, "linear", c, faces, symmetry=sym).ok)
+    return fluid_certificate(net, chain, "linear", coeffs, check_fluid(chain, "linear", coeffs, faces, symmetry=sym), symmetry=sym)
+
+
+def _ph_tie():
+    """Two stations sharing one stream, station 2 with H2 service: a phase-type table certificate."""
+    return from_dict({
+        "format": "jsq-network/1", "name": "ph-tie",
+        "stations": {"1": {"mu": 1}, "2": {"mu": 1, "service": H2_MILD}},
+        "streams": [{"choice": ["1", "2"], "rate": 1}],
+    })
+
+
+TRAP = {
+    "format": "jsq-network/1", "name": "trap",
+    "stations": {"1": {"mu": 1}, "2": {"mu": 1}},
+    "streams": [{"choice": ["1"], "rate": 0.5}, {"choice": ["2"], "rate": 0.1}],
+    "feedback": [{"from": "2", "choice": ["2"], "prob": 1}],
+}
+
+
+def _theorem(net):
+    from certify.certificates import theorem_certificate
+    from certify.exact.theory import theorem_verdicts
+    from certify.markov.chain import compile_chain
+
+    return theorem_certificate(net, next(t for t in theorem_verdicts(compile_chain(net), net) if t.decides))
+
+
+# name -> (network loader, certificate builder, expected kind); J = 2..3, each built in well under a few seconds.
+CASES = {
+    "quadratic": (lambda: load(CORPUS / "dhk2-A-m0.90.json"), lambda n: _prove(n, templates=["quadratic"]), "foster"),
+    "table": (lambda: load(MODELS / "tie-breaking-J3.json"), lambda n: _prove(n, templates=["table"]), "foster"),
+    "table-phases": (_ph_tie, lambda n: _prove(n, templates=["table"]), "foster"),
+    "piecewise": (lambda: load(CORPUS / "dhk2-B-m0.97.json"), lambda n: _prove(n, templates=["piecewise"]), "foster"),
+    "quartic": (lambda: load(CORPUS / "dhk2-A-m0.90.json"), lambda n: _prove(n, templates=["quartic"]), "foster"),
+    "growth": (lambda: load(CORPUS / "ce-tie-expA-g1.00.json"), lambda n: _prove(n, templates=["quadratic"]), "growth"),
+    "growth-table": (lambda: load(CORPUS / "ce-dist-A-exp.json"), lambda n: _prove(n), "growth"),
+    "static-split": (lambda: load(CORPUS / "mmjsq-k2-m1.05.json"), lambda n: _prove(n, templates=["quadratic"]), "static-split"),
+    "fluid-linear": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "linear"), "fluid"),
+    "fluid-quadratic": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "quadratic"), "fluid"),
+    "fluid-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), _fluid_symmetric, "fluid"),
+    "quadratic-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), lambda n: _prove(n, templates=["quadratic"]), "foster"),
+    "closed-set": (lambda: from_dict(TRAP), _prove, "closed-set"),
+    "finite-state": (lambda: load(CORPUS / "loss2-a1.6-K3.json"), _prove, "finite-state"),
+    "theorem": (lambda: load(CORPUS / "mmjsq-k2-m0.90.json"), _theorem, "theorem"),
+    "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
+    "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
+    "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),
+}
+# Slower to build (a J = 3 phase-type growth table, about 7 s): only in the slow run.
+SLOW_CASES = {
+    "growth-phases": (lambda: load(CORPUS / "ce-dist-B-h2.json"), lambda n: _prove(n), "growth"),
+}
+ALL_CASES = {**CASES, **SLOW_CASES}
+
+
+@cache
+def case(name):
+    """(network, original certificate) for a case, built once per session."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS}")
+    load_net, build, kind = ALL_CASES[name]
+    net = load_net()
+    cert = build(net)
+    assert cert["kind"] == kind, (name, cert["kind"])
+    if "table" in name:
+        assert cert.get("template") == "table" or "table" in cert, name
+    return net, cert
+
+
