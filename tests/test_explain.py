@@ -225,6 +225,27 @@ def test_cli_writes_each_format_and_refuses_bad_input(tmp_path, capsys):
         assert code == 2 and "Traceback" not in err and err.count("\n") == 1, (opts, err)
 
 
+# The commands and environments of LaTeX itself, amsmath, amssymb and longtable that the proofs may use.
+STANDARD_COMMANDS = set("""
+    Bigl Bigr Lambda Pi allowdisplaybreaks begin bigl bigr caption cdot delta documentclass dots emptyset end endhead
+    ensuremath eta frac ge hline in infty item lVert lambda le left lim liminf limsup lvert mathbb mathcal max mid min mu
+    ne ni notin par qquad quad rVert right rvert section smallskip subsection sum text textasciicircum textasciitilde
+    textbackslash textstyle theta to top usepackage varepsilon varphi sigma alpha beta gamma ldots cdots times approx
+    geq leq neq subseteq cup cap setminus
+""".split())
+STANDARD_ENVIRONMENTS = {"document", "center", "tabular", "longtable", "itemize", "enumerate", "align*", "verbatim"}
+
+
+def test_latex_uses_only_standard_commands():
+    """Every LaTeX command and environment of every proof is one of LaTeX, amsmath, amssymb or longtable (no pdflatex here)."""
+    for name in CASES:
+        net, cert = case(name)
+        tex = explain(net, cert, max_rows=3).render("latex", standalone=True)
+        body = re.sub(r"\\begin\{verbatim\}.*?\\end\{verbatim\}", "", tex, flags=re.S)
+        assert set(re.findall(r"\\([A-Za-z]+)", body)) <= STANDARD_COMMANDS, name
+        assert set(re.findall(r"\\begin\{([^}]*)\}", tex)) <= STANDARD_ENVIRONMENTS, name
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed: the LaTeX output is checked structurally only")
 @pytest.mark.parametrize("name", ["quadratic", "table", "fluid-linear", "growth", "static-split", "fj-foster"])
 def test_latex_compiles_with_pdflatex(tmp_path, name):
