@@ -44,6 +44,8 @@ _API = {
     "SimulationResult": "simulation.result",
     "boundary": "workflows.boundary",
     "BoundaryResult": "workflows.boundary",
+    "boundaries": "workflows.boundaries",
+    "BoundaryCurve": "workflows.boundaries",
 }
 
 __all__ = [*_API, "verify", "sweep", "__version__"]

@@ -130,3 +130,58 @@ def test_out_that_is_a_file_is_refused_before_any_probe(tmp_path, capsys):
     (tmp_path / "x").write_text("")
     code, out, err = cli(capsys, "boundary", net, "--load", "0.5:1.5", "--out", tmp_path / "x")
     assert code == 2 and "is not a directory" in one_line(err) and out == ""
+
+
+# ---------------------------------------------------------------- several boundaries: the curve, on a pool or Dask
+
+def test_boundary_curve_over_gamma_brackets_each_exact_value_on_a_pool():
+    """Bisecting lambda_3 over a grid of the tie probability gamma on 2 workers brackets 1 - d_1(gamma) (exact CTMC) at each gamma."""
+    from certify.workflows.boundaries import boundaries
+
+    net = certify.load(ROOT / "models" / "tie-breaking-J3.json")
+    curve = boundaries([net], "streams[1].rate", "0.5", "0.8", over="tie_breaking[0].probs.1=0.1:0.3:3", tol="0.005",
+                       workers=2)
+    assert curve.bracketed and curve.stopped == "done" and len(curve.rows()) == 3
+    for row, task in zip(curve.rows(), curve.tasks):
+        d1, lost = criteria.subsystem_throughput(1.0, float(row["over_value"]))
+        assert lost < 1e-9
+        assert row["stable_at"] < 1 - d1 < row["unstable_at"] and row["width"] <= F(1, 200), row
+        _both_ends_verify(curve.results[task.index])
+
+
+def test_boundaries_of_several_networks_run_on_dask():
+    """Two networks' load boundaries run on a (local, in-process) Dask cluster, each bracketing its exact value."""
+    import distributed
+
+    from certify.workflows.boundaries import boundaries
+
+    mm1 = certify.from_dict(MM1)
+    jsq2 = certify.from_dict({**MM1, "name": "jsq2", "stations": {"1": {"mu": 1}, "2": {"mu": 2}},
+                              "streams": [{"choice": ["1", "2"], "rate": 1}]})
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        curve = boundaries([mm1, jsq2], "load", "0.5", "5", tol="0.05", scheduler=client)
+    (a, b) = curve.rows()
+    assert a["stable_at"] < 1 < a["unstable_at"] and b["stable_at"] < 3 < b["unstable_at"]  # lambda* = sum of mu
+
+
+def test_cli_several_boundaries_json_and_out_subdirectories(tmp_path, capsys):
+    """With --over, `certify boundary --json` prints every bracket in one object and --out writes one directory each."""
+    net = tmp_path / "mm1.json"
+    net.write_text(json.dumps(MM1))
+    code = main(["boundary", str(net), "--load", "0.25:4", "--over", "stations.1.mu=1:2:2", "--tol", "0.05", "--json",
+                 "--out", str(tmp_path / "ends")])
+    doc = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0 and doc["over"] == "stations.1.mu" and len(doc["boundaries"]) == 2
+    for b in doc["boundaries"]:
+        assert F(b["stable_at"]) < F(b["over_value"]) < F(b["unstable_at"])  # M/M/1: load* = mu
+        files = b["certificates"]["unstable"]
+        assert Path(files["certificate"]).parent.parent == tmp_path / "ends"
+        assert main(["verify", files["network"], files["certificate"]]) == 0
+
+
+def test_bad_over_is_one_line_exit_2(tmp_path, capsys):
+    """An --over naming no number of the network is refused in one line, exit 2, before any probe."""
+    net = tmp_path / "mm1.json"
+    net.write_text(json.dumps(MM1))
+    code, out, err = cli(capsys, "boundary", net, "--load", "0.5:1.5", "--over", "stations.9.mu=1:2:2")
+    assert code == 2 and "--over" in one_line(err) and out == "", err

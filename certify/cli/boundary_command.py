@@ -8,6 +8,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from fractions import Fraction
+from functools import partial
+from pathlib import Path
 
 from ..core.errors import NetworkError, OptionError
 from ..core.numbers import as_fraction, exact_str, parse_number
@@ -47,6 +50,11 @@ def _interval(args: argparse.Namespace) -> tuple[str, str, str]:
 def cmd_boundary(args: argparse.Namespace) -> int:
     """``certify boundary FILE --vary PATH=LO:HI``: run :func:`certify.boundary` and print each probe and the bracket.
 
+    With several files, or ``--over PATH=START:STOP:N``, one boundary per file and
+    value runs (:func:`certify.workflows.boundaries.boundaries`, ``--workers`` or
+    ``--scheduler``); each one's bracket is printed as it finishes, and ``--out DIR``
+    gets one subdirectory per boundary.
+
     Parameters
     ----------
     args : argparse.Namespace
@@ -56,9 +64,9 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        0 when the boundary is bracketed by proofs on both sides; 1 when a side
-        is not proved (the output says which); 130 interrupted (the bracket so
-        far is printed and, with ``--out``, written).
+        0 when the boundary (every boundary) is bracketed by proofs on both sides;
+        1 when a side is not proved (the output says which); 130 interrupted (the
+        brackets so far are printed and, with ``--out``, written).
 
     Raises
     ------
@@ -98,9 +106,12 @@ def cmd_boundary(args: argparse.Namespace) -> int:
         tol = parse_number(args.tol)
         if tol is None or tol <= 0:
             raise OptionError("--tol", f"{args.tol!r} must be a positive number (the bracket width to stop at)")
-    net = refuse_fork_join(load_network(args.file), "boundary")
+    if len(args.file) > 1 or args.over is not None:
+        return _many(args, parameter, lo, hi, tol)
+    file = args.file[0]
+    net = refuse_fork_join(load_network(file), "boundary")
     if parameter != LOAD:  # before anything is printed
-        check_path(base_doc(net), parameter, lambda rule: NetworkError(args.file, "--vary", rule))
+        check_path(base_doc(net), parameter, lambda rule: NetworkError(file, "--vary", rule))
 
     def show(step: BoundaryStep) -> None:
         if not args.json:
@@ -115,7 +126,7 @@ def cmd_boundary(args: argparse.Namespace) -> int:
         res = boundary(net, parameter, lo, hi, tol=tol, point_limit=args.point_limit, time_limit=args.time_limit,
                        templates=args.template, solver=args.solver, progress=show)
     except NetworkError as exc:
-        raise NetworkError(exc.file or args.file, exc.path, exc.rule) from None
+        raise NetworkError(exc.file or file, exc.path, exc.rule) from None
     if args.out is not None and res.certificates:
         res.write(args.out)
     if args.json:
@@ -130,3 +141,48 @@ def cmd_boundary(args: argparse.Namespace) -> int:
         print("certify: interrupted; the bracket proved so far is above", file=sys.stderr)
         return 130
     return 0 if res.bracketed else 1
+
+
+def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fraction | None) -> int:
+    """Several boundaries (files x ``--over`` values) on the pool or a Dask cluster; each one's line as it finishes."""
+    from ..workflows.boundaries import BoundaryTask, boundaries, slug, summary
+    from ..workflows.boundary import LOAD, BoundaryResult
+    from ..workflows.paths import base_doc, check_path
+    from ..workflows.vary import parse_vary
+
+    nets = [refuse_fork_join(load_network(f), "boundary") for f in args.file]
+    for f, net in zip(args.file, nets):  # every path refused before anything is printed
+        if parameter != LOAD:
+            check_path(base_doc(net), parameter, partial(NetworkError, f, "--vary"))
+        if args.over is not None:
+            try:
+                parse_vary(args.over, net, option="--over")
+            except NetworkError as exc:
+                raise NetworkError(f, exc.path, exc.rule) from None
+    where = f"on the Dask cluster at {args.scheduler}" if args.scheduler else (
+        f"on {args.workers} worker processes" if args.workers > 1 else "in this process")
+
+    def done(task: BoundaryTask, res: BoundaryResult) -> None:
+        if args.out is not None and res.certificates:
+            res.write(Path(args.out) / slug(task))
+        if not args.json:
+            print(f"  {summary(task, res)}", flush=True)
+            for side, paths in res.paths.items():
+                print(f"    {side}: certify verify {paths['network']} {paths['certificate']}", flush=True)
+
+    if not args.json:
+        over = f" x {args.over}" if args.over else ""
+        print(f"boundaries along {parameter} in [{lo}, {hi}] for {len(nets)} network(s){over}, {where}", flush=True)
+    curve = boundaries(nets, parameter, lo, hi, over=args.over, tol=tol, point_limit=args.point_limit,
+                       time_limit=args.time_limit, templates=args.template, solver=args.solver, workers=args.workers,
+                       scheduler=args.scheduler, progress=done)
+    if args.json:
+        print(json.dumps(curve.to_json(), sort_keys=True))
+    else:
+        good = sum(r["bracketed"] for r in curve.rows())
+        print(f"{good} of {len(curve.tasks)} boundaries bracketed by proofs on both sides ({curve.time_s:.1f} s); "
+              f"stopped: {curve.stopped}")
+    if curve.stopped.startswith("interrupted"):
+        print("certify: interrupted; the boundaries finished so far are above", file=sys.stderr)
+        return 130
+    return 0 if curve.bracketed else 1

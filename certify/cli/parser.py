@@ -181,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.set_defaults(func=cmd_sweep)
 
     bo = sub.add_parser("boundary", help="bisect for the stability boundary along one parameter, proved on both sides")
-    bo.add_argument("file")
+    bo.add_argument("file", nargs="+", help="the network file(s): several files (or --over) bracket one boundary each")
     bo.add_argument("--vary", metavar="PATH=LO:HI",
                     help="the parameter by its field path as in error messages (streams[1].rate, stations.3.mu, "
                          "tie_breaking[0].probs.1) and the interval to search, exact")
@@ -195,6 +195,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds for the whole run (default 600)")
     bo.add_argument("--point-limit", type=positive_finite("number of seconds"), default=60.0, metavar="S",
                     help="seconds of search per probe (default 60)")
+    bo.add_argument("--over", metavar="PATH=START:STOP:N",
+                    help="a second parameter swept on N exact values while the first is bisected: the boundary curve")
+    bo.add_argument("--workers", type=int_at_least(1, MAX_WORKERS), default=1, metavar="W",
+                    help="with several boundaries: local worker processes, one boundary each (default 1: in this process)")
+    bo.add_argument("--scheduler", metavar="ADDRESS", help="with several boundaries: run them on an existing Dask cluster")
     bo.add_argument("--template", action="append", metavar="NAME", help="Foster templates to try (as for prove)")
     bo.add_argument("--solver", type=solver_name, metavar="NAME", help="as for prove")
     bo.set_defaults(func=cmd_boundary)

@@ -21,7 +21,7 @@ import multiprocessing
 import multiprocessing.context
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, TypedDict
 
@@ -132,13 +132,15 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_serial(tasks: list[PointTask]) -> Iterator[PointOutcome]:
+def run_serial(tasks: list[Any], fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
     """Prove the points one after another in this process.
 
     Parameters
     ----------
     tasks : list of PointTask
         The points.
+    fn : callable
+        What runs one task (default :func:`run_point`; a boundary task for :mod:`certify.workflows.boundaries`).
 
     Yields
     ------
@@ -151,7 +153,7 @@ def run_serial(tasks: list[PointTask]) -> Iterator[PointOutcome]:
     []
     """
     for t in tasks:
-        yield run_point(t)
+        yield fn(t)
 
 
 class _BareMainProcess(multiprocessing.context.SpawnProcess):
@@ -186,7 +188,7 @@ class _BareMainContext(multiprocessing.context.SpawnContext):
     Process = _BareMainProcess  # type: ignore[assignment]
 
 
-def run_pool(tasks: list[PointTask], workers: int) -> Iterator[PointOutcome]:
+def run_pool(tasks: list[Any], workers: int, fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
     """Prove the points on a local pool of spawned worker processes.
 
     Parameters
@@ -195,6 +197,8 @@ def run_pool(tasks: list[PointTask], workers: int) -> Iterator[PointOutcome]:
         The points.
     workers : int
         The number of worker processes.
+    fn : callable
+        What runs one task (a module-level function: it is pickled by name).
 
     Yields
     ------
@@ -213,7 +217,7 @@ def run_pool(tasks: list[PointTask], workers: int) -> Iterator[PointOutcome]:
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=_BareMainContext(), initializer=_worker_init)
     done_all = False
     try:
-        pending = {ex.submit(run_point, t) for t in tasks}
+        pending = {ex.submit(fn, t) for t in tasks}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
@@ -226,7 +230,7 @@ def run_pool(tasks: list[PointTask], workers: int) -> Iterator[PointOutcome]:
         ex.shutdown(wait=done_all, cancel_futures=True)
 
 
-def run_dask(tasks: list[PointTask], scheduler: Any) -> Iterator[PointOutcome]:
+def run_dask(tasks: list[Any], scheduler: Any, fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
     """Prove the points on an existing Dask distributed cluster.
 
     Parameters
@@ -236,6 +240,8 @@ def run_dask(tasks: list[PointTask], scheduler: Any) -> Iterator[PointOutcome]:
     scheduler : str or distributed.Client
         The scheduler's address (a client is opened and closed here), or a
         client to use.
+    fn : callable
+        What runs one task (a module-level function of certify: the workers import it).
 
     Yields
     ------
@@ -270,7 +276,7 @@ def run_dask(tasks: list[PointTask], scheduler: Any) -> Iterator[PointOutcome]:
             raise NetworkError(None, "--scheduler", f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}") from None
     else:
         client = scheduler
-    futures = [client.submit(run_point, t, pure=False) for t in tasks]
+    futures = [client.submit(fn, t, pure=False) for t in tasks]
     try:
         for fut in as_completed(futures, loop=client.loop):
             yield fut.result()
@@ -298,7 +304,7 @@ def _check_address(address: str) -> None:
         pass
 
 
-def executor(todo: list[PointTask], workers: int, scheduler: Any = None) -> Iterator[PointOutcome]:
+def executor(todo: list[Any], workers: int, scheduler: Any = None, fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
     """The executor a sweep uses for the points still to do.
 
     Parameters
@@ -309,6 +315,8 @@ def executor(todo: list[PointTask], workers: int, scheduler: Any = None) -> Iter
         Local worker processes (1: in this process).
     scheduler : str or distributed.Client, optional
         A Dask scheduler: the points run there instead.
+    fn : callable
+        What runs one task (default :func:`run_point`).
 
     Returns
     -------
@@ -323,9 +331,9 @@ def executor(todo: list[PointTask], workers: int, scheduler: Any = None) -> Iter
     []
     """
     if not todo:
-        return run_serial([])
+        return run_serial([], fn)
     if scheduler is not None:
-        return run_dask(todo, scheduler)
+        return run_dask(todo, scheduler, fn)
     if workers == 1:
-        return run_serial(todo)
-    return run_pool(todo, min(workers, len(todo)))
+        return run_serial(todo, fn)
+    return run_pool(todo, min(workers, len(todo)), fn)
