@@ -1,4 +1,4 @@
-"""bench/tightness.py --quick: runs, writes its section, and never certifies beyond the true boundary."""
+"""bench/tightness.py and bench/tightness_unstable.py --quick: run, write their sections, never prove beyond the true boundary."""
 
 from __future__ import annotations
 
@@ -42,3 +42,22 @@ def test_quick_tightness(tmp_path: Path):
         ratios.append(float(cell.removeprefix(">=").strip()))  # every quick row proves at least t = 0.5
     # Soundness: a certified stability boundary can never exceed the true one.
     assert all(x <= 1.0 + 1e-9 for x in ratios), f"CRITICAL: certified/true > 1: {ratios}"
+
+
+UNSTABLE_SECTION = "## Tightness, the unstable side: proved unstable / true boundary (issue 13)"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
+def test_quick_unstable_side(tmp_path: Path):
+    """The unstable-side bisection writes its section, and no network is proved unstable below its true boundary."""
+    out = tmp_path / "bench.md"
+    out.write_text("# Benchmarks\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "tightness_unstable.py"), "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    body = out.read_text().split(UNSTABLE_SECTION, 1)[1]
+    lines = [ln.strip() for ln in body.splitlines() if ln.strip().startswith("|")]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    col = cells[0].index("proved unstable / true")
+    ratios = [float(r[col]) for r in cells[2:]]
+    assert ratios and all(1.0 <= x <= 1.05 for x in ratios), f"CRITICAL or loose: {ratios}"

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_example_notebook_executes():
-    """examples/notebook_boundary.ipynb runs without an error; the result, boundary and sweep cells render as HTML."""
+    """examples/notebook_boundary.ipynb runs without an error; the result, boundary, proof, curve and sweep cells render as HTML."""
     nbformat = pytest.importorskip("nbformat", reason="the notebook test needs nbformat (pip install -e '.[test]')")
     nbclient = pytest.importorskip("nbclient", reason="the notebook test needs nbclient (pip install -e '.[test]')")
     pytest.importorskip("ipykernel", reason="the notebook test needs ipykernel (pip install -e '.[test]')")
@@ -20,9 +20,11 @@ def test_example_notebook_executes():
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
     html = [any("text/html" in o.get("data", {}) for o in c.outputs) for c in code]
-    assert html[0] and html[1] and html[2]  # Result, BoundaryResult, the steps' DataFrame
+    assert html[0] and html[1] and html[2] and html[4] and html[5]  # Result, boundary, steps, the proof, the curve
     shown = "".join(o["data"]["text/html"] for c in code for o in c.outputs if "text/html" in o.get("data", {}))
     assert "stable" in shown and "unstable" in shown and "streams[1].rate" in shown
+    assert "Foster" in shown or "fluid" in shown  # the readable proof of the stable end
+    assert "3 boundaries along streams[1].rate" in shown
 
 
 def test_results_render_as_markdown_and_html():
