@@ -227,7 +227,8 @@ def test_cli_writes_each_format_and_refuses_bad_input(tmp_path, capsys):
 
 # The commands and environments of LaTeX itself, amsmath, amssymb and longtable that the proofs may use.
 STANDARD_COMMANDS = set("""
-    Bigl Bigr Lambda Pi allowdisplaybreaks begin bigl bigr caption cdot delta documentclass dots emptyset end endhead
+    Bigl Bigr Lambda Pi mathrm backslash wedge sim vert allowdisplaybreaks begin bigl bigr caption cdot delta
+    documentclass dots emptyset end endhead
     ensuremath eta frac ge hline in infty item lVert lambda le left lim liminf limsup lvert mathbb mathcal max mid min mu
     ne ni notin par qquad quad rVert right rvert section smallskip subsection sum text textasciicircum textasciitilde
     textbackslash textstyle theta to top usepackage varepsilon varphi sigma alpha beta gamma ldots cdots times approx

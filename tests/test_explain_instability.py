@@ -291,7 +291,7 @@ def test_odd_station_ids_are_escaped_in_every_format(k):
     proof = explain(net, cert)
     md, latex, page = proof.render("markdown"), proof.render("latex"), proof.render("html")
     assert ODD not in md and ODD not in latex and ODD not in page
-    assert "\\text{a\\_b\\&c}" in md and "a\\_b\\&c" in latex and "a_b&amp;c" in page
+    assert "\\mathrm{a\\_b\\&c}" in md and "a\\_b\\&c" in latex and "a\\_b\\&amp;c" in page
     assert latex_problems(latex) == []
 
 

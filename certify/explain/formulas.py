@@ -21,8 +21,17 @@ __all__ = ["station_tex", "frac_tex", "poly_tex", "linear_tex", "region_tex", "s
 _PLAIN = re.compile(r"[A-Za-z0-9]+")
 
 
+# Math-mode forms that LaTeX and MathJax both read (so one Math serves the LaTeX, Markdown and HTML outputs).
+_MATH_ESCAPES = {
+    "\\": "\\backslash ", "_": "\\_", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "{": "\\{", "}": "\\}",
+    "~": "\\sim ", "^": "\\wedge ", " ": "\\ ", "|": "\\vert ",
+}
+
+
 def text_tex(text: str) -> str:
-    """Text inside math, as ``\\text{...}`` with LaTeX's special characters escaped.
+    """Text inside math, upright: ``\\mathrm{...}`` with every special character in a form LaTeX and MathJax both read.
+
+    (``\\text`` would need text-mode escapes, which MathJax does not read.)  Characters beyond ASCII become ``?``.
 
     Parameters
     ----------
@@ -36,16 +45,15 @@ def text_tex(text: str) -> str:
 
     Examples
     --------
-    >>> text_tex("a_b")
-    '\\\\text{a\\\\_b}'
+    >>> print(text_tex("a_b & c"))
+    \\mathrm{a\\_b\\ \\&\\ c}
     """
-    from .render import tex_escape
-
-    return f"\\text{{{tex_escape(text)}}}"
+    out = "".join(_MATH_ESCAPES.get(ch, ch if ord(ch) < 128 else "?") for ch in text)
+    return f"\\mathrm{{{out}}}"
 
 
 def station_tex(sid: str, var: str = "x") -> str:
-    """The variable of station ``sid``: ``x_{1}``, or ``x_{\\text{a-b}}`` for an id that is not alphanumeric.
+    """The variable of station ``sid``: ``x_{1}``, or ``x_{\\mathrm{a-b}}`` for an id that is not alphanumeric.
 
     Parameters
     ----------
@@ -62,7 +70,7 @@ def station_tex(sid: str, var: str = "x") -> str:
     Examples
     --------
     >>> station_tex("1"), station_tex("fast-1"), station_tex("2", "w")
-    ('x_{1}', 'x_{\\\\text{fast-1}}', 'w_{2}')
+    ('x_{1}', 'x_{\\\\mathrm{fast-1}}', 'w_{2}')
     """
     return f"{var}_{{{sid if _PLAIN.fullmatch(sid) else text_tex(sid)}}}"
 
@@ -221,5 +229,5 @@ def region_tex(description: str) -> str:
     '\\\\text{all states}'
     """
     if description == "all states":
-        return text_tex(description)
+        return "\\text{all states}"
     return description.replace(" >= ", " \\ge ").replace(" <= ", " \\le ").replace(", ", ",\\ ")

@@ -22,10 +22,12 @@ from ..markov.jumps import RegionDrift
 from ..templates.base import Template
 from ..templates.linear import LinearTemplate
 from .common import Context, claim_section, coefficient_table, hypotheses_section, network_section, recheck_section
-from .document import Block, Display, Math, Proof, Section, Table, para, summarised
+from .document import Block, Display, Inline, Math, Proof, Section, Table, para, summarised
 from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, region_tex, set_tex, station_tex, text_tex
 
 __all__ = ["explain_foster", "region_cell", "count_tex"]
+
+GE, LE = "\\ge", "\\le"
 
 FOSTER = "Foster's criterion for continuous-time Markov chains"
 FOSTER_SOURCE = (
@@ -141,11 +143,13 @@ def _function(tmpl: Template, theta: list[Fraction], names: list[str], ctx: Cont
         pieces = []
         for c in range(len(arr.cells)):
             vals = [theta[t._p(c, i, j)] for i, j in t.pairs]
-            pieces.append((text_tex(arr.name(c, ids)), poly_tex(_quadratic_terms(t.pairs, vals, J), ids)))
+            signs = [f"{station_tex(ids[a])} {GE if sg > 0 else LE} {station_tex(ids[b])}"
+                     for (a, b), sg in zip(arr.walls, arr.cells[c])]
+            pieces.append((",\\ ".join(signs) or "\\text{all states}", poly_tex(_quadratic_terms(t.pairs, vals, J), ids)))
         walls = ", ".join(f"x{ids[a]} = x{ids[b]}" for a, b in arr.walls) or "none"
         blocks.append(para(f"V(x) = x'P_s x on each of the {len(arr.cells)} ordering cells s cut by the walls {walls}; "
                            "continuity across each wall is checked exactly (P_+ - P_- = h t' + t h'):"))
-        lines = tuple(f"V(x) &= {q} && \\text{{on }} {cell}" for cell, q in pieces)
+        lines = tuple(f"V(x) &= {q} && \\text{{where }} {cell}" for cell, q in pieces)
         if len(lines) <= ctx.max_rows:
             blocks.append(Display(lines))
         else:
@@ -239,11 +243,15 @@ def _drift_section(
     table = Table(header, tuple(cells for _, cells in rows), "The drift on each unbounded region, tightest first")
     shown, appendix = summarised(table, ctx.max_rows, "The drift on every region")
     lead += shown
-    lead.append(para(
-        "Hence ", Math(f"AV(x) \\le M_R - \\delta {norm_tex()}"), " on each region R, with M_R the region's bound at the points p; "
-        "taken over the regions, ", Math(f"AV(x) \\le -\\delta = {frac_tex(-delta)}"), " at every state with ",
-        Math(f"{norm_tex()} \\ge N = {frac_tex(N)}"), "."
-    ))
+    if isinstance(tmpl, LinearTemplate):
+        hence: list[Inline] = ["Hence ", Math(f"AV(x) \\le M_R - \\delta {norm_tex()}"),
+                               " on each region R, with M_R the region's bound at the points p; taken over the regions, "]
+    else:
+        hence = ["Hence, with the lower-degree part of AV on R bounded from its coefficients at the points p (the bound "
+                 "of certify.templates.polynomial), ", Math("AV(x) \\le -\\delta s^3/h^3 + e_2 s^2 + e_1 s + e_0"),
+                 " with ", Math(f"s = {norm_tex()} - JL"), "; taken over the regions, "]
+    lead.append(para(*hence, Math(f"AV(x) \\le -\\delta = {frac_tex(-delta)}"), " at every state with ",
+                     Math(f"{norm_tex()} \\ge N = {frac_tex(N)}"), "."))
     return Section("The drift condition, region by region", tuple(lead)), appendix
 
 
