@@ -257,3 +257,30 @@ def test_latex_compiles_with_pdflatex(tmp_path, name):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and (tmp_path / "proof.pdf").exists(), res.stdout[-2000:]
     assert set(LATEX_PACKAGES) == {"amsmath", "amssymb", "longtable"}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_explain_refuses_or_writes_every_mutated_certificate(name):
+    """A resealed mutation of a real certificate (the forger's) is refused with CertificateError or gets a well-formed proof."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from certify.core.errors import CertificateError
+    from tests.test_forger import CLASSES, edits_for, mutate
+
+    net, cert = case(name)
+
+    @settings(max_examples=4, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def run(data):
+        cls = data.draw(st.sampled_from(CLASSES), label="class")
+        forged = mutate(cert, data.draw(edits_for(cls, net, cert), label="edits"))
+        try:
+            proof = explain(net, forged, max_rows=3)
+        except CertificateError as exc:
+            assert "does not verify" in str(exc)
+            return
+        assert latex_problems(proof.render("latex")) == [] and html_problems(proof.render("html")) == []
+
+    run()
