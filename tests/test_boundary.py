@@ -185,3 +185,16 @@ def test_bad_over_is_one_line_exit_2(tmp_path, capsys):
     net.write_text(json.dumps(MM1))
     code, out, err = cli(capsys, "boundary", net, "--load", "0.5:1.5", "--over", "stations.9.mu=1:2:2")
     assert code == 2 and "--over" in one_line(err) and out == "", err
+
+
+def test_a_second_vary_with_a_grid_is_the_curve(tmp_path, capsys):
+    """`--vary PATH=LO:HI --vary PATH2=START:STOP:N` bisects the first along the second's grid (as --over)."""
+    net = tmp_path / "mm1.json"
+    net.write_text(json.dumps(MM1))
+    code = main(["boundary", str(net), "--vary", "streams[0].rate=0.25:4", "--vary", "stations.1.mu=1:3:2", "--tol", "0.05",
+                 "--json"])
+    doc = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0 and doc["over"] == "stations.1.mu" and [b["over_value"] for b in doc["boundaries"]] == ["1", "3"]
+    assert all(F(b["stable_at"]) < F(b["over_value"]) < F(b["unstable_at"]) for b in doc["boundaries"])  # lambda* = mu
+    code, out, err = cli(capsys, "boundary", net, "--vary", "streams[0].rate=0.5:2", "--vary", "stations.1.mu=1:2")
+    assert code == 2 and "at most one --vary PATH=START:STOP:N" in one_line(err)

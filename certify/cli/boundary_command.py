@@ -21,12 +21,24 @@ __all__ = ["cmd_boundary"]
 
 
 def _interval(args: argparse.Namespace) -> tuple[str, str, str]:
-    """(parameter, LO, HI) from ``--vary PATH=LO:HI`` or ``--load LO:HI`` (exactly one of them)."""
+    """(parameter, LO, HI) from ``--vary PATH=LO:HI`` or ``--load LO:HI`` (exactly one of them).
+
+    A second ``--vary PATH=START:STOP:N`` is the grid swept while the first is
+    bisected: it is moved to ``args.over``.
+    """
     from ..workflows.boundary import LOAD
 
-    if (args.vary is None) == (args.load is None):
+    varies = list(args.vary or [])
+    if len(varies) > 1:  # a second --vary PATH=START:STOP:N is the grid swept while the first is bisected
+        grids = [v for v in varies if v.rpartition("=")[2].count(":") == 2]
+        if len(varies) > 2 or len(grids) != 1 or args.over is not None:
+            raise OptionError("--vary", "give one --vary PATH=LO:HI to bisect, and at most one --vary PATH=START:STOP:N "
+                                        "(or --over) to sweep on a grid")
+        args.over = grids[0]
+        varies.remove(grids[0])
+    if (not varies) == (args.load is None):
         raise OptionError("--vary", "give exactly one of --vary PATH=LO:HI and --load LO:HI")
-    option, spec = ("--load", args.load) if args.load is not None else ("--vary", args.vary)
+    option, spec = ("--load", args.load) if args.load is not None else ("--vary", varies[0])
     if option == "--vary":
         path, eq, rng = spec.rpartition("=")
         if not eq or not path.strip():

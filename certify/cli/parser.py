@@ -182,9 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     bo = sub.add_parser("boundary", help="bisect for the stability boundary along one parameter, proved on both sides")
     bo.add_argument("file", nargs="+", help="the network file(s): several files (or --over) bracket one boundary each")
-    bo.add_argument("--vary", metavar="PATH=LO:HI",
+    bo.add_argument("--vary", metavar="PATH=LO:HI", action="append",
                     help="the parameter by its field path as in error messages (streams[1].rate, stations.3.mu, "
-                         "tie_breaking[0].probs.1) and the interval to search, exact")
+                         "tie_breaking[0].probs.1) and the interval to search, exact; a second --vary "
+                         "PATH=START:STOP:N is swept on a grid while the first is bisected (as --over)")
     bo.add_argument("--load", metavar="LO:HI", help="instead of --vary: a factor on every stream rate (1: as given)")
     bo.add_argument("--tol", metavar="T",
                     help="stop once the proved bracket is at most T wide (absolute; default: three significant digits)")
