@@ -19,10 +19,14 @@ from typing import Any
 from ..certificates.readers import Reading
 from ..certificates.verifier import Verified
 from ..core.model import ForkJoinNetwork, Network
+from ..markov.chain import Chain, drain_order
 from .document import Block, Commands, Items, Math, Para, Section, Table, para
 from .formulas import frac_tex, set_tex, station_tex
 
-__all__ = ["Context", "claim_section", "network_section", "recheck_section", "hypotheses_section", "coefficient_table", "SEMANTICS"]
+__all__ = [
+    "Context", "claim_section", "network_section", "recheck_section", "hypotheses_section", "reachability_para",
+    "coefficient_table", "SEMANTICS",
+]
 
 #: What each semantics means, in a sentence.
 SEMANTICS = {
@@ -270,6 +274,44 @@ def recheck_section(ctx: Context, independent: Sequence[Block] = ()) -> Section:
             Commands((f"certify verify {net} {cert}", f"certify verify {net} {cert} --json")),
             *independent,
         ),
+    )
+
+
+def reachability_para(chain: Chain) -> Para:
+    """Why the empty state is reachable from every state, from the drain order (and the phases' finishing).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+
+    Returns
+    -------
+    Para
+        The argument, in words.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> reachability_para(mm1).parts[1]
+    Math(tex='x_{1}')
+    """
+    phases = (
+        " Every phase of every phase-type service and interarrival law can finish, so a service in progress ends "
+        "with positive probability before any other event."
+        if chain.has_phases
+        else ""
+    )
+    order = drain_order(chain) or []
+    return para(
+        "The checker's drain order, ", Math(", ".join(station_tex(chain.ids[i]) for i in order)),
+        f", lists all {chain.J} stations: each station's customer leaves the network, or is fed back with positive "
+        "probability to a set of stations drained earlier. Serving the customers one at a time along these routes (no "
+        "arrival in between, which has positive probability) empties the network from any state, so the empty state is "
+        "reachable from every state and the states reachable from it form the only closed class; the chain is "
+        f"irreducible on it.{phases}"
     )
 
 

@@ -19,8 +19,8 @@ from math import prod
 
 from ..exact.facts import FiniteStateFacts, TheoremFacts
 from ..markov.chain import Chain, drain_order
-from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
-from .document import Block, Display, Math, Para, Proof, Section, Table, para, summarised
+from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
+from .document import Block, Display, Math, Proof, Section, Table, para, summarised
 from .formulas import station_tex
 
 __all__ = ["explain_finite_state", "explain_theorem"]
@@ -60,43 +60,6 @@ def drain_table(chain: Chain) -> Table:
             how = f"fed back with probability {p} to {{{ids}}}, drained earlier"
         rows.append((str(k + 1), chain.ids[i], how))
     return Table(("step", "station", "how its customer can leave"), tuple(rows), "The drain order")
-
-
-def reachability_para(chain: Chain) -> Para:
-    """Why the empty state is reachable from every state, from the drain order (and the phases' finishing).
-
-    Parameters
-    ----------
-    chain : Chain
-        The chain.
-
-    Returns
-    -------
-    Para
-        The argument, in words.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
-    >>> reachability_para(mm1).parts[1]
-    Math(tex='x_{1}')
-    """
-    phases = (
-        " Every phase of every phase-type service and interarrival law can finish, so a service in progress ends "
-        "with positive probability before any other event."
-        if chain.has_phases
-        else ""
-    )
-    order = drain_order(chain) or []
-    return para(
-        "The checker's drain order, ", Math(", ".join(station_tex(chain.ids[i]) for i in order)),
-        f", lists all {chain.J} stations: each station's customer leaves the network, or is fed back with positive "
-        "probability to a set of stations drained earlier. Serving the customers one at a time along these routes (no "
-        "arrival in between, which has positive probability) empties the network from any state, so the empty state is "
-        "reachable from every state and the states reachable from it form the only closed class; the chain is "
-        f"irreducible on it.{phases}"
-    )
 
 
 def explain_finite_state(ctx: Context) -> Proof:

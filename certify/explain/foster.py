@@ -17,11 +17,19 @@ from typing import Any
 
 from ..exact.facts import FosterFacts
 from ..exact.stability import foster_template
-from ..markov.chain import Chain, drain_order
+from ..markov.chain import Chain
 from ..markov.jumps import RegionDrift
 from ..templates.base import Template
 from ..templates.linear import LinearTemplate
-from .common import Context, claim_section, coefficient_table, hypotheses_section, network_section, recheck_section
+from .common import (
+    Context,
+    claim_section,
+    coefficient_table,
+    hypotheses_section,
+    network_section,
+    reachability_para,
+    recheck_section,
+)
 from .document import Block, Display, Inline, Math, Proof, Section, Table, para, summarised
 from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, region_tex, set_tex, station_tex, text_tex
 
@@ -261,13 +269,10 @@ def _drift_section(
 
 def _hypotheses(chain: Chain, facts: FosterFacts, ctx: Context) -> Section:
     ids = chain.ids
-    order = drain_order(chain) or []
     checks = [
         para("Non-explosive: the rates are bounded; the total rate out of any state is at most ",
              Math(f"\\Lambda = {frac_tex(chain.total_rate)}"), ", so the chain is uniformisable."),
-        para("Irreducible on the states reachable from the empty state, which is reachable from every state: every station drains "
-             f"(in the order {', '.join(ids[a] for a in order)}: its customers leave, or are routed to stations that drain)"
-             + ("; every phase of every service and interarrival law can finish." if chain.has_phases else ".")),
+        para("Irreducibility. ", *reachability_para(chain).parts),
         para("V is bounded below (below, with the function)."),
         para(Math("AV(x) \\le -\\delta"), " outside a finite set: ", Math(f"\\delta = {frac_tex(facts.delta)}"), ", the finite set ",
              Math(f"\\{{x : {norm_tex()} < {frac_tex(facts.exceptional_l1_bound)}\\}}"), " (below, region by region)."),

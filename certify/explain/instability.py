@@ -27,8 +27,7 @@ from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.phases import PhaseChain
 from ..markov.regions import enumerate_regions
 from ..templates.table import table_cells
-from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
-from .direct import reachability_para
+from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
 from .document import Block, Display, Inline, Math, Para, Proof, Section, Table, para, summarised
 from .formulas import frac_tex, linear_tex, region_tex, set_tex, station_tex
 
