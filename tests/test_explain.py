@@ -232,7 +232,7 @@ STANDARD_COMMANDS = set("""
     ensuremath eta frac ge hline in infty item lVert lambda le left lim liminf limsup lvert mathbb mathcal max mid min mu
     ne ni notin par qquad quad rVert right rvert section smallskip subsection sum text textasciicircum textasciitilde
     textbackslash textstyle theta to top usepackage varepsilon varphi sigma alpha beta gamma ldots cdots times approx
-    geq leq neq subseteq cup cap setminus
+    geq leq neq subseteq cup cap setminus small setlength tabcolsep
 """.split())
 STANDARD_ENVIRONMENTS = {"document", "center", "tabular", "longtable", "itemize", "enumerate", "align*", "verbatim"}
 

@@ -24,8 +24,9 @@ __all__ = ["to_markdown", "to_latex", "to_html", "FORMATS", "LATEX_PACKAGES"]
 
 #: The packages a LaTeX fragment needs (named in its first line).
 LATEX_PACKAGES = ("amsmath", "amssymb", "longtable")
-# Tables longer than this are set as longtable (they may break across pages).
+# Tables longer than this are set as longtable (they may break across pages); tables this wide in a smaller font.
 _LONG = 25
+_WIDE = 5
 
 
 # ---------------------------------------------------------------- Markdown
@@ -145,11 +146,14 @@ def _tex_block(b: Block) -> str:
     head = " & ".join(tex_escape(h) for h in b.header) + r" \\ \hline"
     rows = "\n".join(" & ".join(_tex_inline((c,)) for c in row) + r" \\" for row in b.rows)
     cap = tex_escape(b.caption)
+    # wide tables (the drift rows) in a smaller font with narrower gaps, so that more of them fit the text width
+    size = "\\small\\setlength{\\tabcolsep}{3pt}\n" if len(b.header) >= _WIDE else ""
     if len(b.rows) > _LONG:
         capline = f"\\caption*{{{cap}}}\\\\\n" if cap else ""
-        return f"\\begin{{longtable}}{{{cols}}}\n{capline}{head}\n\\endhead\n{rows}\n\\end{{longtable}}"
+        table = f"\\begin{{longtable}}{{{cols}}}\n{capline}{head}\n\\endhead\n{rows}\n\\end{{longtable}}"
+        return f"{{{size}{table}}}" if size else table
     capline = f"{cap}\\par\\smallskip\n" if cap else ""
-    return f"\\begin{{center}}\n{capline}\\begin{{tabular}}{{{cols}}}\n{head}\n{rows}\n\\end{{tabular}}\n\\end{{center}}"
+    return f"\\begin{{center}}\n{size}{capline}\\begin{{tabular}}{{{cols}}}\n{head}\n{rows}\n\\end{{tabular}}\n\\end{{center}}"
 
 
 def _tex_section(s: Section, cmd: str) -> str:
