@@ -164,6 +164,40 @@ class BoundaryResult:
             self.paths[side] = {"network": str(net_path), "certificate": str(cert_path)}
         return self.paths
 
+    def explain(self, side: str = "stable", max_rows: int = 20) -> Any:
+        """The readable proof of one end's certificate (:func:`certify.explain.explain`; it renders in Jupyter).
+
+        Parameters
+        ----------
+        side : {"stable", "unstable"}
+            Which end.
+        max_rows : int
+            The longest table kept in the text.
+
+        Returns
+        -------
+        Explanation
+            The proof, verified first; ``.render("latex")`` for a paper.
+
+        Raises
+        ------
+        ValueError
+            When no probe proved that side.
+
+        Examples
+        --------
+        >>> from certify.core.model import Station, Stream
+        >>> mm1 = Network("mm1", (Station("1", Fraction(1)),), (Stream(Fraction(1), choice=("1",)),))
+        >>> boundary(mm1, "load", "0.5", "1.5", tol="0.1").explain("unstable").title
+        'mm1 is not positive recurrent: a dual of the static-split LP'
+        """
+        from ..explain import explain
+        from ..io.loader import from_dict
+
+        if side not in self.certificates:
+            raise ValueError(f"side: no value was proved {side} (proved: {', '.join(sorted(self.certificates)) or 'none'})")
+        return explain(from_dict(self.documents[side]), self.certificates[side], max_rows=max_rows)
+
     def to_json(self) -> dict[str, Any]:
         """The result as one JSON object: the bracket (exact), its width, every step, the certificates per side.
 
