@@ -2,6 +2,7 @@
 
 from fractions import Fraction as F
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -262,3 +263,11 @@ def test_finite_state_verdict_writes_a_certificate(tmp_path):
     res = certify.prove(net, out=tmp_path / "f.json")
     assert res.verdict == "stable" and res.certificate["kind"] == "finite-state"
     assert verify(net, load_certificate(tmp_path / "f.json")).ok
+
+
+def test_an_empty_template_list_runs_no_foster_stage():
+    """prove(templates=[], fluid=True) tries the fluid certificates and no Foster template (None would mean all of them)."""
+    net = certify.load(Path(__file__).resolve().parents[1] / "models" / "tie-breaking-J3.json")
+    res = certify.prove(net, templates=[], fluid=True, simulate=False)
+    assert res.verdict == "undecided" and any(a.stage.startswith("fluid") for a in res.attempts)
+    assert not [a.stage for a in res.attempts if a.stage.endswith("Foster")]

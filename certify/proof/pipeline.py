@@ -100,7 +100,8 @@ def prove(
         limit (``theorem_share``); the theorem's verdict stands if they find no certificate in it.
     out : where to write the certificate (if one is found; finite-state and theorem
         verdicts have certificates too).
-    templates : Foster templates to try, cheapest first (default: all registered).
+    templates : Foster templates to try, cheapest first (default None: all registered; ``[]``: none, e.g.
+        with ``fluid=True`` for the fluid certificates alone).
     fluid : try fluid certificates first (general distributions); default True unless
         ``templates`` is given.
     simulate : when every search fails, run simulation checks (evidence, verdicts
@@ -143,7 +144,8 @@ def prove(
         if isinstance(net, Network):
             res.reasons.extend(f"note: {n}" for n in net.notes)
             use_fluid = templates is None if fluid is None else fluid
-            ctx = ProofContext(net, res, run, solver, use_fluid, templates or list(TEMPLATES), symmetry=symmetry)
+            ctx = ProofContext(net, res, run, solver, use_fluid, list(TEMPLATES) if templates is None else templates,
+                              symmetry=symmetry)
             found = deciding_theorems(net, ctx.base)
             if templates is None and any(tv.decides for tv in found):
                 # the verdict is already proved: the certificate stages get a share of the time, not all of it
