@@ -29,6 +29,11 @@ _LONG = 25
 _WIDE = 5
 
 
+def _aligned(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """Display lines ready for an aligned environment: as given when they carry ``&``, else each aligned at its start."""
+    return lines if any("&" in ln for ln in lines) else tuple(f"&{ln}" for ln in lines)
+
+
 # ---------------------------------------------------------------- Markdown
 
 def _md_inline(parts: tuple[Inline, ...]) -> str:
@@ -38,7 +43,7 @@ def _md_inline(parts: tuple[Inline, ...]) -> str:
 def _md_display(lines: tuple[str, ...]) -> str:
     if len(lines) == 1:
         return f"$$\n{lines[0]}\n$$"
-    body = " \\\\\n".join(lines if any("&" in ln for ln in lines) else (f"&{ln}" for ln in lines))
+    body = " \\\\\n".join(_aligned(lines))
     return f"$$\n\\begin{{aligned}}\n{body}\n\\end{{aligned}}\n$$"
 
 
@@ -135,8 +140,7 @@ def _tex_block(b: Block) -> str:
     if isinstance(b, Display):
         if len(b.lines) == 1:
             return f"\\[\n{b.lines[0]}\n\\]"
-        lines = b.lines if any("&" in ln for ln in b.lines) else tuple(f"&{ln}" for ln in b.lines)
-        return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
+        return "\\begin{align*}\n" + " \\\\\n".join(_aligned(b.lines)) + "\n\\end{align*}"
     if isinstance(b, Items):
         env = "enumerate" if b.ordered else "itemize"
         return f"\\begin{{{env}}}\n" + "\n".join(f"\\item {_tex_inline(it.parts)}" for it in b.items) + f"\n\\end{{{env}}}"
@@ -206,7 +210,7 @@ def _html_block(b: Block) -> str:
     if isinstance(b, Para):
         return f"<p>{_html_inline(b.parts)}</p>"
     if isinstance(b, Display):
-        body = " \\\\ ".join(b.lines if any("&" in ln for ln in b.lines) else (f"&{ln}" for ln in b.lines))
+        body = " \\\\ ".join(_aligned(b.lines))
         tex = b.lines[0] if len(b.lines) == 1 else f"\\begin{{aligned}} {body} \\end{{aligned}}"
         return f'<div class="math display">\\[{html_escape(tex)}\\]</div>'
     if isinstance(b, Items):
