@@ -21,7 +21,7 @@ from ..markov.regions import region_of
 from ..markov.symmetry import Symmetry
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Display, Math, Proof, Section, Table, para, summarised
-from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, region_tex, set_tex, station_tex
+from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex
 
 __all__ = ["explain_fluid"]
 
@@ -55,13 +55,7 @@ def _function_tex(kind: str, coeffs: Any, ids: tuple[str, ...]) -> str:
     if kind == "linear":
         return f"V(z) = {linear_tex(list(coeffs), ids, var='z')}"
     J = len(ids)
-    terms: dict[tuple[int, ...], Fraction] = {}
-    for i in range(J):
-        for j in range(i, J):
-            e = [0] * J
-            e[i] += 1
-            e[j] += 1
-            terms[tuple(e)] = coeffs[i][j] if i == j else 2 * coeffs[i][j]
+    terms = quadratic_terms((((i, j), coeffs[i][j]) for i in range(J) for j in range(i, J)), J)
     return f"V(z) = {poly_tex(terms, ids, var='z')}"
 
 

@@ -12,11 +12,13 @@ Public: :func:`station_tex`, :func:`frac_tex`, :func:`poly_tex`,
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["station_tex", "frac_tex", "poly_tex", "linear_tex", "region_tex", "set_tex", "norm_tex", "text_tex"]
+__all__ = [
+    "station_tex", "frac_tex", "poly_tex", "quadratic_terms", "linear_tex", "region_tex", "set_tex", "norm_tex", "text_tex",
+]
 
 _PLAIN = re.compile(r"[A-Za-z0-9]+")
 
@@ -176,6 +178,35 @@ def poly_tex(terms: Mapping[tuple[int, ...], Fraction], ids: Sequence[str], var:
                 mono *= s**e
             expr += sympy.Rational(c.numerator, c.denominator) * mono
     return sympy.latex(expr, symbol_names=names, order="grlex") if expr != 0 else "0"
+
+
+def quadratic_terms(entries: Iterable[tuple[tuple[int, int], Fraction]], J: int) -> dict[tuple[int, ...], Fraction]:
+    """The monomials of x'Px from the upper-triangle entries ((i, j), P_ij): P_ii x_i^2 and 2 P_ij x_i x_j.
+
+    Parameters
+    ----------
+    entries : iterable of ((int, int), Fraction)
+        Station pairs i <= j and the entries P_ij.
+    J : int
+        The number of stations.
+
+    Returns
+    -------
+    dict of tuple of int to Fraction
+        Exponent vector to coefficient, for :func:`poly_tex`.
+
+    Examples
+    --------
+    >>> quadratic_terms([((0, 0), Fraction(1)), ((0, 1), Fraction(1, 4))], 2)
+    {(2, 0): Fraction(1, 1), (1, 1): Fraction(1, 2)}
+    """
+    terms: dict[tuple[int, ...], Fraction] = {}
+    for (i, j), v in entries:
+        e = [0] * J
+        e[i] += 1
+        e[j] += 1
+        terms[tuple(e)] = terms.get(tuple(e), Fraction(0)) + (v if i == j else 2 * v)
+    return terms
 
 
 def linear_tex(coeffs: Sequence[Fraction], ids: Sequence[str], const: Fraction = Fraction(0), var: str = "x") -> str:

@@ -31,7 +31,7 @@ from .common import (
     recheck_section,
 )
 from .document import Block, Display, Inline, Math, Proof, Section, Table, para, summarised
-from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, region_tex, set_tex, station_tex, text_tex
+from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex, text_tex
 
 __all__ = ["explain_foster", "region_cell", "count_tex"]
 
@@ -102,16 +102,6 @@ def count_tex(n: int) -> str:
 
 # ---------------------------------------------------------------- V in closed form
 
-def _quadratic_terms(pairs: Sequence[tuple[int, int]], theta: Sequence[Fraction], J: int) -> dict[tuple[int, ...], Fraction]:
-    terms: dict[tuple[int, ...], Fraction] = {}
-    for (i, j), v in zip(pairs, theta):
-        e = [0] * J
-        e[i] += 1
-        e[j] += 1
-        terms[tuple(e)] = terms.get(tuple(e), Fraction(0)) + (v if i == j else 2 * v)
-    return terms
-
-
 def _function(tmpl: Template, theta: list[Fraction], names: list[str], ctx: Context) -> tuple[list[Block], list[Section]]:
     """V written out, the condition that makes it bounded below, and the long coefficient lists for the appendix."""
     ids, J, name = tmpl.chain.ids, tmpl.chain.J, tmpl.name
@@ -119,7 +109,7 @@ def _function(tmpl: Template, theta: list[Fraction], names: list[str], ctx: Cont
     appendix: list[Section] = []
     t: Any = tmpl
     if name in ("quadratic", "table"):
-        quad = poly_tex(_quadratic_terms(t.pairs, theta[: len(t.pairs)], J), ids)
+        quad = poly_tex(quadratic_terms(zip(t.pairs, theta[: len(t.pairs)]), J), ids)
         if name == "quadratic":
             blocks.append(Display((f"V(x) = {quad}",)))
         else:
@@ -153,7 +143,7 @@ def _function(tmpl: Template, theta: list[Fraction], names: list[str], ctx: Cont
             vals = [theta[t._p(c, i, j)] for i, j in t.pairs]
             signs = [f"{station_tex(ids[a])} {GE if sg > 0 else LE} {station_tex(ids[b])}"
                      for (a, b), sg in zip(arr.walls, arr.cells[c])]
-            pieces.append((",\\ ".join(signs) or "\\text{all states}", poly_tex(_quadratic_terms(t.pairs, vals, J), ids)))
+            pieces.append((",\\ ".join(signs) or "\\text{all states}", poly_tex(quadratic_terms(zip(t.pairs, vals), J), ids)))
         walls = ", ".join(f"x{ids[a]} = x{ids[b]}" for a, b in arr.walls) or "none"
         blocks.append(para(f"V(x) = x'P_s x on each of the {len(arr.cells)} ordering cells s cut by the walls {walls}; "
                            "continuity across each wall is checked exactly (P_+ - P_- = h t' + t h'):"))
