@@ -9,7 +9,6 @@ import argparse
 import json
 import sys
 from fractions import Fraction
-from functools import partial
 from pathlib import Path
 
 from ..core.errors import NetworkError, OptionError
@@ -158,19 +157,9 @@ def cmd_boundary(args: argparse.Namespace) -> int:
 def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fraction | None) -> int:
     """Several boundaries (files x ``--over`` values) on the pool or a Dask cluster; each one's line as it finishes."""
     from ..workflows.boundaries import BoundaryTask, boundaries, slug, summary
-    from ..workflows.boundary import LOAD, BoundaryResult
-    from ..workflows.paths import base_doc, check_path
-    from ..workflows.vary import parse_vary
+    from ..workflows.boundary import BoundaryResult
 
     nets = [refuse_fork_join(load_network(f), "boundary") for f in args.file]
-    for f, net in zip(args.file, nets):  # every path refused before anything is printed
-        if parameter != LOAD:
-            check_path(base_doc(net), parameter, partial(NetworkError, f, "--vary"))
-        if args.over is not None:
-            try:
-                parse_vary(args.over, net, option="--over")
-            except NetworkError as exc:
-                raise NetworkError(f, exc.path, exc.rule) from None
     where = f"on the Dask cluster at {args.scheduler}" if args.scheduler else (
         f"on {args.workers} worker processes" if args.workers > 1 else "in this process")
 
@@ -182,12 +171,15 @@ def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fract
             for side, paths in res.paths.items():
                 print(f"    {side}: certify verify {paths['network']} {paths['certificate']}", flush=True)
 
-    if not args.json:
-        over = f" x {args.over}" if args.over else ""
-        print(f"boundaries along {parameter} in [{lo}, {hi}] for {len(nets)} network(s){over}, {where}", flush=True)
+    def header(tasks: list[BoundaryTask]) -> None:  # every path is checked by now: a refusal prints nothing before it
+        if not args.json:
+            over = f" x {args.over}" if args.over else ""
+            print(f"boundaries along {parameter} in [{lo}, {hi}] for {len(nets)} network(s){over} ({len(tasks)} "
+                  f"boundaries), {where}", flush=True)
+
     curve = boundaries(nets, parameter, lo, hi, over=args.over, tol=tol, point_limit=args.point_limit,
                        time_limit=args.time_limit, templates=args.template, solver=args.solver, workers=args.workers,
-                       scheduler=args.scheduler, progress=done)
+                       scheduler=args.scheduler, progress=done, started=header)
     if args.json:
         print(json.dumps(curve.to_json(), sort_keys=True))
     else:

@@ -25,9 +25,9 @@ from typing import Any
 
 from ..core.errors import NetworkError, NotSupported
 from ..core.model import Network
-from ..core.numbers import approx_str, as_fraction, exact_str, q
+from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
-from .boundary import LOAD, BoundaryResult, boundary
+from .boundary import LOAD, BoundaryResult, bisection_interval, boundary
 from .paths import apply_values, base_doc, check_path
 from .vary import parse_vary
 
@@ -308,6 +308,7 @@ def boundaries(
     workers: int = 1,
     scheduler: Any = None,
     progress: Callable[[BoundaryTask, BoundaryResult], None] | None = None,
+    started: Callable[[list[BoundaryTask]], None] | None = None,
 ) -> BoundaryCurve:
     """Bracket several stability boundaries: one bisection per network and per value of ``over``, run in parallel.
 
@@ -328,6 +329,8 @@ def boundaries(
         A Dask scheduler: the bisections run there.
     progress : callable, optional
         Called as ``progress(task, result)`` as each bisection finishes (in the order they finish).
+    started : callable, optional
+        Called with the tasks once every parameter is checked on every network, before any bisection runs.
 
     Returns
     -------
@@ -353,12 +356,7 @@ def boundaries(
     """
     from .executors import executor
 
-    a, b = as_fraction(lo), as_fraction(hi)
-    if a is None or b is None or a >= b:
-        raise NetworkError(None, "--vary", f"the interval [{lo}, {hi}] must have finite ends, LO < HI")
-    t = None if tol is None else as_fraction(tol)
-    if tol is not None and (t is None or t <= 0):
-        raise NetworkError(None, "--tol", f"{tol!r} must be a positive number")
+    a, b, t = bisection_interval(lo, hi, tol)
     t0 = time.perf_counter()
     deadline = time.time() + time_limit
     over_path: str | None = None
@@ -381,6 +379,8 @@ def boundaries(
             label = net.name if v is None else f"{net.name} @ {over_path}={exact_str(v)}"
             tasks.append(BoundaryTask(len(tasks), label, doc_v, v, parameter, a, b, t, point_limit, deadline,
                                       tuple(templates) if templates else None, solver))
+    if started is not None:
+        started(tasks)
     curve = BoundaryCurve(parameter, over_path, tasks)
     by_index = {t.index: t for t in tasks}
     outcomes = executor(tasks, workers, scheduler, fn=run_boundary)

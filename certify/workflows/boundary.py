@@ -34,7 +34,7 @@ from ..core.numbers import approx_str, as_fraction, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from .paths import apply_values, base_doc, check_path
 
-__all__ = ["LOAD", "BoundaryStep", "BoundaryResult", "default_tolerance", "boundary"]
+__all__ = ["LOAD", "BoundaryStep", "BoundaryResult", "default_tolerance", "bisection_interval", "boundary"]
 
 #: The parameter name that scales every stream rate by the value (1 is the network as given).
 LOAD = "load"
@@ -314,6 +314,46 @@ def _document_at(doc: dict, parameter: str, tokens: Any, value: Fraction) -> dic
     return out
 
 
+def bisection_interval(lo: Any, hi: Any, tol: Any = None) -> tuple[Fraction, Fraction, Fraction | None]:
+    """The interval and tolerance of a bisection, exactly, or the refusal naming the option and the rule.
+
+    Parameters
+    ----------
+    lo, hi : number
+        The interval's ends (taken exactly).
+    tol : number, optional
+        The bracket width to stop at.
+
+    Returns
+    -------
+    (Fraction, Fraction, Fraction or None)
+        LO, HI and the tolerance (None when not given).
+
+    Raises
+    ------
+    NetworkError
+        (``--vary``) an end that is not a finite number, or LO >= HI; (``--tol``) a tolerance <= 0.
+
+    Examples
+    --------
+    >>> bisection_interval("0.5", "1.5", "0.01")
+    (Fraction(1, 2), Fraction(3, 2), Fraction(1, 100))
+    >>> bisection_interval(2, 1)
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.NetworkError: --vary: LO (2) must be smaller than HI (1)
+    """
+    a, b = as_fraction(lo), as_fraction(hi)
+    if a is None or b is None:
+        raise NetworkError(None, "--vary", f"the interval ends {lo!r}, {hi!r} must be finite numbers")
+    if a >= b:
+        raise NetworkError(None, "--vary", f"LO ({exact_str(a)}) must be smaller than HI ({exact_str(b)})")
+    t = None if tol is None else as_fraction(tol)
+    if tol is not None and (t is None or t <= 0):
+        raise NetworkError(None, "--tol", f"{tol!r} must be a positive number")
+    return a, b, t
+
+
 def boundary(
     net: Network,
     parameter: str,
@@ -383,14 +423,8 @@ def boundary(
     def fail(rule: str) -> NetworkError:
         return NetworkError(None, "--vary", rule)
 
-    a, b = as_fraction(lo), as_fraction(hi)
-    if a is None or b is None:
-        raise fail(f"the interval ends {lo!r}, {hi!r} must be finite numbers")
-    if a >= b:
-        raise fail(f"LO ({exact_str(a)}) must be smaller than HI ({exact_str(b)})")
-    t = default_tolerance(a, b) if tol is None else as_fraction(tol)
-    if t is None or t <= 0:
-        raise NetworkError(None, "--tol", f"{tol!r} must be a positive number")
+    a, b, given = bisection_interval(lo, hi, tol)
+    t = default_tolerance(a, b) if given is None else given
     doc = base_doc(net)
     tokens = None if parameter == LOAD else check_path(doc, parameter, fail)
     res = BoundaryResult(net.name, parameter, a, b, t)
