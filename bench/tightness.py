@@ -333,6 +333,22 @@ def ratio_str(r: Row) -> str:
     return f"{float(r.t_cert):.5f}"
 
 
+def scaled_str(c: Case) -> str:
+    """The ``scaled`` column: which streams the scale multiplies."""
+    if len(c.scaled) == len(c.net.streams):
+        return "all streams"
+    return ", ".join(f"[{','.join(c.net.streams[i].choice or ())}]" for i in c.scaled)
+
+
+def case_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options choosing the cases and the output (shared with bench/tightness_unstable.py)."""
+    ap.add_argument("--quick", action="store_true", help=f"families {', '.join(QUICK_FAMILIES)} only, 5 steps, no models")
+    ap.add_argument("--steps", type=int, default=None, help="bisection steps (default 12, quick 5)")
+    ap.add_argument("--max-j", type=int, default=4, help="largest J of a corpus representative (default 4)")
+    ap.add_argument("--corpus", type=Path, default=CORPUS, help="corpus directory (default ../shared/corpus/public)")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown file to write (default docs/benchmarks.md)")
+
+
 def table(rows: list[Row]) -> str:
     head = ("source", "family", "network", "J", "scaled", "s_true", "template", "certified / true", "bracket",
             "steps", "calls", "mean prove s", "mean LP s", "LP time / quadratic", "regions (certified scale)",
@@ -341,8 +357,7 @@ def table(rows: list[Row]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         c = r.case
-        scaled_s = "all streams" if len(c.scaled) == len(c.net.streams) else \
-            ", ".join(f"[{','.join(c.net.streams[i].choice or ())}]" for i in c.scaled)
+        scaled_s = scaled_str(c)
         bracket = "" if r.t_cert is None or r.t_fail is None or r.unsound else f"{float(r.t_fail - r.t_cert):.1e}"
         vs = f"{mean(r.lp_times) / base[c.file]:.2f}x" if c.file in base and r.lp_times else "n/a"
         lines.append("| " + " | ".join([
@@ -356,11 +371,7 @@ def table(rows: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Certified / true stability boundary, per family and template.")
-    ap.add_argument("--quick", action="store_true", help=f"families {', '.join(QUICK_FAMILIES)} only, 5 steps, no models")
-    ap.add_argument("--steps", type=int, default=None, help="bisection steps (default 12, quick 5)")
-    ap.add_argument("--max-j", type=int, default=4, help="largest J of a corpus representative (default 4)")
-    ap.add_argument("--corpus", type=Path, default=CORPUS, help="corpus directory (default ../shared/corpus/public)")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown file to write (default docs/benchmarks.md)")
+    case_arguments(ap)
     args = ap.parse_args(argv)
     steps = args.steps if args.steps is not None else (5 if args.quick else 12)
 

@@ -27,10 +27,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 from docs_section import write_section  # noqa: E402  (sibling module; scripts run as files)
-from tightness import CORPUS, DEFAULT_OUT, MODELS, QUICK_FAMILIES, Case, corpus_cases, model_cases, scaled
+from tightness import MODELS, QUICK_FAMILIES, Case, case_arguments, corpus_cases, model_cases, scaled, scaled_str
 
 import certify
 
@@ -112,8 +111,7 @@ def table(rows: list[Row]) -> str:
         c = r.case
         bracket = f"{float(r.t_proved - r.t_not):.1e}" if r.t_proved is not None and r.t_not is not None else ""
         cells = [c.source, f"`{c.family}`", f"`{c.file}`", str(len(c.net.stations)),
-                 "all streams" if len(c.scaled) == len(c.net.streams) else
-                 ", ".join(f"[{','.join(c.net.streams[i].choice or ())}]" for i in c.scaled),
+                 scaled_str(c),
                  f"{c.s_true:.6f}", ("**" + ratio_str(r) + " UNSOUND**") if r.unsound else ratio_str(r), bracket,
                  str(r.steps), str(len(r.times)),
                  f"{sum(r.times) / max(1, len(r.times)):.3f}", r.method_at_best, r.note.replace("|", "/")]
@@ -123,11 +121,7 @@ def table(rows: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Proved unstable / true stability boundary, per network.")
-    ap.add_argument("--quick", action="store_true", help=f"families {', '.join(QUICK_FAMILIES)} only, 5 steps, no models")
-    ap.add_argument("--steps", type=int, default=None, help="bisection steps (default 12, quick 5)")
-    ap.add_argument("--max-j", type=int, default=4, help="largest J of a corpus representative (default 4)")
-    ap.add_argument("--corpus", type=Path, default=CORPUS, help="corpus directory (default ../shared/corpus/public)")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown file to write (default docs/benchmarks.md)")
+    case_arguments(ap)
     args = ap.parse_args(argv)
     steps = args.steps if args.steps is not None else (5 if args.quick else 12)
     t_start = time.perf_counter()
