@@ -694,6 +694,71 @@ def check_fluid(net, cert: dict, count: int = 40, seed: int = 0) -> None:
     assert checked >= count // 4, f"only {checked} fluid states had admissible velocities"
 
 
+def flow_theta(net, w) -> tuple[Fraction, list[frozenset]]:
+    """max over non-empty station sets N of a(N)/b(N) by enumerating every N (a_C = R_C max_C w, b_j = w_j mu_j),
+    from the network's streams and feedback; and the sets attaining it."""
+    from itertools import combinations
+
+    ids = list(net.station_ids)
+    mu = {s.id: s.mu for s in net.stations}
+    rate: dict[frozenset, Fraction] = defaultdict(Fraction)
+    for st in net.streams:
+        for c, r in st.routing_sets():
+            rate[frozenset(c)] += r
+    for fb in net.feedback:
+        rate[frozenset(fb.choice)] += fb.prob * mu[fb.source]
+    a = {C: R * max(w[s] for s in C) for C, R in rate.items()}
+    best, where = None, []
+    for k in range(1, len(ids) + 1):
+        for N in combinations(ids, k):
+            S = frozenset(N)
+            r = sum((x for C, x in a.items() if C <= S), Fraction(0)) / sum(w[s] * mu[s] for s in S)
+            if best is None or r > best:
+                best, where = r, [S]
+            elif r == best:
+                where.append(S)
+    assert best is not None
+    return best, where
+
+
+def check_fluid_flow(net, cert: dict, count: int = 40, seed: int = 0, high: int = 4) -> None:
+    """A fluid-flow certificate: theta by enumerating every station set (so J <= 14), delta and eta from it, and
+    at random fluid states (levels below ``high``: small ones give many ties) every true velocity has w'v <= -delta."""
+    ids = list(net.station_ids)
+    J = len(ids)
+    if J > 14:
+        raise Malformed(f"{J} stations: too many to enumerate")
+    weights = _mapping(cert.get("weights"), "weights")
+    if set(weights) != set(ids):
+        raise Malformed(f"weights name {sorted(weights)}")
+    w = {s: rational(weights[s], f"weights.{s}") for s in ids}
+    assert all(v > 0 for v in w.values()), f"weights {w} not all positive"
+    theta, where = flow_theta(net, w)
+    claimed = {k: rational(_claim(cert, "claims", k), f"claims.{k}") for k in ("theta", "delta", "eta")}
+    assert theta < 1, f"theta = {theta} >= 1 at {[sorted(S) for S in where]}"
+    assert claimed["theta"] == theta, f"claimed theta {claimed['theta']}, enumerated {theta}"
+    assert claimed["delta"] == (1 - theta) * min(w[s.id] * s.mu for s in net.stations), f"claimed delta {claimed['delta']}"
+    assert claimed["eta"] == min(w.values()), f"claimed eta {claimed['eta']}"
+    tight = _claim(cert, "claims", "tightest")
+    assert isinstance(tight, list) and frozenset(tight) in where, f"claimed tightest set {tight} does not attain {theta}"
+    rng = np.random.default_rng(seed)
+    wv = [w[s] for s in ids]
+    checked = 0
+    for _ in range(count):
+        z = [int(v) for v in rng.integers(0, high, size=J)]
+        if rng.random() < 0.5:
+            z[int(rng.integers(J))] = 0
+        if sum(z) == 0:
+            z[int(rng.integers(J))] = 1
+        best = fluid_max_rate(net, z, wv)
+        if best is None:
+            continue
+        checked += 1
+        bound = -float(claimed["delta"])
+        assert best <= bound + 1e-7 * (1 + abs(bound)), f"at z={z} some velocity has dV/dt = {best} > {bound}"
+    assert checked >= count // 4, f"only {checked} fluid states had admissible velocities"
+
+
 # ---------------------------------------------------------------- fork-join certificates
 
 

@@ -39,6 +39,21 @@ def _fluid(net, kind):
     return fluid_certificate(net, chain, kind, coeffs, check_fluid(chain, kind, coeffs, faces))
 
 
+def _fluid_flow(net):
+    """A linear fluid certificate with w = 1, checked by the max-flow bound (what prove writes for 8+ station orbits)."""
+    from fractions import Fraction
+
+    from certify.certificates import fluid_flow_certificate
+    from certify.exact import check_fluid_flow
+    from certify.markov.chain import compile_chain
+
+    chain = compile_chain(net)
+    w = [Fraction(1)] * chain.J
+    chk = check_fluid_flow(chain, w)
+    assert chk.ok, chk.failures
+    return fluid_flow_certificate(net, chain, w, chk)
+
+
 def _fluid_symmetric(net):
     """A linear fluid certificate found and checked on one face per orbit of the station classes (records them)."""
     from certify.certificates import fluid_certificate
@@ -97,6 +112,7 @@ CASES = {
     "fluid-linear": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "linear"), "fluid"),
     "fluid-quadratic": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "quadratic"), "fluid"),
     "fluid-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), _fluid_symmetric, "fluid"),
+    "fluid-flow": (lambda: load(MODELS / "homogeneous-feedback-J3.json"), _fluid_flow, "fluid-flow"),
     "quadratic-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), lambda n: _prove(n, templates=["quadratic"]), "foster"),
     "closed-set": (lambda: from_dict(TRAP), _prove, "closed-set"),
     "finite-state": (lambda: load(CORPUS / "loss2-a1.6-K3.json"), _prove, "finite-state"),

@@ -66,6 +66,8 @@ def _confirm_cached(name, text, samples):
             ind.check_static_split(net, cert)
         elif kind == "fluid":
             ind.check_fluid(net, cert, count=max(12, samples // 3))
+        elif kind == "fluid-flow":
+            ind.check_fluid_flow(net, cert, count=max(12, samples // 3))
         elif kind == "closed-set":
             ind.check_closed_set(net, cert)
         elif kind == "finite-state":
@@ -295,7 +297,7 @@ def edits_for(cls, net, cert):
             st.just([Edit("reverse", ("claims",))]),
         )
     if cls == "kind":
-        kinds = ["foster", "growth", "static-split", "fluid", "fork-join-foster", "fork-join-capacity",
+        kinds = ["foster", "growth", "static-split", "fluid", "fluid-flow", "fork-join-foster", "fork-join-capacity",
                  "fork-join-independent", "Foster", "", None]
         templates = ["quadratic", "table", "piecewise", "quartic", "linear", "Table", None]
         return st.one_of(

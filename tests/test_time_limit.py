@@ -13,10 +13,13 @@ from certify.proof.pipeline import prove
 
 
 def ring(J=9):
-    """Stream i chooses {i, i+1}; station i feeds {i+1, i+2} with probability 0.3 (heterogeneous feedback)."""
+    """Stream i chooses {i, i+1}; station i feeds {i+1, i+2} with probability 0.3 (heterogeneous feedback), and
+    station 1 with probability 0.15: the max-flow bound charges that feedback at full rate (9 x 0.15 > mu_1), fails,
+    and the fluid faces must be listed."""
     st = {str(i + 1): {"mu": 1} for i in range(J)}
     streams = [{"choice": [str(i + 1), str((i + 1) % J + 1)], "rate": "0.3"} for i in range(J)]
     fb = [{"from": str(i + 1), "choice": [str((i + 1) % J + 1), str((i + 2) % J + 1)], "prob": "0.3"} for i in range(J)]
+    fb += [{"from": str(i + 1), "choice": ["1"], "prob": "0.15"} for i in range(J)]
     return from_dict({"format": "jsq-network/1", "name": f"ring{J}", "stations": st, "streams": streams, "feedback": fb})
 
 
@@ -57,30 +60,38 @@ def test_time_limit_reason_does_not_claim_every_template_failed():
     assert any("searches run: none" in r for r in res.reasons)
 
 
-def plain_ring(J: int):
-    """Stream i chooses {i, i+1} at rate 97/100, unit rates, no feedback: Bramson's subset condition decides it (stable)."""
+DHK = "theorem: homogeneous feedback (Lambda_C + lam*/(1-p*) P_C < mu_C)"
+
+
+def fed_ring(J: int):
+    """Stream i chooses {i, i+1} at rate 1/2, unit rates, every station feeds station 1 with probability 1/10.
+
+    The Dai-Hasenbein-Kim criterion decides it (stable, ratio 8/9 at {1}); the max-flow bound charges the feedback
+    at full rate (16/10 > mu_1) and fails, so the certificate stages must list the faces of 16 stations.
+    """
     st = {str(i + 1): {"mu": 1} for i in range(J)}
-    streams = [{"choice": [str(i + 1), str((i + 1) % J + 1)], "rate": "97/100"} for i in range(J)]
-    return from_dict({"format": "jsq-network/1", "name": f"plain-ring{J}", "stations": st, "streams": streams})
+    streams = [{"choice": [str(i + 1), str((i + 1) % J + 1)], "rate": "1/2"} for i in range(J)]
+    fb = [{"from": str(i + 1), "choice": ["1"], "prob": "1/10"} for i in range(J)]
+    return from_dict({"format": "jsq-network/1", "name": f"fed-ring{J}", "stations": st, "streams": streams, "feedback": fb})
 
 
 def test_theorem_decided_network_gets_its_verdict_after_a_share_of_the_time():
     """A ring too big for the certificate stages is decided by the subset theorem once a quarter of the limit is spent."""
     t0 = time.perf_counter()
-    res = prove(plain_ring(16), time_limit=8, simulate=False)
+    res = prove(fed_ring(16), time_limit=8, simulate=False)
     assert time.perf_counter() - t0 < 8 / 4 + 2
-    assert res.verdict == "stable" and res.method == "theorem: no feedback: subset condition"
+    assert res.verdict == "stable" and res.method == DHK
     assert any("certificate stages' budget (2 s" in r for r in res.reasons), res.reasons
 
 
 def test_explicit_templates_keep_the_whole_time_limit():
     """Asking for a template turns the share off: the search may use the whole limit, even where a theorem decides."""
-    res = prove(plain_ring(16), time_limit=3, templates=["quadratic"], simulate=False)
+    res = prove(fed_ring(16), time_limit=3, templates=["quadratic"], simulate=False)
     assert res.time_s > 3 * 0.9 and not any("budget" in r for r in res.reasons), res.reasons
 
 
 def test_a_theorem_share_of_one_keeps_the_whole_time_limit():
     """theorem_share=1 lets the certificate stages use the whole limit before the theorem's verdict is given."""
-    res = prove(plain_ring(16), time_limit=3, theorem_share=1, simulate=False)
-    assert res.time_s > 3 * 0.9 and res.method == "theorem: no feedback: subset condition"
+    res = prove(fed_ring(16), time_limit=3, theorem_share=1, simulate=False)
+    assert res.time_s > 3 * 0.9 and res.method == DHK
     assert not any("budget" in r for r in res.reasons), res.reasons

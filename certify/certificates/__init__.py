@@ -4,6 +4,7 @@
 * :mod:`.statements` — what each kind proves (:func:`derived_claim`): semantics and statement;
 * :mod:`.claims` — what each JSQ kind claims, from its check's facts, and the one comparison;
 * :mod:`.readers` — each JSQ kind's payload, validated into its checker's arguments;
+* :mod:`.fluid_flow` — the same three for the ``fluid-flow`` kind (a linear fluid V checked by max flows);
 * :mod:`.forkjoin` — the same three for the fork-join kinds;
 * :mod:`.verifier` — :func:`verify`: the table kind -> (reader, checker, claims).
 
@@ -13,6 +14,7 @@ lives in :mod:`certify.core.envelope`.  Pure Python: verifying needs no solver.
 
 from ..core.envelope import FORMAT, dumps, network_digest
 from ..core.numbers import MAX_NUMBER_CHARS
+from .fluid_flow import fluid_flow_certificate
 from .forkjoin import capacity_certificate, forkjoin_foster_certificate, independent_certificate
 from .readers import KINDS
 from .statements import derived_claim
@@ -38,6 +40,7 @@ __all__ = [
     "static_split_certificate",
     "growth_certificate",
     "fluid_certificate",
+    "fluid_flow_certificate",
     "closed_set_certificate",
     "finite_certificate",
     "theorem_certificate",

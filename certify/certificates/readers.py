@@ -44,6 +44,8 @@ __all__ = [
     "read_closed_set",
     "read_finite_state",
     "read_theorem",
+    "field_map",
+    "named_rationals",
 ]
 
 # The fields every certificate has, and the payload fields of each kind (required, optional).
@@ -53,6 +55,7 @@ PAYLOAD_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "growth": (("weights",), ("table", "phase_expansion")),
     "static-split": (("multipliers",), ()),
     "fluid": (("template", "coefficients"), ("symmetry",)),
+    "fluid-flow": (("weights",), ()),
     "closed-set": (("stations",), ()),
     "finite-state": ((), ("phase_expansion",)),
     "theorem": (("theorem",), ()),
@@ -111,15 +114,72 @@ class Reading:
     template: str = ""
 
 
-def _map(cert: dict[str, Any], key: str) -> dict[str, Any]:
+def field_map(cert: dict[str, Any], key: str) -> dict[str, Any]:
+    """The field ``key`` of a certificate, which must be a map.
+
+    Parameters
+    ----------
+    cert : dict
+        The certificate (or a part of it).
+    key : str
+        The field's name (named in the error).
+
+    Returns
+    -------
+    dict
+        The field's value.
+
+    Raises
+    ------
+    CertificateError
+        When the field is missing or not a map.
+
+    Examples
+    --------
+    >>> field_map({"weights": {"1": "1"}}, "weights")
+    {'1': '1'}
+    >>> field_map({"weights": []}, "weights")
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: weights: must be a map, got list
+    """
     v = cert.get(key)
     if not isinstance(v, dict):
         raise CertificateError(None, key, f"must be a map, got {type(v).__name__}")
     return v
 
 
-def _named(values: dict[str, Any], want: list[str], field: str) -> dict[str, Fraction]:
-    """Exactly the names ``want``, each a canonical rational."""
+def named_rationals(values: dict[str, Any], want: list[str], field: str) -> dict[str, Fraction]:
+    """Exactly the names ``want``, each a canonical rational ``"p/q"``.
+
+    Parameters
+    ----------
+    values : dict
+        The map read from the file.
+    want : list of str
+        The names it must have, no more and no fewer.
+    field : str
+        Where the map is (named in the error).
+
+    Returns
+    -------
+    dict of str to Fraction
+        The values, in the order of ``want``.
+
+    Raises
+    ------
+    CertificateError
+        When a name is missing or unexpected, or a value is not a canonical rational.
+
+    Examples
+    --------
+    >>> named_rationals({"1": "1/2"}, ["1"], "weights")
+    {'1': Fraction(1, 2)}
+    >>> named_rationals({"1": "2/4"}, ["1"], "weights")
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: weights.1: '2/4' is not in canonical form (write '1/2')
+    """
     if set(values) != set(want):
         missing = [n for n in want if n not in values][:3]
         extra = sorted(set(values) - set(want))[:3]
@@ -176,11 +236,11 @@ def read_foster(net: Network, cert: dict[str, Any]) -> Reading | str:
     template = cert.get("template")
     if not isinstance(template, str) or template not in TEMPLATES:
         raise CertificateError(None, "template", f"{template!r} is not a template (one of {', '.join(TEMPLATES)})")
-    options = _map(cert, "options")
+    options = field_map(cert, "options")
     canonical = TEMPLATES[template].resolve_options(chain, dict(options))
     if not same_json(options, canonical):
         raise CertificateError(None, "options", f"{options!r} is not the canonical form {canonical!r} of these options")
-    coeffs = _map(cert, "coefficients")
+    coeffs = field_map(cert, "coefficients")
     bad = [n for n in coeffs if not isinstance(n, str)]
     if bad:
         raise CertificateError(None, "coefficients", f"the name {bad[0]!r} must be a string")
@@ -224,11 +284,11 @@ def read_growth(net: Network, cert: dict[str, Any]) -> Reading | str:
     chain = _markov(net, cert)
     if isinstance(chain, str):
         return chain
-    vals = _named(_map(cert, "weights"), list(chain.ids), "weights")
+    vals = named_rationals(field_map(cert, "weights"), list(chain.ids), "weights")
     w = [vals[s] for s in chain.ids]
     if "table" not in cert:
         return Reading((chain, w), chain=chain)
-    tab = _map(cert, "table")
+    tab = field_map(cert, "table")
     if set(tab) != {"K", "fast", "values"}:
         raise CertificateError(None, "table", f"must have exactly the fields K, fast, values (got {sorted(tab)})")
     fast = [chain.ids.index(s) for s in station_list(chain, tab["fast"], "table.fast")]
@@ -241,7 +301,7 @@ def read_growth(net: Network, cert: dict[str, Any]) -> Reading | str:
     values = tab["values"]
     if not isinstance(values, dict):
         raise CertificateError(None, "table.values", f"must be a map from cells to rationals, got {type(values).__name__}")
-    named = _named(values, [cell_key(c) for c in cells], "table.values")
+    named = named_rationals(values, [cell_key(c) for c in cells], "table.values")
     table = {c: named[cell_key(c)] for c in cells}
     return Reading((chain, w), {"table": table, "fast": fast, "K": K}, chain)
 
@@ -276,15 +336,15 @@ def read_static_split(net: Network, cert: dict[str, Any]) -> Reading:
     ({(0,): Fraction(-1, 1)}, [Fraction(1, 1)])
     """
     chain = compile_chain(net)
-    m = _map(cert, "multipliers")
+    m = field_map(cert, "multipliers")
     if set(m) != {"sets", "stations"}:
         raise CertificateError(None, "multipliers", f"must have exactly the fields sets, stations (got {sorted(m)})")
     names = {",".join(chain.ids[j] for j in C): C for C in routed_sets(chain)}
     for part in ("sets", "stations"):
         if not isinstance(m[part], dict):
             raise CertificateError(None, f"multipliers.{part}", f"must be a map, got {type(m[part]).__name__}")
-    us = _named(m["sets"], list(names), "multipliers.sets")
-    ws = _named(m["stations"], list(chain.ids), "multipliers.stations")
+    us = named_rationals(m["sets"], list(names), "multipliers.sets")
+    ws = named_rationals(m["stations"], list(chain.ids), "multipliers.stations")
     return Reading((chain, {names[k]: v for k, v in us.items()}, [ws[s] for s in chain.ids]), chain=chain)
 
 
@@ -329,14 +389,14 @@ def read_fluid(net: Network, cert: dict[str, Any]) -> Reading:
     kind = cert.get("template")
     if kind not in ("linear", "quadratic"):
         raise CertificateError(None, "template", f"{kind!r} is not a fluid template (linear or quadratic)")
-    named = _map(cert, "coefficients")
+    named = field_map(cert, "coefficients")
     ids, J = chain.ids, chain.J
     coeffs: list[Fraction] | list[list[Fraction]]
     if kind == "linear":
-        vals = _named(named, [f"w[{i}]" for i in ids], "coefficients")
+        vals = named_rationals(named, [f"w[{i}]" for i in ids], "coefficients")
         coeffs = [vals[f"w[{i}]"] for i in ids]
     else:
-        vals = _named(named, [f"P[{ids[i]},{ids[j]}]" for i in range(J) for j in range(i, J)], "coefficients")
+        vals = named_rationals(named, [f"P[{ids[i]},{ids[j]}]" for i in range(J) for j in range(i, J)], "coefficients")
         P = [[Fraction(0)] * J for _ in range(J)]
         for i in range(J):
             for j in range(i, J):

@@ -128,7 +128,7 @@ def derived_claim(kind: str, net: Network | ForkJoinNetwork, chain: Chain | None
             "and exogenous arrivals enter them at rate `inflow` > 0: their queue lengths tend to infinity almost surely, "
             "under every tie-breaking rule and every i.i.d. service and interarrival law with these means."
         )
-    if kind == "fluid":
+    if kind in ("fluid", "fluid-flow"):  # fluid-flow: a linear fluid certificate checked by the max-flow bound
         fluid = (
             "Along every fluid path, under every tie-breaking rule, dV/dt <= -delta |z|_1 (quadratic) or <= -delta "
             "(linear) away from 0, and V >= eta |z|^2 (or eta |z|_1): the fluid model is stable"

@@ -40,6 +40,7 @@ from ..core.envelope import FORMAT, _body_digest, network_digest
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.facts import Check, Facts
+from ..exact.fluid_flow import check_fluid_flow
 from ..exact.instability import check_closed_set, check_growth, check_static_split
 from ..exact.stability import check_finite, check_fluid, check_foster
 from ..exact.theorem_check import check_theorem
@@ -54,6 +55,7 @@ from .claims import (
     static_split_claims,
     theorem_claims,
 )
+from .fluid_flow import fluid_flow_claims, read_fluid_flow
 from .forkjoin import capacity_claims, independent_claims, lag_table_claims, read_capacity, read_independent, read_lag_table
 from .readers import (
     ENVELOPE_FIELDS,
@@ -154,6 +156,7 @@ VERIFIERS: dict[str, Verifier] = {
     "growth": Verifier(read_growth, check_growth, growth_claims),
     "static-split": Verifier(read_static_split, check_static_split, static_split_claims),
     "fluid": Verifier(read_fluid, check_fluid, fluid_claims),
+    "fluid-flow": Verifier(read_fluid_flow, check_fluid_flow, fluid_flow_claims),
     "closed-set": Verifier(read_closed_set, check_closed_set, closed_set_claims),
     "finite-state": Verifier(read_finite_state, check_finite, finite_state_claims),
     "theorem": Verifier(read_theorem, check_theorem, theorem_claims),

@@ -2,6 +2,7 @@
 
 * :mod:`.facts` — :class:`Check` (what every check returns) and the facts of each kind;
 * :mod:`.stability` — Foster–Lyapunov, finite state space, fluid;
+* :mod:`.fluid_flow` — a linear fluid V checked by one max-flow bound (no fluid face listed);
 * :mod:`.instability` — static split dual, growth function, closed set;
 * :mod:`.verdict` and :mod:`.theory` — what a theorem says, and the known JSQ theorems;
 * :mod:`.theorem_check` — a theorem certificate: the named theorem re-run.
@@ -17,11 +18,13 @@ from .facts import (
     Facts,
     FiniteStateFacts,
     FluidFacts,
+    FluidFlowFacts,
     FosterFacts,
     GrowthFacts,
     StaticSplitFacts,
     TheoremFacts,
 )
+from .fluid_flow import check_fluid_flow
 from .instability import check_closed_set, check_growth, check_static_split, closed_set, routed_sets, table_problem
 from .stability import check_finite, check_fluid, check_foster
 from .theorem_check import check_theorem, decisive_theorem
@@ -34,6 +37,7 @@ __all__ = [
     "GrowthFacts",
     "StaticSplitFacts",
     "FluidFacts",
+    "FluidFlowFacts",
     "ClosedSetFacts",
     "FiniteStateFacts",
     "TheoremFacts",
@@ -42,6 +46,7 @@ __all__ = [
     "check_static_split",
     "check_growth",
     "check_fluid",
+    "check_fluid_flow",
     "check_closed_set",
     "check_theorem",
     "decisive_theorem",

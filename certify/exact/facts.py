@@ -29,6 +29,7 @@ __all__ = [
     "GrowthFacts",
     "StaticSplitFacts",
     "FluidFacts",
+    "FluidFlowFacts",
     "ClosedSetFacts",
     "FiniteStateFacts",
     "TheoremFacts",
@@ -330,6 +331,37 @@ class FluidFacts(Facts):
     delta: Fraction
     eta: Fraction
     kind: str
+
+
+@dataclass(frozen=True)
+class FluidFlowFacts(Facts):
+    """A linear fluid certificate holds by the max-flow bound: dV/dt <= -delta away from 0, V >= eta ``|z|_1``.
+
+    Attributes
+    ----------
+    delta : Fraction
+        The decrease margin (> 0): (1 - theta) min_j w_j mu_j.
+    eta : Fraction
+        The lower bound factor of V: min_j w_j (> 0).
+    theta : Fraction
+        max over non-empty station sets N of a(N)/b(N) (< 1; see :mod:`certify.exact.fluid_flow`).
+    tightest : list of str
+        The smallest set attaining ``theta`` (the first among equals).
+    sets : int
+        Choice sets with a flow into them.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> FluidFlowFacts(F(1, 2), F(1), F(1, 2), ["1"], 1).tightest
+    ['1']
+    """
+
+    delta: Fraction
+    eta: Fraction
+    theta: Fraction
+    tightest: list[str]
+    sets: int
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ EXPLAINERS: dict[str, tuple[str, str]] = {
     "growth": ("instability", "explain_growth"),
     "static-split": ("instability", "explain_static_split"),
     "fluid": ("fluid", "explain_fluid"),
+    "fluid-flow": ("fluid_flow", "explain_fluid_flow"),
     "closed-set": ("instability", "explain_closed_set"),
     "finite-state": ("direct", "explain_finite_state"),
     "theorem": ("direct", "explain_theorem"),

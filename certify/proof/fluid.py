@@ -10,23 +10,30 @@ the stage stops the pipeline with the verdict ``undecided`` and says why.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
-from ..certificates import fluid_certificate
+from ..certificates import fluid_certificate, fluid_flow_certificate
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
-from ..exact import check_fluid
+from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
+from ..exact.fluid_flow import flow_rates
 from ..markov.fluid import FluidFace
-from ..markov.symmetry import Symmetry
+from ..markov.symmetry import Symmetry, station_classes
 from .context import ProofContext, plural
-from .loop import search_round_check
+from .loop import found_text, search_round_check
 from .result import Attempt
 from .stage import NEXT, STOP, Stage
 
-__all__ = ["FLUID_KINDS", "Fluid"]
+__all__ = ["FLUID_KINDS", "FLOW_FIRST_ORBITS", "Fluid"]
 
 FLUID_KINDS = ("linear", "quadratic")
 #: Without a symmetry reduction for it, the quadratic fluid certificate of a symmetric network is tried up to this size.
 MAX_UNREDUCED_J = 12
+#: Networks with at least this many station orbits (station classes count once, whether or not the reduction is
+#: used) try the max-flow bound (:mod:`certify.exact.fluid_flow`) before listing fluid faces, which grow like
+#: 2^J to 3^J in the number of orbits (94k faces for 10 heterogeneous stations); smaller ones list the faces first.
+FLOW_FIRST_ORBITS = 8
 
 
 class Fluid(Stage):
@@ -47,8 +54,18 @@ class Fluid(Stage):
         return ctx.use_fluid
 
     def run(self, ctx: ProofContext) -> bool:
-        """List the fluid faces, then try each kind; stops when a certificate passed (or Dai's conditions fail)."""
+        """List the fluid faces, then try each kind; stops when a certificate passed (or Dai's conditions fail).
+
+        A network of :data:`FLOW_FIRST_ORBITS` station orbits or more first tries the max-flow bound, which lists no face.
+        """
         run, sym = ctx.run, ctx.symmetry
+        if _orbits(ctx) >= FLOW_FIRST_ORBITS:
+            if run.expired():
+                run.skipped.append("fluid linear (max-flow bound)")
+            else:
+                run.ran.append("fluid linear (max-flow bound)")
+                if self._try_flow(ctx) is STOP:
+                    return STOP
         faces: dict[bool, list[FluidFace]] = {}
         for kind in FLUID_KINDS:
             reduced = kind == "linear" and not sym.trivial
@@ -107,8 +124,31 @@ class Fluid(Stage):
             assert got.candidate is not None and got.check is not None
             return self._proved(ctx, kind, got.candidate, got.check, sym)
 
+    def _try_flow(self, ctx: ProofContext) -> bool:
+        """V = total fluid mass, checked by the max-flow bound (w = 1 is the best weight for it: exact.fluid_flow)."""
+        base = ctx.base
+        with ctx.timer("fluid linear Lyapunov (max-flow bound)") as t:
+            ones = [Fraction(1)] * base.J
+            t.size = f"{plural(len(flow_rates(base)), 'choice set')}, {plural(base.J, 'station')} (no faces listed)"
+            chk = check_fluid_flow(base, ones)
+            if not chk.ok:
+                t.outcome = f"no certificate ({chk.failures[0]}; no other weights do better)"
+                return NEXT
+            t.outcome = found_text(chk.facts.delta)
+            return self._proved_flow(ctx, ones, chk)
+
+    def _proved_flow(self, ctx: ProofContext, w: list[Fraction], chk: Check[FluidFlowFacts]) -> bool:
+        f = chk.facts
+        tight = "{" + ",".join(f.tightest) + "}"
+        what = (
+            f"V = w'z decreases along every fluid path (by at least {float(f.delta):.3g}, checked exactly for every "
+            f"admissible velocity by one max-flow bound: flows into choice sets inside the non-empty stations carry at "
+            f"most {float(f.theta):.4g} of their w-weighted service, tightest at {tight}; no fluid face listed)"
+        )
+        return self._conclude(ctx, what, lambda: fluid_flow_certificate(ctx.net, ctx.base, w, chk),
+                              "fluid linear Lyapunov certificate (max-flow bound)")
+
     def _proved(self, ctx: ProofContext, kind: str, coeffs: Any, chk: Any, sym: Symmetry | None) -> bool:
-        net, res = ctx.net, ctx.res
         V = "w'z" if kind == "linear" else "z'Pz"
         per = " per unit of |z|_1" if kind == "quadratic" else ""
         where = "every face" if sym is None else (
@@ -119,11 +159,17 @@ class Fluid(Stage):
             f"V = {V} decreases along every fluid path (by at least {float(chk.facts.delta):.3g}{per}, "
             f"checked exactly on {where} and every admissible velocity)"
         )
+        return self._conclude(ctx, what, lambda: fluid_certificate(ctx.net, ctx.base, kind, coeffs, chk, symmetry=sym),
+                              f"fluid {kind} Lyapunov certificate")
+
+    def _conclude(self, ctx: ProofContext, what: str, certificate: Callable[[], dict[str, Any]], method: str) -> bool:
+        """The verdict of a passing fluid certificate: stable under Dai's conditions, else the fluid model only."""
+        net, res = ctx.net, ctx.res
         bad = dai_violations(net)
         res.expansion = []  # the means alone decide: no phase expansion involved
         if bad:
             res.verdict, res.semantics = "undecided", "general"
-            res.method = f"fluid {kind} Lyapunov certificate (fluid model only; Dai's conditions fail)"
+            res.method = f"{method} (fluid model only; Dai's conditions fail)"
             res.reasons.append(
                 f"the fluid model is stable: checked exactly ({what}), for every tie-breaking rule and "
                 "every service and interarrival law with these means"
@@ -134,14 +180,20 @@ class Fluid(Stage):
             )
             return STOP
         res.verdict, res.semantics = "stable", "general"
-        res.method = f"fluid {kind} Lyapunov certificate"
-        res.certificate = fluid_certificate(net, ctx.base, kind, coeffs, chk, symmetry=sym)
+        res.method = method
+        res.certificate = certificate()
         res.reasons.append(
             f"{what}: stable (positive Harris recurrent, Dai 1995) for every tie-breaking rule and every "
             "i.i.d. service and interarrival law with these means whose interarrival times are unbounded "
             "and spread out -- as every interarrival law of this network is (checked)"
         )
         return STOP
+
+
+def _orbits(ctx: ProofContext) -> int:
+    """The network's station orbits under its station classes (found even when the reduction is off)."""
+    sym = ctx.symmetry if not ctx.symmetry.trivial else station_classes(ctx.base)
+    return ctx.base.J - sum(len(c) - 1 for c in sym.classes)
 
 
 def _group_size(sym: Symmetry) -> str:

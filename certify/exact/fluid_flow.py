@@ -1,0 +1,171 @@
+r"""Linear fluid Lyapunov certificates checked by one max-flow bound: no fluid face is listed.
+
+:func:`certify.exact.check_fluid` maximises dV/dt over every fluid face, and the
+faces grow like 2^J to 3^J.  For a *linear* V(z) = w'z with w > 0 a bound
+needs no faces.  Merge the flows of the network by choice set C: R_C is the rate of
+the exogenous streams that join the shortest queue of C, plus mu_i p for each
+feedback (i, C, p).  Let
+
+.. math:: a_C = R_C \max_{j \in C} w_j, \qquad a(N) = \sum_{C \subseteq N} a_C,
+   \qquad b(N) = \sum_{j \in N} w_j \mu_j .
+
+**Lemma.**  At every fluid state z != 0, with N its set of non-empty stations,
+every admissible velocity v has w'v <= a(N) - b(N).
+
+*Proof.*  At a regular time of a fluid path, z_e' = 0 for each empty station e
+(a non-negative function has derivative 0 where it is 0 and differentiable),
+and z_j' = y_j - mu_j for each j in N (a non-empty station serves at its full
+rate), where y_j is the rate of the flows routed to j.  A flow that joins the
+shortest queue of C goes only to argmin_C z.  If C meets the empty stations,
+argmin_C z is empty stations only: nothing of it reaches N.  If C lies inside
+N, its rate is at most R_C (a feedback from i runs at mu_i u_i p <= mu_i p),
+and each unit of it adds at most max_C w to sum_{j in N} w_j y_j.  So
+w'v = sum_{j in N} w_j (y_j - mu_j) <= a(N) - b(N).  []
+
+Hence, with theta* = max_{N != empty} a(N)/b(N) (exact, polynomial:
+:func:`certify.exact.flows.max_ratio`), theta* < 1 gives
+w'v <= -(1 - theta*) b(N) <= -delta, delta = (1 - theta*) min_j w_j mu_j, on
+every fluid face away from 0, for every tie-breaking rule: the condition of a
+linear fluid certificate, and V >= eta |z|_1 with eta = min_j w_j.
+
+**w = 1 is the best weight.**  Let N* attain theta = theta*(1), so that
+R(C inside N) <= theta mu(N) for every N.  For any w > 0 and t > 0 let
+N_t = {j in N* : w_j >= t}.  Then max_C w = integral over t of [C meets N_t],
+w_j = integral of [j in N_t], and the flows inside N* that meet N_t carry
+R(C inside N*) - R(C inside N* minus N_t) >= theta mu(N*) - theta mu(N* minus N_t)
+= theta mu(N_t); integrating over t gives a_w(N*) >= theta b_w(N*), so
+theta*(w) >= theta*(1).  Hence the search needs no LP: w = 1, V = the total
+fluid mass.  Without feedback theta*(1) is the ratio of Bramson's subset
+condition, so the bound loses nothing there; with feedback it can be weaker
+than the face check (an empty station's feedback is bounded by its full rate).
+
+Pure Python, exact: no numpy, no solver.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from ..markov.chain import Chain
+from .facts import Check, FluidFlowFacts
+from .flows import max_ratio
+
+__all__ = ["flow_rates", "flow_weights", "check_fluid_flow"]
+
+
+def flow_rates(chain: Chain) -> dict[tuple[int, ...], Fraction]:
+    """The rate R_C into each choice set: exogenous streams, plus mu_i p for each feedback (i, C, p).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain (only the means enter).
+
+    Returns
+    -------
+    dict of tuple of int to Fraction
+        Choice set (sorted station indices) to its total rate, the sets in
+        :func:`certify.exact.routed_sets` order; sets of rate 0 are left out.
+
+    Examples
+    --------
+    A stream of rate 1 into {1, 2}, and station 1 (rate 2) feeding back half of
+    its departures to {2}:
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(2), F(1)), (((0, 1), F(1)),), ((0, (1,), F(1, 2)),), (F(1, 2), F(1)))
+    >>> flow_rates(ch)
+    {(1,): Fraction(1, 1), (0, 1): Fraction(1, 1)}
+    """
+    rate: dict[tuple[int, ...], Fraction] = defaultdict(Fraction)
+    for C, lam in chain.arrivals:
+        rate[C] += lam
+    for i, C, p in chain.feedback:
+        rate[C] += chain.mu[i] * p
+    return {C: rate[C] for C in sorted(rate, key=lambda c: (len(c), c)) if rate[C]}
+
+
+def flow_weights(chain: Chain, w: Sequence[Fraction]) -> dict[tuple[int, ...], Fraction]:
+    """The weights a_C = R_C max_{j in C} w_j of the bound (module docstring).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain.
+    w : sequence of Fraction
+        One weight per station.
+
+    Returns
+    -------
+    dict of tuple of int to Fraction
+        Choice set to a_C, in :func:`flow_rates` order.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    >>> flow_weights(ch, [F(1), F(2)])
+    {(0, 1): Fraction(3, 1)}
+    """
+    return {C: R * max(w[j] for j in C) for C, R in flow_rates(chain).items()}
+
+
+def check_fluid_flow(chain: Chain, w: Sequence[Any]) -> Check[FluidFlowFacts]:
+    """Check a linear fluid certificate V(z) = w'z by the max-flow bound (no fluid face listed).
+
+    Passes when every w_j > 0 and theta* = max_{N != empty} a(N)/b(N) < 1
+    (module docstring): then dV/dt <= -delta with delta = (1 - theta*) min_j
+    w_j mu_j at every fluid state away from 0, for every admissible velocity and
+    every tie-breaking rule, and V >= eta ``|z|_1`` with eta = min_j w_j.
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's (exponential) chain: only the means enter the fluid model.
+    w : sequence
+        The weights, one per station, exact.
+
+    Returns
+    -------
+    Check of FluidFlowFacts
+        Passed with delta, eta, theta, the tightest set and the number of
+        choice sets; or the failure, naming the set where the bound fails.
+
+    Examples
+    --------
+    Two stations of rate 1 sharing a stream of rate 3/2: the total mass
+    decreases at rate 1/2 (both busy) or more.
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(3, 2)),), (), (F(1), F(1)))
+    >>> chk = check_fluid_flow(ch, [F(1), F(1)])
+    >>> chk.ok, chk.facts.theta, chk.facts.delta, chk.facts.tightest
+    (True, Fraction(3, 4), Fraction(1, 4), ['1', '2'])
+    >>> print(check_fluid_flow(ch, [F(1), F(3)]).failures[0])  # doctest: +NORMALIZE_WHITESPACE
+    the max-flow bound does not show dV/dt < 0: on the fluid states whose non-empty stations are {1,2}, the flows
+    into choice sets inside them carry w-weighted rate 9/2 against w-weighted service 4 (ratio 9/8, must be < 1)
+    """
+    J = chain.J
+    ws = [Fraction(v) for v in w]
+    if len(ws) != J or any(v <= 0 for v in ws):
+        return Check.failed(["linear fluid weights must be one positive number per station"])
+    weights = flow_weights(chain, ws)
+    service = [ws[j] * chain.mu[j] for j in range(J)]
+    best = max_ratio(weights, service)
+    A = set(best.argmax)
+    a = sum((x for C, x in weights.items() if A.issuperset(C)), Fraction(0))
+    b = sum((service[j] for j in A), Fraction(0))
+    if a != best.ratio * b:  # recomputed from the data: the reported set attains the reported ratio
+        raise AssertionError(f"max_ratio reported {best.ratio} at {best.argmax}, whose ratio is {a / b}")
+    names = [chain.ids[j] for j in best.argmax]
+    if best.ratio >= 1:
+        return Check.failed([
+            "the max-flow bound does not show dV/dt < 0: on the fluid states whose non-empty stations are "
+            f"{{{','.join(names)}}}, the flows into choice sets inside them carry w-weighted rate {a} against "
+            f"w-weighted service {b} (ratio {best.ratio}, must be < 1)"
+        ])
+    delta = (1 - best.ratio) * min(service)
+    return Check.passed(FluidFlowFacts(delta=delta, eta=min(ws), theta=best.ratio, tightest=names, sets=len(weights)))
