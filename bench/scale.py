@@ -27,9 +27,11 @@ Each network is proved by ``certify prove FILE --json --sim-budget 0
 by the wrapper of ``bench/symmetry.py``), on an increasing list of sizes per
 family, stopping at the first size that is not proved by a certificate (verdict
 ``stable``, method not a theorem) within the limit.  The fluid stage's attempt
-gives the number of faces listed (one per orbit with the reduction).  Baseline
-in the same run: per family, the largest J that ``--no-symmetry`` proves within
-60 s, timed with and without the reduction.  The scan passes ``--theorem-share 1``
+gives the number of faces listed (one per orbit with the reduction; none where
+the max-flow bound decides).  Baseline in the same run: per family, the largest
+J that the pipeline of before this issue (``--no-symmetry --no-flow-bound``:
+every fluid face listed) proves within 60 s, timed again with the reduction
+(``--no-flow-bound``) and with the default pipeline.  The scan passes ``--theorem-share 1``
 (every family is decided by a theorem; the certificate stages get the whole limit).
 A ring of 24 stations is run once more with the default settings (``--time-limit
 120``, the certificate stages get a quarter of it when a theorem decides; the issue
@@ -79,12 +81,12 @@ RANDOM_RATES = (F(1, 2), F(2, 3), F(1), F(3, 2), F(2))
 
 #: Sizes per family: the scan (stops at the first failure) and the ``--no-symmetry`` baseline (60 s each).
 SIZES = {
-    "symmetric": ((10, 20, 50, 100, 200, 400), (6, 8, 10, 12, 14, 16, 18)),
-    "classes": ((12, 24, 36, 48, 60), (6, 9, 12, 15)),
-    "ring": ((6, 8, 10, 11), (6, 7, 8, 9, 10)),
-    "power-of-two": ((4, 6, 8, 10, 12, 16), (4, 5, 6, 7, 8)),
-    "feedback": ((5, 10, 20, 40, 80), (4, 6, 8, 10, 12, 14, 16)),
-    "random": ((6, 8, 9, 10), (6, 7, 8)),
+    "symmetric": ((10, 20, 50, 100, 200, 400, 1000), (6, 8, 10, 12, 14, 16, 18)),
+    "classes": ((12, 24, 36, 48, 60, 120, 240), (6, 9, 12, 15)),
+    "ring": ((6, 8, 10, 12, 24, 50, 100, 200, 400), (6, 7, 8, 9, 10)),
+    "power-of-two": ((4, 6, 8, 10, 12, 16, 24, 32, 48), (4, 5, 6, 7, 8)),
+    "feedback": ((5, 10, 20, 40, 80, 160), (4, 6, 8, 10, 12, 14, 16)),
+    "random": ((6, 8, 10, 12, 24, 50, 100, 200, 400), (6, 7, 8, 9)),
 }
 QUICK_SIZES = {
     "symmetric": ((10, 20), (6, 8)),
@@ -225,6 +227,7 @@ class Run:
     family: str
     J: int
     symmetry: bool
+    flow_bound: bool
     verdict: str
     method: str
     wall: float
@@ -272,31 +275,35 @@ def fluid_size(attempts: list[dict]) -> tuple[int | None, str]:
     return None, ""
 
 
-def prove(family: str, path: Path, J: int, limit: float, symmetry: bool = True, share: float = 1.0) -> Run:
-    """``certify prove path --json --sim-budget 0 --time-limit limit --theorem-share share`` (``--no-symmetry`` unless ``symmetry``).
+def prove(family: str, path: Path, J: int, limit: float, symmetry: bool = True, share: float = 1.0,
+          flow_bound: bool = True) -> Run:
+    """``certify prove path --json --sim-budget 0 --time-limit limit --theorem-share share`` (``--no-symmetry`` unless
+    ``symmetry``, ``--no-flow-bound`` unless ``flow_bound``).
 
     Every family here is decided by a theorem, so by default (share 1/4) the certificate stages would get only a
     quarter of the limit; the scan measures the certificates, so it gives them all of it (``share`` 1).
     """
     cmd = [sys.executable, "-m", "certify", "prove", str(path), "--json", "--sim-budget", "0",
-           "--time-limit", str(limit), "--theorem-share", str(share), *([] if symmetry else ["--no-symmetry"])]
+           "--time-limit", str(limit), "--theorem-share", str(share), *([] if symmetry else ["--no-symmetry"]),
+           *([] if flow_bound else ["--no-flow-bound"])]
     wall, mb, out, err, rc = measure(cmd, timeout=limit + 60)
     if rc is None:
-        return Run(family, J, symmetry, "killed", "", wall, mb, note=f"killed at {limit + 60:.0f} s")
+        return Run(family, J, symmetry, flow_bound, "killed", "", wall, mb, note=f"killed at {limit + 60:.0f} s")
     try:
         res = json.loads(out.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         tail = " ".join(err.strip().splitlines()[-3:-1])[-200:]
-        return Run(family, J, symmetry, f"exit {rc}", "", wall, mb, note=tail)
+        return Run(family, J, symmetry, flow_bound, f"exit {rc}", "", wall, mb, note=tail)
     faces, cls = fluid_size(res.get("attempts", []))
     cut = next((r for r in res.get("reasons", []) if "reached during" in r), "")
-    return Run(family, J, symmetry, res["verdict"], res["method"], wall, mb, faces, cls, cut[:80])
+    return Run(family, J, symmetry, flow_bound, res["verdict"], res["method"], wall, mb, faces, cls, cut[:80])
 
 
 def show(r: Run) -> str:
     """One printed line per run."""
     faces = "-" if r.faces is None else str(r.faces)
-    return (f"{r.family:>12} J={r.J:>3} {'sym' if r.symmetry else 'full'} {r.verdict:>10} {r.wall:7.2f}s "
+    how = ("sym" if r.symmetry else "full") + ("" if r.flow_bound else " faces")
+    return (f"{r.family:>12} J={r.J:>4} {how:>10} {r.verdict:>10} {r.wall:7.2f}s "
             f"{r.mb:6.0f} MB faces {faces:>6} {r.classes:>10}  {r.method} {r.note}")
 
 
@@ -309,7 +316,7 @@ class Family:
 
     name: str
     runs: list[Run] = field(default_factory=list)
-    base: tuple[Run, Run] | None = None  # (--no-symmetry, reduced) at the baseline J
+    base: tuple[Run, Run, Run] | None = None  # (--no-symmetry --no-flow-bound, --no-flow-bound, default) at the baseline J
     stopped: str = ""
 
     def largest(self, limit: float) -> Run | None:
@@ -349,57 +356,58 @@ def scan(fam: Family, build: Callable[[int], dict], sizes: Sequence[int], limit:
 
 def baseline(fam: Family, build: Callable[[int], dict], sizes: Sequence[int], limit: float, tmp: Path,
              clock: Clock) -> None:
-    """The largest J that ``--no-symmetry`` proves within ``limit``; then the same network with the reduction."""
+    """The largest J that ``--no-symmetry --no-flow-bound`` proves within ``limit``; then the same network with the
+    reduction (``--no-flow-bound``) and with the default pipeline."""
     best: Run | None = None
     for J in sizes:
         if clock.over():
             break
-        r = prove(fam.name, write_network(build(J), tmp), J, limit, symmetry=False)
+        r = prove(fam.name, write_network(build(J), tmp), J, limit, symmetry=False, flow_bound=False)
         print(show(r), flush=True)
         if not (r.by_certificate and r.wall <= limit):
             break
         best = r
     if best is not None:
-        red = prove(fam.name, write_network(build(best.J), tmp), best.J, limit)
+        path = write_network(build(best.J), tmp)
+        red = prove(fam.name, path, best.J, limit, flow_bound=False)
+        now = prove(fam.name, path, best.J, limit)
         print(show(red), flush=True)
-        fam.base = (best, red)
+        print(show(now), flush=True)
+        fam.base = (best, red, now)
 
 
 # --- the report --------------------------------------------------------------------------------------------------
 
 
-def ratio_text(fam: Family) -> str:
-    """Wall time without / with the reduction at the baseline J."""
+def ratio_text(fam: Family, k: int) -> str:
+    """Wall time of the pipeline of before the issue / of base run ``k`` (1: the reduction, 2: default) at the baseline J."""
     if fam.base is None:
         return "-"
-    full, red = fam.base
-    return f"{full.wall / red.wall:.2f}x (J = {full.J}: {full.wall:.1f} s / {red.wall:.1f} s)"
+    full, other = fam.base[0], fam.base[k]
+    return f"{full.wall / other.wall:.1f}x ({full.wall:.1f} s / {other.wall:.2f} s)"
 
 
 def faces_text(fam: Family) -> str:
-    """Orbit faces / full faces: at the baseline J (both counted), and for ``symmetric`` at its largest J by 2^J - 1."""
-    parts = []
-    if fam.base is not None and fam.base[0].faces is not None:
-        full, red = fam.base
-        parts.append(f"{red.faces} / {full.faces} (J = {full.J})")
-        top = fam.largest(float("inf"))
-        if fam.name == "symmetric" and full.faces == 2 ** full.J - 1 and top is not None and top.J != full.J:
-            parts.append(f"{top.faces} / 2^{top.J} - 1 (J = {top.J}; full count 2^J - 1, checked at J = {full.J})")
-    return "; ".join(parts) or "-"
+    """Orbit faces / full faces at the baseline J (both counted with ``--no-flow-bound``)."""
+    if fam.base is None or fam.base[0].faces is None or fam.base[1].faces is None:
+        return "-"
+    full, red = fam.base[0], fam.base[1]
+    return f"{red.faces} / {full.faces} (J = {full.J})"
 
 
 def summary_row(fam: Family, cap: float) -> str:
-    """family | largest J in 30 s | in cap | wall | peak MB | orbit faces / full faces | ratio to --no-symmetry."""
+    """family | largest J in 30 s | in cap | wall | peak MB | method | faces | two ratios to the pipeline of before."""
     a, b = fam.largest(30), fam.largest(cap)
-    wall, mb = (f"{b.wall:.1f}", f"{b.mb:.0f}") if b else ("-", "-")
-    return (f"| {fam.name} | {a.J if a else '-'} | {b.J if b else '-'} | {wall} | {mb} | {faces_text(fam)} | "
-            f"{ratio_text(fam)} |")
+    wall, mb, how = (f"{b.wall:.2f}", f"{b.mb:.0f}", b.method) if b else ("-", "-", "-")
+    return (f"| {fam.name} | {a.J if a else '-'} | {b.J if b else '-'} | {wall} | {mb} | {how} | {faces_text(fam)} | "
+            f"{ratio_text(fam, 1)} | {ratio_text(fam, 2)} |")
 
 
 def run_row(r: Run) -> str:
     """One row of the table of every run."""
     faces = "-" if r.faces is None else str(r.faces)
-    return (f"| {r.family} | {r.J} | {'yes' if r.symmetry else 'no'} | {r.verdict} | {r.method} | {r.wall:.2f} | "
+    return (f"| {r.family} | {r.J} | {'yes' if r.symmetry else 'no'} | {'yes' if r.flow_bound else 'no'} | "
+            f"{r.verdict} | {r.method} | {r.wall:.2f} | "
             f"{r.mb:.0f} | {faces} | {r.classes or '-'} | {r.note or ''} |")
 
 
@@ -417,12 +425,14 @@ def report(fams: list[Family], ring24: Run | None, caps: tuple[float, float], se
              "the first size that is not proved by a certificate (verdict stable, method not a theorem) within the "
              "limit. The size lists end near the largest size that finishes on this machine (a failing size costs the "
              "whole limit): where every size was proved, the largest J is a lower bound. Faces are the fluid faces "
-             "listed (one per orbit with the reduction). The baseline is the same prove with `--no-symmetry` at the "
-             f"largest J it proves within {base_cap:.0f} s, timed in the same run. In the summary, wall and peak MB are "
-             f"those of the largest J proved in {cap:.0f} s.", "",
-             f"| family | largest J in 30 s | in {cap:.0f} s | wall | peak MB | orbit faces / full faces | "
-             "ratio to --no-symmetry |",
-             "|---|---|---|---|---|---|---|"]
+             "listed (one per orbit with the reduction; none where the max-flow bound decides, kind `fluid-flow`). "
+             "The baseline is the pipeline of before this issue, `--no-symmetry --no-flow-bound` (every fluid face "
+             f"listed), at the largest J it proves within {base_cap:.0f} s; the same network is then proved with the "
+             "reduction alone (`--no-flow-bound`) and with the default pipeline, in the same run. In the summary, "
+             f"wall, peak MB and method are those of the largest J proved in {cap:.0f} s.", "",
+             f"| family | largest J in 30 s | in {cap:.0f} s | wall s | peak MB | method | orbit faces / full faces | "
+             "before / reduction | before / default |",
+             "|---|---|---|---|---|---|---|---|---|"]
     lines += [summary_row(f, cap) for f in fams]
     lines += [""] + [f"- {f.name}: {f.stopped}." for f in fams if f.stopped]
     if ring24 is not None:
@@ -430,8 +440,8 @@ def report(fams: list[Family], ring24: Run | None, caps: tuple[float, float], se
                       f"{ring24.verdict} by {ring24.method or '-'} in "
                       f"{ring24.wall:.1f} s wall, {ring24.mb:.0f} MB."]
     lines += ["", "Every run:", "",
-              "| family | J | reduction | verdict | method | wall s | peak MB | faces | symmetry | note |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+              "| family | J | reduction | max-flow bound | verdict | method | wall s | peak MB | faces | symmetry | note |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for f in fams:
         lines += [run_row(r) for r in f.runs]
         if f.base is not None:

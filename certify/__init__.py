@@ -79,7 +79,7 @@ def verify(net: Any, cert: Any) -> Any:
     >>> cert = certify.prove(net, simulate=False).certificate
     >>> res = certify.verify(net, cert)
     >>> res.ok, res.facts.kind, res.facts.semantics
-    (True, 'fluid', 'general')
+    (True, 'fluid-flow', 'general')
     """
     from .certificates import load_certificate
     from .certificates import verify as _verify

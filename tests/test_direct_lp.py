@@ -115,7 +115,7 @@ def test_solver_warnings_in_a_direct_solve_become_a_reason(capsys, tmp_path, mon
     monkeypatch.setattr(linprog, "_highs", noisy)
     path = tmp_path / "jsq2.json"
     path.write_text(JSQ2)
-    code = main(["prove", str(path)])
+    code = main(["prove", str(path), "--no-flow-bound"])  # the fluid LP (the max-flow bound needs none)
     out = capsys.readouterr()
     assert code == 0 and out.err == "" and "solver notes" in out.out and "HIGHS: UserWarning: Solution may be inaccurate" in out.out
 
@@ -154,7 +154,7 @@ def test_named_solver_proves_the_same(capsys, tmp_path, solver):
     """`--solver CLARABEL` (direct) and `--solver SCS` (through cvxpy) prove jsq2 stable, naming the solver."""
     path = tmp_path / "jsq2.json"
     path.write_text(JSQ2)
-    code = main(["prove", str(path), "--solver", solver.lower()])
+    code = main(["prove", str(path), "--solver", solver.lower(), "--no-flow-bound"])  # an LP, not the max-flow bound
     out = capsys.readouterr()
     assert code == 0 and "verdict: stable" in out.out and f"({solver})" in out.out
 

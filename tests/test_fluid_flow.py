@@ -3,6 +3,7 @@
 import json
 import random
 from fractions import Fraction as F
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from certify.markov.chain import compile_chain
 
 from . import independent as ind
 
+MODELS = Path(__file__).resolve().parents[1] / "models"
 RATES = ("1/2", "2/3", "1", "3/2", "2")
 
 
@@ -156,12 +158,25 @@ def test_a_ring_of_24_is_proved_by_certificate():
     assert res.certificate["claims"]["theta"] == "97/100"
 
 
-def test_small_networks_still_list_faces():
-    """Below FLOW_FIRST_ORBITS station orbits, prove lists the fluid faces as before (kind fluid)."""
-    net = from_dict(random_doc(4, 3, feedback=False, load="9/10"))
-    res = certify.prove(net, simulate=False, time_limit=60)
+def test_small_networks_with_feedback_list_faces():
+    """With feedback and fewer than FLOW_FIRST_ORBITS station orbits, prove lists the fluid faces first (kind fluid)."""
+    res = certify.prove(certify.load(MODELS / "homogeneous-feedback-J3.json"), simulate=False, time_limit=60)
     assert res.verdict == "stable" and res.certificate["kind"] == "fluid"
     assert not any("max-flow" in a.stage for a in res.attempts)
+
+
+def test_without_feedback_the_bound_goes_first():
+    """A small network without feedback is proved by the max-flow bound, listing no fluid face."""
+    net = from_dict(random_doc(4, 3, feedback=False, load="9/10"))
+    res = certify.prove(net, simulate=False, time_limit=60)
+    assert res.certificate["kind"] == "fluid-flow" and not any(a.stage == "fluid faces" for a in res.attempts)
+
+
+def test_no_flow_bound_lists_the_faces():
+    """flow_bound=False lists the fluid faces first, as before the bound (for comparisons)."""
+    net = from_dict(random_doc(4, 3, feedback=False, load="9/10"))
+    res = certify.prove(net, simulate=False, time_limit=60, flow_bound=False)
+    assert res.certificate["kind"] == "fluid" and not any("max-flow" in a.stage for a in res.attempts)
 
 
 def test_a_failed_bound_falls_back_to_the_faces():

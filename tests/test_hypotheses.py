@@ -42,7 +42,7 @@ def test_dd1_simulation_evidence_leaves_it_undecided():
 def test_deterministic_service_with_poisson_arrivals_is_stable():
     """Deterministic service with Poisson arrivals meets Dai's conditions: the fluid certificate proves stability."""
     res = certify.prove(_single(1, arrival="exponential"), simulate=False)
-    assert res.verdict == "stable" and res.semantics == "general" and res.certificate["kind"] == "fluid"
+    assert res.verdict == "stable" and res.semantics == "general" and res.certificate["kind"] == "fluid-flow"
 
 
 def test_overloaded_dd1_is_unstable_without_dai():

@@ -145,7 +145,7 @@ def test_non_exponential_gets_general_verdicts_only():
         "streams": [{"choice": ["1", "2"], "rate": 1.5}],
     }
     res = certify.prove(from_dict(doc))
-    assert res.verdict == "stable" and res.semantics == "general" and res.certificate["kind"] == "fluid"
+    assert res.verdict == "stable" and res.semantics == "general" and res.certificate["kind"] == "fluid-flow"
     res = certify.prove(from_dict(doc), fluid=False, simulate=False)
     assert any("no finite phase-type" in r for r in res.reasons)  # no Markovian form
     assert res.verdict == "stable" and res.semantics == "general" and res.method.startswith("theorem: ")

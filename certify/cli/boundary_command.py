@@ -96,7 +96,7 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     ...                                   "--out", str(d / "b")])
     >>> cmd_boundary(args)  # doctest: +ELLIPSIS
     boundary of mm1 along load in [0.5, 1.5] (tolerance 0.1)
-      0.5  stable  fluid linear Lyapunov certificate  (...s)
+      0.5  stable  fluid linear Lyapunov certificate (max-flow bound)  (...s)
       1.5  unstable  static split LP dual (flow balance)  (...s)
       1  undecided  none  (...s)
     ...

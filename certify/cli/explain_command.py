@@ -55,7 +55,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     wrote latex proof of mm1 to ...proof.tex
     0
     >>> (d / "proof.tex").read_text().splitlines()[2]
-    '\\\\section{mm1 is stable (positive Harris recurrent): a fluid Lyapunov certificate}'
+    '\\\\section{mm1 is stable (positive Harris recurrent): a fluid Lyapunov certificate (max-flow bound)}'
     """
     from ..certificates import load_certificate, verify
     from ..explain import explain

@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
                          f"--time-limit before its verdict is given (default {THEOREM_SHARE}; 1: all of it)")
     pr.add_argument("--no-symmetry", action="store_true",
                     help="do not reduce by the network's station classes (check every fluid face; for comparisons)")
+    pr.add_argument("--no-flow-bound", action="store_true",
+                    help="list the fluid faces even where the max-flow bound would decide (the exact fluid margin, "
+                         "the station-class reduction; for comparisons)")
     pr.set_defaults(func=cmd_prove)
 
     ve = sub.add_parser(

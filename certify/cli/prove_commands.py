@@ -89,6 +89,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             sim_budget=args.sim_budget,
             seed=args.seed,
             symmetry=not args.no_symmetry,
+            flow_bound=not args.no_flow_bound,
             theorem_share=args.theorem_share,
         )
     said = notes_reason(notes)
@@ -146,11 +147,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     >>> certify.prove(net, out=d / "mm1.cert.json").verdict
     'stable'
     >>> cmd_verify(build_parser().parse_args(["verify", str(d / "mm1.json"), str(d / "mm1.cert.json")]))  # doctest: +ELLIPSIS
-    valid: fluid certificate for mm1 (...mm1.cert.json)
+    valid: fluid-flow certificate for mm1 (...mm1.cert.json)
       Along every fluid path, ...
     0
     >>> cmd_verify(build_parser().parse_args(["verify", str(d)]))  # doctest: +ELLIPSIS
-    valid: fluid certificate ...mm1.cert.json for network ...mm1.json
+    valid: fluid-flow certificate ...mm1.cert.json for network ...mm1.json
     1 valid, 0 invalid
     0
     """

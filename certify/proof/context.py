@@ -175,6 +175,8 @@ class ProofContext:
         The Foster templates to try, in order.
     symmetry : bool
         Find the station classes (exact automorphisms of the means) for the stages that reduce by them.
+    flow_bound : bool
+        Let the fluid stage try the max-flow bound before listing faces (:class:`certify.proof.fluid.Fluid`).
 
     Examples
     --------
@@ -195,6 +197,7 @@ class ProofContext:
         use_fluid: bool,
         templates: list[str],
         symmetry: bool = True,
+        flow_bound: bool = True,
     ):
         self.net, self.res, self.run, self.solver = net, res, run, solver
         self.use_fluid, self.templates = use_fluid, templates
@@ -206,6 +209,7 @@ class ProofContext:
         except NotPhaseType as exc:
             self.chain, self.why = None, str(exc)
         self._use_symmetry = symmetry
+        self.flow_bound = flow_bound
         self._symmetry: Symmetry | None = None
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None

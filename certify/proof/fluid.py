@@ -30,9 +30,11 @@ __all__ = ["FLUID_KINDS", "FLOW_FIRST_ORBITS", "Fluid"]
 FLUID_KINDS = ("linear", "quadratic")
 #: Without a symmetry reduction for it, the quadratic fluid certificate of a symmetric network is tried up to this size.
 MAX_UNREDUCED_J = 12
-#: Networks with at least this many station orbits (station classes count once, whether or not the reduction is
-#: used) try the max-flow bound (:mod:`certify.exact.fluid_flow`) before listing fluid faces, which grow like
-#: 2^J to 3^J in the number of orbits (94k faces for 10 heterogeneous stations); smaller ones list the faces first.
+#: Networks with feedback and at least this many station orbits (station classes count once, whether or not the
+#: reduction is used) try the max-flow bound (:mod:`certify.exact.fluid_flow`) before listing fluid faces, which grow
+#: like 2^J to 3^J in the number of orbits (94k faces for 10 heterogeneous stations); smaller ones with feedback list
+#: the faces first (the bound charges an empty station's feedback at its full rate).  Networks without feedback
+#: always try the bound first: there it proves all that any fluid certificate can.
 FLOW_FIRST_ORBITS = 8
 
 
@@ -44,7 +46,7 @@ class Fluid(Stage):
     >>> from certify.proof.context import ProofContext
     >>> ctx = ProofContext.for_file("models/symmetric-jsq-J4.json")
     >>> Fluid().run(ctx), ctx.res.verdict, ctx.res.method
-    (True, 'stable', 'fluid linear Lyapunov certificate')
+    (True, 'stable', 'fluid linear Lyapunov certificate (max-flow bound)')
     """
 
     name = "fluid certificates"
@@ -56,10 +58,12 @@ class Fluid(Stage):
     def run(self, ctx: ProofContext) -> bool:
         """List the fluid faces, then try each kind; stops when a certificate passed (or Dai's conditions fail).
 
-        A network of :data:`FLOW_FIRST_ORBITS` station orbits or more first tries the max-flow bound, which lists no face.
+        Unless ``ctx.flow_bound`` is off, a network without feedback (where the bound proves all that any fluid
+        certificate can: Bramson's subset condition) or with :data:`FLOW_FIRST_ORBITS` station orbits or more first
+        tries the max-flow bound, which lists no face.
         """
         run, sym = ctx.run, ctx.symmetry
-        if _orbits(ctx) >= FLOW_FIRST_ORBITS:
+        if ctx.flow_bound and (not ctx.base.feedback or _orbits(ctx) >= FLOW_FIRST_ORBITS):
             if run.expired():
                 run.skipped.append("fluid linear (max-flow bound)")
             else:

@@ -85,6 +85,7 @@ def prove(
     progress: Callable[[Attempt], None] | None = None,
     symmetry: bool = True,
     theorem_share: float = THEOREM_SHARE,
+    flow_bound: bool = True,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
@@ -112,6 +113,9 @@ def prove(
     symmetry : reduce by the network's station classes (exact automorphisms; :mod:`certify.markov.symmetry`):
         the linear fluid certificate is searched and checked on one face per orbit.
     solver : a solver name: HIGHS or CLARABEL (direct), or another cvxpy solver (default: HiGHS for the LPs).
+    flow_bound : try the max-flow bound (kind ``fluid-flow``, no fluid face listed) before the fluid faces, on
+        networks without feedback (where it proves all that any fluid certificate can) or with 8 or more station
+        orbits; False lists the faces first, as a comparison (the exact fluid margin, the station-class reduction).
     theorem_share : the share of ``time_limit`` (in (0, 1]) the certificate stages get when a theorem already
         decides the network (default :data:`certify.proof.theorems.THEOREM_SHARE`; 1: all of it).
 
@@ -145,7 +149,7 @@ def prove(
             res.reasons.extend(f"note: {n}" for n in net.notes)
             use_fluid = templates is None if fluid is None else fluid
             ctx = ProofContext(net, res, run, solver, use_fluid, list(TEMPLATES) if templates is None else templates,
-                              symmetry=symmetry)
+                              symmetry=symmetry, flow_bound=flow_bound)
             found = deciding_theorems(net, ctx.base)
             if templates is None and any(tv.decides for tv in found):
                 # the verdict is already proved: the certificate stages get a share of the time, not all of it

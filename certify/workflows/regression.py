@@ -193,7 +193,7 @@ def verify_pair(pair: Pair) -> PairResult:
     'stable'
     >>> r = verify_pair(Pair(d / "mm1.json", d / "mm1.cert.json"))
     >>> r.ok, r.kind
-    (True, 'fluid')
+    (True, 'fluid-flow')
     >>> _ = (d / "mm1.json").write_text("{broken")
     >>> verify_pair(Pair(d / "mm1.json", d / "mm1.cert.json")).ok
     False
