@@ -257,3 +257,27 @@ def test_reader_refuses_weights_whose_common_denominator_is_huge():
     weights = {str(i + 1): f"1/{primes[i] ** 12}" for i in range(40)}  # 40 x 240 bits: over 8192 together
     with pytest.raises(CertificateError, match="common denominator of the weights exceeds"):
         read_fluid_flow(net, {"weights": weights})
+
+
+def test_cli_no_flow_bound_lists_the_faces(tmp_path, capsys):
+    """`certify prove --no-flow-bound` lists the fluid faces and writes a fluid certificate instead of a fluid-flow one."""
+    path = tmp_path / "random.json"
+    path.write_text(json.dumps(random_doc(4, 3, feedback=False, load="9/10")))
+    cert = tmp_path / "cert.json"
+    assert main(["prove", str(path), "--no-flow-bound", "--out", str(cert), "--sim-budget", "0"]) == 0
+    assert json.loads(cert.read_text())["kind"] == "fluid" and "fluid faces" in capsys.readouterr().out
+
+
+def test_ring_of_400_never_searches_for_station_classes(monkeypatch):
+    """The bound needs no station classes: a ring of 400 is proved without the all-pairs search for them."""
+    import certify.proof.context as context
+
+    def refuse(chain):
+        raise AssertionError("station classes searched")
+
+    monkeypatch.setattr(context, "station_classes", refuse)
+    ids = [str(i + 1) for i in range(400)]
+    doc = {"format": "jsq-network/1", "name": "ring400", "stations": {i: {"mu": "1"} for i in ids},
+           "streams": [{"rate": "97/100", "choice": [ids[i], ids[(i + 1) % 400]]} for i in range(400)]}
+    res = certify.prove(from_dict(doc), simulate=False, time_limit=60)
+    assert res.certificate["kind"] == "fluid-flow"

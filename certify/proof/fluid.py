@@ -34,7 +34,7 @@ MAX_UNREDUCED_J = 12
 #: reduction is used) try the max-flow bound (:mod:`certify.exact.fluid_flow`) before listing fluid faces, which grow
 #: like 2^J to 3^J in the number of orbits (94k faces for 10 heterogeneous stations); smaller ones with feedback list
 #: the faces first (the bound charges an empty station's feedback at its full rate).  Networks without feedback
-#: always try the bound first: there it proves all that any fluid certificate can.
+#: always try the bound first: there it proves every network that Bramson's subset condition proves.
 FLOW_FIRST_ORBITS = 8
 
 
@@ -58,11 +58,11 @@ class Fluid(Stage):
     def run(self, ctx: ProofContext) -> bool:
         """List the fluid faces, then try each kind; stops when a certificate passed (or Dai's conditions fail).
 
-        Unless ``ctx.flow_bound`` is off, a network without feedback (where the bound proves all that any fluid
-        certificate can: Bramson's subset condition) or with :data:`FLOW_FIRST_ORBITS` station orbits or more first
-        tries the max-flow bound, which lists no face.
+        Unless ``ctx.flow_bound`` is off, a network without feedback (where the bound proves every network that
+        Bramson's subset condition proves) or with :data:`FLOW_FIRST_ORBITS` station orbits or more first tries the
+        max-flow bound, which lists no face.
         """
-        run, sym = ctx.run, ctx.symmetry
+        run = ctx.run
         if ctx.flow_bound and (not ctx.base.feedback or _orbits(ctx) >= FLOW_FIRST_ORBITS):
             if run.expired():
                 run.skipped.append("fluid linear (max-flow bound)")
@@ -70,6 +70,7 @@ class Fluid(Stage):
                 run.ran.append("fluid linear (max-flow bound)")
                 if self._try_flow(ctx) is STOP:
                     return STOP
+        sym = ctx.symmetry  # found only now: the bound needs no station classes (all pairs are tried: 3 s at J = 400)
         faces: dict[bool, list[FluidFace]] = {}
         for kind in FLUID_KINDS:
             reduced = kind == "linear" and not sym.trivial

@@ -114,8 +114,8 @@ def prove(
         the linear fluid certificate is searched and checked on one face per orbit.
     solver : a solver name: HIGHS or CLARABEL (direct), or another cvxpy solver (default: HiGHS for the LPs).
     flow_bound : try the max-flow bound (kind ``fluid-flow``, no fluid face listed) before the fluid faces, on
-        networks without feedback (where it proves all that any fluid certificate can) or with 8 or more station
-        orbits; False lists the faces first, as a comparison (the exact fluid margin, the station-class reduction).
+        networks without feedback (there it proves every network Bramson's subset condition proves) or with 8 or
+        more station orbits; False lists the faces first (the exact fluid margin, the station-class reduction).
     theorem_share : the share of ``time_limit`` (in (0, 1]) the certificate stages get when a theorem already
         decides the network (default :data:`certify.proof.theorems.THEOREM_SHARE`; 1: all of it).
 
