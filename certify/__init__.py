@@ -43,7 +43,7 @@ _API = {
     "simulate": "simulation.simulate",
     "SimulationResult": "simulation.result",
     "boundary": "workflows.boundary",
-    "BoundaryResult": "workflows.boundary",
+    "BoundaryResult": "workflows.boundary_result",
     "boundaries": "workflows.boundaries",
     "BoundaryCurve": "workflows.boundaries",
 }

@@ -21,7 +21,7 @@ from ..core.model import Network
 from ..core.numbers import q
 from ..exact.facts import Check, FluidFlowFacts
 from ..markov.chain import Chain, compile_chain
-from .readers import Reading, field_map, named_rationals
+from .reading import Reading, field_map, named_rationals
 from .statements import derived_claim
 
 __all__ = ["fluid_flow_claims", "fluid_flow_certificate", "read_fluid_flow", "MAX_DENOMINATOR_BITS"]

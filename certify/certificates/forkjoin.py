@@ -24,7 +24,7 @@ from ..exact.facts import Check
 from ..forkjoin.checks import CapacityFacts, IndependentFacts, LagTableFacts
 from ..forkjoin.lags import State
 from ..templates.options import MAX_CLIP_LEVEL
-from .readers import Reading, cell_key
+from .reading import Reading, cell_key
 from .statements import STATEMENTS
 
 __all__ = [

@@ -41,7 +41,8 @@ from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.facts import Check, Facts
 from ..exact.fluid_flow import check_fluid_flow
-from ..exact.instability import check_closed_set, check_growth, check_static_split
+from ..exact.growth import check_growth
+from ..exact.instability import check_closed_set, check_static_split
 from ..exact.stability import check_finite, check_fluid, check_foster
 from ..exact.theorem_check import check_theorem
 from ..forkjoin.checks import check_capacity, check_forkjoin_foster, check_independent
@@ -61,7 +62,6 @@ from .readers import (
     ENVELOPE_FIELDS,
     KINDS,
     PAYLOAD_FIELDS,
-    Reading,
     read_closed_set,
     read_finite_state,
     read_fluid,
@@ -70,6 +70,7 @@ from .readers import (
     read_static_split,
     read_theorem,
 )
+from .reading import Reading
 from .statements import derived_claim
 
 __all__ = ["MAX_FILE_BYTES", "Verifier", "VERIFIERS", "Verified", "Unverified", "Verification", "load_certificate", "verify"]
@@ -131,7 +132,7 @@ class Verifier(NamedTuple):
     Attributes
     ----------
     read : callable
-        ``read(net, cert)``: the checker's arguments (:class:`~certify.certificates.readers.Reading`),
+        ``read(net, cert)``: the checker's arguments (:class:`~certify.certificates.reading.Reading`),
         or why the kind does not apply to the network (a failure); raises
         :class:`~certify.core.errors.CertificateError` on a malformed field.
     check : callable

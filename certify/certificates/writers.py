@@ -41,7 +41,7 @@ from .claims import (
     static_split_claims,
     theorem_claims,
 )
-from .readers import cell_key
+from .reading import cell_key
 from .statements import derived_claim
 
 __all__ = [

@@ -106,7 +106,8 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     >>> sorted(p.name for p in (d / "b").iterdir())
     ['stable.cert.json', 'stable.json', 'unstable.cert.json', 'unstable.json']
     """
-    from ..workflows.boundary import LOAD, BoundaryStep, boundary, default_tolerance
+    from ..workflows.boundary import LOAD, boundary, default_tolerance
+    from ..workflows.boundary_result import BoundaryStep
     from ..workflows.paths import base_doc, check_path
 
     if args.out is not None:
@@ -157,7 +158,7 @@ def cmd_boundary(args: argparse.Namespace) -> int:
 def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fraction | None) -> int:
     """Several boundaries (files x ``--over`` values) on the pool or a Dask cluster; each one's line as it finishes."""
     from ..workflows.boundaries import BoundaryTask, boundaries, slug, summary
-    from ..workflows.boundary import BoundaryResult
+    from ..workflows.boundary_result import BoundaryResult
 
     nets = [refuse_fork_join(load_network(f), "boundary") for f in args.file]
     where = f"on the Dask cluster at {args.scheduler}" if args.scheduler else (

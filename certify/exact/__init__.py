@@ -3,7 +3,8 @@
 * :mod:`.facts` — :class:`Check` (what every check returns) and the facts of each kind;
 * :mod:`.stability` — Foster–Lyapunov, finite state space, fluid;
 * :mod:`.fluid_flow` — a linear fluid V checked by one max-flow bound (no fluid face listed);
-* :mod:`.instability` — static split dual, growth function, closed set;
+* :mod:`.instability` — static split dual, closed set;
+* :mod:`.growth` — the growth function (transience);
 * :mod:`.verdict` and :mod:`.theory` — what a theorem says, and the known JSQ theorems;
 * :mod:`.theorem_check` — a theorem certificate: the named theorem re-run.
 
@@ -25,7 +26,8 @@ from .facts import (
     TheoremFacts,
 )
 from .fluid_flow import check_fluid_flow
-from .instability import check_closed_set, check_growth, check_static_split, closed_set, routed_sets, table_problem
+from .growth import check_growth, table_problem
+from .instability import check_closed_set, check_static_split, closed_set, routed_sets
 from .stability import check_finite, check_fluid, check_foster
 from .theorem_check import check_theorem, decisive_theorem
 

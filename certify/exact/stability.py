@@ -261,7 +261,7 @@ def check_fluid(
     dV/dt = 2 z'Pv <= -delta ``|z|_1`` on the face.  ``linear``: V(z) = w'z with
     every w_i > 0 and w'v <= -delta for every admissible velocity on every face
     other than {0}.  The maximum over the velocity set is computed exactly
-    (:func:`certify.markov.fluid.max_rate`; the set is the exact one or a superset).
+    (:func:`certify.markov.fluid_rates.max_rate`; the set is the exact one or a superset).
 
     With a ``symmetry`` (station classes; linear certificates only) the check
     first verifies, exactly, that every generator of the classes' group (each
@@ -316,7 +316,8 @@ def check_fluid(
     >>> check_fluid(jsq, "linear", [F(1), F(2), F(1)], symmetry=Symmetry(((0, 1, 2),))).failures
     ['linear fluid weights must be equal within every station class {1,2,3} (the certificate claims these symmetries)']
     """
-    from ..markov.fluid import Scaled, fluid_chain, fluid_faces, fluid_rows, max_rate, rate_vector
+    from ..markov.fluid import fluid_chain, fluid_faces
+    from ..markov.fluid_rates import Scaled, fluid_rows, max_rate, rate_vector
 
     J = chain.J
     if kind == "quadratic":

@@ -33,7 +33,7 @@ __all__ = ["explain", "EXPLAINERS", "FORMATS", "Explanation", "Proof", "Context"
 #: Certificate kind -> (module of certify.explain, function ``Context -> Proof``); imported when used.
 EXPLAINERS: dict[str, tuple[str, str]] = {
     "foster": ("foster", "explain_foster"),
-    "growth": ("instability", "explain_growth"),
+    "growth": ("growth", "explain_growth"),
     "static-split": ("instability", "explain_static_split"),
     "fluid": ("fluid", "explain_fluid"),
     "fluid-flow": ("fluid_flow", "explain_fluid_flow"),
@@ -42,7 +42,7 @@ EXPLAINERS: dict[str, tuple[str, str]] = {
     "theorem": ("direct", "explain_theorem"),
     "fork-join-capacity": ("forkjoin", "explain_capacity"),
     "fork-join-independent": ("forkjoin", "explain_independent"),
-    "fork-join-foster": ("forkjoin", "explain_lag_table"),
+    "fork-join-foster": ("forkjoin_lags", "explain_lag_table"),
 }
 assert set(EXPLAINERS) == set(KINDS)
 

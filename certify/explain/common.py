@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..certificates.readers import Reading
+from ..certificates.reading import Reading
 from ..certificates.verifier import Verified
 from ..core.model import ForkJoinNetwork, Network
 from ..markov.chain import Chain, drain_order

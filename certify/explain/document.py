@@ -16,9 +16,11 @@ Public: :class:`Math`, :class:`Para`, :class:`Display`, :class:`Items`,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Math", "Para", "Display", "Items", "Table", "Commands", "Section", "Proof", "Block", "Inline", "para", "summarised"]
+__all__ = ["Math", "Para", "Display", "Items", "Table", "Commands", "Section", "Proof", "Block", "Inline", "para", "summarised",
+           "count_text", "joined"]
 
 
 @dataclass(frozen=True)
@@ -244,3 +246,52 @@ def summarised(table: Table, limit: int, appendix_title: str) -> tuple[list[Bloc
     head = Table(table.header, table.rows[:limit], f"{table.caption} (the first {limit} of {len(table.rows)} rows)")
     pointer = para(f"The table lists {limit} of {len(table.rows)} rows; all of them are in the appendix, \u201c{appendix_title}\u201d.")
     return [head, pointer], [Section(appendix_title, (table,))]
+
+
+def count_text(n: int, noun: str) -> str:
+    """``n noun`` or ``n nouns``.
+
+    Parameters
+    ----------
+    n : int
+        How many.
+    noun : str
+        The noun, singular.
+
+    Returns
+    -------
+    str
+        The count in words.
+
+    Examples
+    --------
+    >>> count_text(1, "region"), count_text(3, "region")
+    ('1 region', '3 regions')
+    """
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def joined(parts: Sequence[Inline], sep: str = ", ") -> list[Inline]:
+    """The inline parts with ``sep`` between each two (for :func:`para`).
+
+    Parameters
+    ----------
+    parts : sequence of Inline
+        Text and math.
+    sep : str
+        The separator.
+
+    Returns
+    -------
+    list of Inline
+        ``parts[0], sep, parts[1], sep, ...``.
+
+    Examples
+    --------
+    >>> joined([Math("a"), Math("b")])
+    [Math(tex='a'), ', ', Math(tex='b')]
+    """
+    out: list[Inline] = []
+    for k, p in enumerate(parts):
+        out += [sep, p] if k else [p]
+    return out

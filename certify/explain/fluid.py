@@ -2,7 +2,7 @@
 
 The faces, their velocity sets and the exact maximum of dV/dt on each are those
 of the checker (:func:`~certify.markov.fluid.fluid_faces`,
-:func:`~certify.markov.fluid.fluid_rows`, :func:`~certify.markov.fluid.max_rate`),
+:func:`~certify.markov.fluid_rates.fluid_rows`, :func:`~certify.markov.fluid_rates.max_rate`),
 so the slack printed on each face is the one the check saw.
 """
 
@@ -16,7 +16,8 @@ from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.model import Network
 from ..exact.facts import FluidFacts
 from ..markov.chain import Chain
-from ..markov.fluid import FluidFace, Scaled, fluid_chain, fluid_faces, fluid_rows, max_rate, rate_vector
+from ..markov.fluid import FluidFace, fluid_chain, fluid_faces
+from ..markov.fluid_rates import Scaled, fluid_rows, max_rate, rate_vector
 from ..markov.regions import region_of
 from ..markov.symmetry import Symmetry
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section

@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "station_tex", "frac_tex", "poly_tex", "quadratic_terms", "linear_tex", "region_tex", "set_tex", "norm_tex", "text_tex",
+    "vector_tex",
 ]
 
 _PLAIN = re.compile(r"[A-Za-z0-9]+")
@@ -262,3 +263,24 @@ def region_tex(description: str) -> str:
     if description == "all states":
         return "\\text{all states}"
     return description.replace(" >= ", " \\ge ").replace(" <= ", " \\le ").replace(", ", ",\\ ")
+
+
+def vector_tex(v: Sequence[Fraction | int]) -> str:
+    """A vector of exact numbers as LaTeX: ``(a, b, ...)``, each entry by :func:`frac_tex`.
+
+    Parameters
+    ----------
+    v : sequence of Fraction or int
+        The entries.
+
+    Returns
+    -------
+    str
+        LaTeX math.
+
+    Examples
+    --------
+    >>> vector_tex([Fraction(1, 2), 3])
+    '(\\\\frac{1}{2}, 3)'
+    """
+    return "(" + ", ".join(frac_tex(Fraction(a)) for a in v) + ")"

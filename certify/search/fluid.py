@@ -17,7 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..markov.chain import Chain
-from ..markov.fluid import FluidFace, fluid_rows
+from ..markov.fluid import FluidFace
+from ..markov.fluid_rates import fluid_rows
 from ..templates.base import round_to_grid
 from .linprog import solve_lp
 from .solvers import default_solver

@@ -27,7 +27,8 @@ from ..core.errors import NetworkError, NotSupported
 from ..core.model import Network
 from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
-from .boundary import LOAD, BoundaryResult, bisection_interval, boundary
+from .boundary import LOAD, bisection_interval, boundary
+from .boundary_result import BoundaryResult
 from .paths import apply_values, base_doc, check_path
 from .vary import parse_vary
 
