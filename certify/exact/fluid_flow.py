@@ -26,7 +26,7 @@ Hence, with theta* = max_{N != empty} a(N)/b(N) (exact, polynomial:
 :func:`certify.exact.flows.max_ratio`), theta* < 1 gives
 w'v <= -(1 - theta*) b(N) <= -delta, delta = (1 - theta*) min_j w_j mu_j, on
 every fluid face away from 0, for every tie-breaking rule: the condition of a
-linear fluid certificate, and V >= eta |z|_1 with eta = min_j w_j.
+linear fluid certificate, and V >= eta ``|z|_1`` with eta = min_j w_j.
 
 **w = 1 is the best weight.**  Let N* attain theta = theta*(1), so that
 R(C inside N) <= theta mu(N) for every N.  For any w > 0 and t > 0 let
