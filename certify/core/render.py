@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-__all__ = ["markdown_table", "html_table", "html_escape", "markdown_escape"]
+__all__ = ["markdown_table", "html_table", "html_escape", "markdown_escape", "plural"]
 
 
 def html_escape(text: object) -> str:
@@ -113,3 +113,28 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     head = "".join(f"<th>{html_escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html_escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def plural(n: int, word: str) -> str:
+    """``n word`` or ``n words``.
+
+    Parameters
+    ----------
+    n : int
+        How many.
+    word : str
+        The singular.
+
+    Returns
+    -------
+    str
+        The count and the word, plural unless ``n`` is 1.
+
+    Examples
+    --------
+    >>> plural(1, "face"), plural(3, "face")
+    ('1 face', '3 faces')
+    >>> plural(2, "station class")
+    '2 station classes'
+    """
+    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith(("s", "x", "ch", "sh")) else "s")

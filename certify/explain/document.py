@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Math", "Para", "Display", "Items", "Table", "Commands", "Section", "Proof", "Block", "Inline", "para", "summarised",
-           "count_text", "joined"]
+__all__ = ["Math", "Para", "Display", "Items", "Table", "Commands", "Section", "Proof", "Block", "Inline", "para", "summarised", "joined"]
 
 
 @dataclass(frozen=True)
@@ -246,29 +245,6 @@ def summarised(table: Table, limit: int, appendix_title: str) -> tuple[list[Bloc
     head = Table(table.header, table.rows[:limit], f"{table.caption} (the first {limit} of {len(table.rows)} rows)")
     pointer = para(f"The table lists {limit} of {len(table.rows)} rows; all of them are in the appendix, \u201c{appendix_title}\u201d.")
     return [head, pointer], [Section(appendix_title, (table,))]
-
-
-def count_text(n: int, noun: str) -> str:
-    """``n noun`` or ``n nouns``.
-
-    Parameters
-    ----------
-    n : int
-        How many.
-    noun : str
-        The noun, singular.
-
-    Returns
-    -------
-    str
-        The count in words.
-
-    Examples
-    --------
-    >>> count_text(1, "region"), count_text(3, "region")
-    ('1 region', '3 regions')
-    """
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def joined(parts: Sequence[Inline], sep: str = ", ") -> list[Inline]:

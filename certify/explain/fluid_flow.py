@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.model import Network
+from ..core.render import plural
 from ..exact.facts import FluidFlowFacts
 from ..exact.fluid_flow import flow_rates, flow_weights
 from ..markov.chain import Chain
@@ -114,7 +115,7 @@ def explain_fluid_flow(ctx: Context) -> Proof:
         Display((f"V(z) = {linear_tex(list(w), chain.ids, var='z')}",)),
     ))
     sets_section = Section("The flows and the worst station set", (
-        para(f"The {facts.sets} choice set{'s' if facts.sets != 1 else ''} that receive a flow, with their rates R_C "
+        para(f"The {plural(facts.sets, 'choice set')} that receive a flow, with their rates R_C "
              "(exogenous streams plus mu_i p for each feedback (i, C, p)) and weights a_C = R_C max_C w:"),
         *shown,
         para("The maximum flow from the sets (supplies a_C) to their stations (capacities theta* w_j mu_j) routes every a_C: "

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..core.render import plural
 from ..exact.facts import GrowthFacts
 from ..exact.growth import growth_drift, growth_levels
 from ..markov.chain import Chain
@@ -22,7 +23,7 @@ from ..markov.phases import PhaseChain
 from ..markov.regions import enumerate_regions
 from ..templates.table import table_cells
 from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
-from .document import Block, Display, Inline, Math, Proof, Section, Table, count_text, joined, para, summarised
+from .document import Block, Display, Inline, Math, Proof, Section, Table, joined, para, summarised
 from .formulas import frac_tex, linear_tex, region_tex, set_tex, station_tex, vector_tex
 
 __all__ = ["explain_growth"]
@@ -162,14 +163,14 @@ def explain_growth(ctx: Context) -> Proof:
             ". The checker's bound is ", Math(f"d = {d_tex} = {inc_tex}{frac_tex(facts.increment_bound)}"), ".",
         ),
         para(
-            f"Drift (ii). On each of the {count_text(len(grow), 'region')} where f is unbounded (some generator g of the "
+            f"Drift (ii). On each of the {plural(len(grow), 'region')} where f is unbounded (some generator g of the "
             "region's recession cone has ", Math("w^{\\top} g > 0"), ") every jump rate is constant, so Af is constant; "
             "it is at least ", Math(f"\\delta = {frac_tex(facts.delta)}"), " on each (the table below; the tightest is ",
             *(_region_cells(chain, tight)[:1] if tight else ["none"]), "). So ",
             Math(f"\\varepsilon = \\delta/\\Lambda = {frac_tex(facts.delta / lam)}"), ".",
         ),
         para(
-            f"The level C. On each of the other {count_text(len(flat), 'region')} every cone generator g has ",
+            f"The level C. On each of the other {plural(len(flat), 'region')} every cone generator g has ",
             Math("w^{\\top} g = 0"), ", so w'x is at most its largest value at a vertex of the region; every vertex "
             "coordinate of every region is at most ", Math(f"B = {B}"),
             f" ({J} times the largest constant in the regions' constraints), so there ",
@@ -223,7 +224,7 @@ def explain_growth(ctx: Context) -> Proof:
     drift_intro = para(
         "The state space is split into regions on which every jump rate is constant (which queues are shortest in each "
         "choice set, which are empty" + (", the levels of the table's stations" if table is not None else "")
-        + (", the phases" if chain.has_phases else "") + f"): {count_text(len(regions), 'region')}. On region R, with m_R the mean drift "
+        + (", the phases" if chain.has_phases else "") + f"): {plural(len(regions), 'region')}. On region R, with m_R the mean drift "
         f"(the expected change of x per unit time){rates}:"
     )
     flat_rows = tuple(
@@ -235,7 +236,7 @@ def explain_growth(ctx: Context) -> Proof:
     appendix += app
     exceptional = [
         para("The set where the drift is not claimed is ", Math(f"\\{{f \\le {frac_tex(facts.level)}\\}}"),
-             f"; it contains the {count_text(len(flat), 'region')} on which f is bounded:"),
+             f"; it contains the {plural(len(flat), 'region')} on which f is bounded:"),
         *flat_blocks,
     ]
     independent = [para(

@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from ..core.render import plural
 from ..exact.facts import ClosedSetFacts, StaticSplitFacts
 from ..exact.instability import routed_sets
 from ..markov.chain import Chain
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
-from .document import Block, Display, Math, Para, Proof, Section, Table, count_text, joined, para, summarised
+from .document import Block, Display, Math, Para, Proof, Section, Table, joined, para, summarised
 from .formulas import frac_tex, set_tex, station_tex
 
 __all__ = ["explain_static_split", "explain_closed_set"]
@@ -111,7 +112,7 @@ def explain_static_split(ctx: Context) -> Proof:
     checks = [
         para("Station weights: ", Math("w \\ge 0"), " and ", Math(f"\\sum_j w_j = {frac_tex(sum(w, Fraction(0)))}"),
              "; the support of w is ", Math(over), "."),
-        para(f"Dual constraints: for each of the {count_text(len(sets), 'routed choice set')} C and each j in C, ",
+        para(f"Dual constraints: for each of the {plural(len(sets), 'routed choice set')} C and each j in C, ",
              Math("u_C + w_j - \\sum_{C'} p_j(C')\\, u_{C'} \\ge 0"), f"; all {len(rows)} hold, the least slack is ",
              Math(frac_tex(rows[0][0]) if rows else "0"), "."),
         para("Value: ", Math(f"\\sum_C \\lambda_C u_C + \\sum_j \\mu_j w_j = {value_line} < 0"), "."),

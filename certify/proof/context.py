@@ -16,6 +16,7 @@ from math import prod
 
 from ..core.errors import NotSupported
 from ..core.model import Network
+from ..core.render import plural
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
 from ..markov.jumps import RegionDrift
@@ -25,7 +26,7 @@ from ..markov.regions import TimeLimitReached, enumerate_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
 from .result import Attempt, Result
 
-__all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "plural", "size_text", "primitives", "table_text"]
+__all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives", "table_text"]
 
 # Refined (regions x cells) problems larger than this are not attempted.
 MAX_REGIONS = 250_000
@@ -263,31 +264,6 @@ class ProofContext:
     def timer(self, stage: str) -> Timer:
         """A :class:`Timer` recording into this run's result."""
         return Timer(self.res, stage)
-
-
-def plural(n: int, word: str) -> str:
-    """``n word`` or ``n words``.
-
-    Parameters
-    ----------
-    n : int
-        How many.
-    word : str
-        The singular.
-
-    Returns
-    -------
-    str
-        The count and the word, plural unless ``n`` is 1.
-
-    Examples
-    --------
-    >>> plural(1, "face"), plural(3, "face")
-    ('1 face', '3 faces')
-    >>> plural(2, "station class")
-    '2 station classes'
-    """
-    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith(("s", "x", "ch", "sh")) else "s")
 
 
 def size_text(net: Network, chain: Chain) -> str:

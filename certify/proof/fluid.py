@@ -16,11 +16,12 @@ from typing import Any
 
 from ..certificates import fluid_certificate, fluid_flow_certificate
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
+from ..core.render import plural
 from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
 from ..exact.fluid_flow import flow_rates
 from ..markov.fluid import FluidFace
 from ..markov.symmetry import Symmetry, station_classes
-from .context import ProofContext, plural
+from .context import ProofContext
 from .loop import found_text, search_round_check
 from .result import Attempt
 from .stage import NEXT, STOP, Stage

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..certificates import foster_certificate, growth_certificate
 from ..core.errors import CertificateError
+from ..core.render import plural
 from ..exact import check_foster, check_growth
 from ..markov.chain import Chain, drain_order
 from ..markov.symmetry import Symmetry, reducing
@@ -19,7 +20,7 @@ from ..search.instability import growth_candidates, solve_growth
 from ..search.template import search_template
 from ..templates import TEMPLATES
 from ..templates.table import default_fast
-from .context import ProofContext, plural, primitives, table_text
+from .context import ProofContext, primitives, table_text
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
 from .stage import NEXT, STOP, Stage

@@ -11,10 +11,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..certificates import closed_set_certificate, finite_certificate, static_split_certificate
+from ..core.render import plural
 from ..exact import check_closed_set, check_finite, check_static_split, closed_set
 from ..markov.chain import drain_order
 from ..search.instability import static_split
-from .context import ProofContext, plural, primitives, size_text
+from .context import ProofContext, primitives, size_text
 from .stage import NEXT, STOP, Stage
 
 __all__ = ["FiniteState", "ClosedSet", "NecessaryCondition", "Reachability"]
