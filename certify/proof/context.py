@@ -253,6 +253,11 @@ class ProofContext:
         return self._symmetry
 
     @property
+    def classes(self) -> Symmetry:
+        """The station classes whether or not the reduction is on (the same object as :attr:`symmetry` when it is)."""
+        return self.symmetry if self._use_symmetry else station_classes(self.base)
+
+    @property
     def regions(self) -> Regions:
         """The regions of the Markovian chain (raises ValueError when there is none)."""
         if self.chain is None:

@@ -20,7 +20,7 @@ from ..core.render import plural
 from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
 from ..exact.fluid_flow import flow_rates
 from ..markov.fluid import FluidFace
-from ..markov.symmetry import Symmetry, station_classes
+from ..markov.symmetry import Symmetry
 from .context import ProofContext
 from .loop import found_text, search_round_check
 from .result import Attempt
@@ -198,8 +198,7 @@ class Fluid(Stage):
 
 def _orbits(ctx: ProofContext) -> int:
     """The network's station orbits under its station classes (found even when the reduction is off)."""
-    sym = ctx.symmetry if not ctx.symmetry.trivial else station_classes(ctx.base)
-    return ctx.base.J - sum(len(c) - 1 for c in sym.classes)
+    return ctx.base.J - sum(len(c) - 1 for c in ctx.classes.classes)
 
 
 def _group_size(sym: Symmetry) -> str:
