@@ -349,6 +349,15 @@ def case_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown file to write (default docs/benchmarks.md)")
 
 
+def selected_cases(args: argparse.Namespace) -> tuple[int, list[Case], list[str]]:
+    """The bisection steps, the cases and the notes on excluded families that the options of :func:`case_arguments` choose."""
+    steps = args.steps if args.steps is not None else (5 if args.quick else 12)
+    cases, excluded = corpus_cases(args.corpus, args.max_j, QUICK_FAMILIES if args.quick else None)
+    if not args.quick:
+        cases += model_cases(MODELS)
+    return steps, cases, excluded
+
+
 def table(rows: list[Row]) -> str:
     head = ("source", "family", "network", "J", "scaled", "s_true", "template", "certified / true", "bracket",
             "steps", "calls", "mean prove s", "mean LP s", "LP time / quadratic", "regions (certified scale)",
@@ -373,12 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Certified / true stability boundary, per family and template.")
     case_arguments(ap)
     args = ap.parse_args(argv)
-    steps = args.steps if args.steps is not None else (5 if args.quick else 12)
-
     t_start = time.perf_counter()
-    cases, excluded = corpus_cases(args.corpus, args.max_j, QUICK_FAMILIES if args.quick else None)
-    if not args.quick:
-        cases += model_cases(MODELS)
+    steps, cases, excluded = selected_cases(args)
     certify.prove(cases[0].net, templates=["quadratic"])  # warm up imports and the solver
 
     rows: list[Row] = []

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from docs_section import write_section  # noqa: E402  (sibling module; scripts run as files)
-from tightness import MODELS, QUICK_FAMILIES, Case, case_arguments, corpus_cases, model_cases, scaled, scaled_str
+from tightness import Case, case_arguments, scaled, scaled_str, selected_cases
 
 import certify
 
@@ -123,11 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Proved unstable / true stability boundary, per network.")
     case_arguments(ap)
     args = ap.parse_args(argv)
-    steps = args.steps if args.steps is not None else (5 if args.quick else 12)
     t_start = time.perf_counter()
-    cases, excluded = corpus_cases(args.corpus, args.max_j, QUICK_FAMILIES if args.quick else None)
-    if not args.quick:
-        cases += model_cases(MODELS)
+    steps, cases, excluded = selected_cases(args)
     rows = []
     for case in cases:
         row = bisect(case, steps)

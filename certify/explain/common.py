@@ -96,17 +96,7 @@ def claim_section(ctx: Context, verdict: str, what: str) -> Section:
 
     Examples
     --------
-    >>> from fractions import Fraction as F
-    >>> from certify.certificates import closed_set_certificate, verify
-    >>> from certify.certificates.verifier import VERIFIERS
-    >>> from certify.core.model import Feedback, Network, Station, Stream
-    >>> from certify.exact import check_closed_set
-    >>> from certify.markov.chain import compile_chain
-    >>> streams = (Stream(F(1, 2), choice=("1",)), Stream(F(1, 10), choice=("2",)))
-    >>> trap = Network("trap", (Station("1", F(1)), Station("2", F(1))), streams, (Feedback("2", ("2",), F(1)),))
-    >>> chain = compile_chain(trap)
-    >>> cert = closed_set_certificate(trap, chain, [1], check_closed_set(chain, [1]))
-    >>> ctx = Context(trap, cert, verify(trap, cert).facts, VERIFIERS["closed-set"].read(trap, cert), "trap.json", "trap.cert.json")
+    >>> ctx = _example_context()  # station 2 feeds itself back with probability 1: a closed set
     >>> claim_section(ctx, "not positive recurrent", "a closed set").blocks[0].parts[0][:34]
     'The network trap is not positive r'
     """
@@ -248,17 +238,7 @@ def recheck_section(ctx: Context, independent: Sequence[Block] = ()) -> Section:
 
     Examples
     --------
-    >>> from fractions import Fraction as F
-    >>> from certify.certificates import closed_set_certificate, verify
-    >>> from certify.certificates.verifier import VERIFIERS
-    >>> from certify.core.model import Feedback, Network, Station, Stream
-    >>> from certify.exact import check_closed_set
-    >>> from certify.markov.chain import compile_chain
-    >>> streams = (Stream(F(1, 2), choice=("1",)), Stream(F(1, 10), choice=("2",)))
-    >>> trap = Network("trap", (Station("1", F(1)), Station("2", F(1))), streams, (Feedback("2", ("2",), F(1)),))
-    >>> chain = compile_chain(trap)
-    >>> cert = closed_set_certificate(trap, chain, [1], check_closed_set(chain, [1]))
-    >>> ctx = Context(trap, cert, verify(trap, cert).facts, VERIFIERS["closed-set"].read(trap, cert), "trap.json", "trap.cert.json")
+    >>> ctx = _example_context()  # station 2 feeds itself back with probability 1: a closed set
     >>> recheck_section(ctx).blocks[1].lines[0]
     'certify verify trap.json trap.cert.json'
     """
@@ -338,3 +318,21 @@ def coefficient_table(names: Sequence[str], values: Sequence[Fraction], caption:
     \\frac{1}{2}
     """
     return Table(("coefficient", "value"), tuple((n, Math(frac_tex(v))) for n, v in zip(names, values)), caption)
+
+
+def _example_context() -> Context:
+    """The context of this module's examples: a verified closed-set certificate of a two-station trap."""
+    from ..certificates import closed_set_certificate, verify
+    from ..certificates.verifier import VERIFIERS, Verified
+    from ..core.model import Feedback, Station, Stream
+    from ..exact import check_closed_set
+    from ..markov.chain import compile_chain
+
+    streams = (Stream(Fraction(1, 2), choice=("1",)), Stream(Fraction(1, 10), choice=("2",)))
+    trap = Network("trap", (Station("1", Fraction(1)), Station("2", Fraction(1))), streams,
+                   (Feedback("2", ("2",), Fraction(1)),))
+    chain = compile_chain(trap)
+    cert = closed_set_certificate(trap, chain, [1], check_closed_set(chain, [1]))
+    facts, reading = verify(trap, cert).facts, VERIFIERS["closed-set"].read(trap, cert)
+    assert isinstance(facts, Verified) and isinstance(reading, Reading)  # a real certificate: it verifies
+    return Context(trap, cert, facts, reading, "trap.json", "trap.cert.json")
