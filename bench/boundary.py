@@ -35,7 +35,7 @@ from docs_section import write_section  # noqa: E402
 import certify  # noqa: E402
 
 HEADING = "## Boundaries proved on both sides (issue 13)"
-CORPUS = ROOT.parent / "shared" / "corpus" / "public"
+CORPUS = ROOT / "corpus" / "public"
 CORPUS_FILES = ("ce-dist-A-exp.json", "ce-dist-B-h2.json", "ce-tie-expA-g0.00.json", "ce-tie-expA-g1.00.json",
                 "ce-tie-expB-g0.50.json")
 MODEL_FILES = ("tie-breaking-J3.json", "distribution-h2-J3.json")

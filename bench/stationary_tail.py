@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         "previous D's root and Perron vector as the start). Capping removes customers, so eta_D increases to the "
         "rate; `increasing_limit` reports the middle of [eta_D, eta_D + d_D r_D / (1 - r_D)] (d_D = eta_D - eta_(D-1), "
         "r_D = d_D / d_(D-1)) and its half-width as the bound, once the last three ratios r are nonincreasing. "
-        "The theorem of seed 004 (rho^k, not used by the numerics) is the truth column.",
+        "The theorem of Kobayashi, Sakuma and Miyazawa (2013) (rho^k, not used by the numerics) is the truth column.",
         "",
         f"**Before issue 12** (`min_queue_decay` with differences capped at D = {old_D}, the largest within 2000 "
         f"phases): {old_val:.4f} +- {old_err:.2g} for k = 5, {old_t:.1f} s. **Now**: {new5['value']:.6f} +- "

@@ -1,7 +1,7 @@
 """Benchmark: how close does each Foster template get to the true stability boundary?
 
 For one representative Markovian ``jsq-network/1`` file of each corpus family
-(``../shared/corpus/public``; the file with the largest J <= ``--max-j``, ties by
+(``corpus/public``; the file with the largest J <= ``--max-j``, ties by
 name), every phase-type file (exact expansion of Erlang/hyperexponential laws),
 and every Markovian model in ``models/`` with an ``x-model`` block, the
 load scale s is bisected for the largest s at which
@@ -68,7 +68,7 @@ from certify.templates import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "benchmarks.md"
-CORPUS = ROOT.parent / "shared" / "corpus" / "public"
+CORPUS = ROOT / "corpus" / "public"
 MODELS = ROOT / "models"
 SECTION = "## Tightness: certified / true boundary (issue 3)"
 
@@ -345,7 +345,7 @@ def case_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--quick", action="store_true", help=f"families {', '.join(QUICK_FAMILIES)} only, 5 steps, no models")
     ap.add_argument("--steps", type=int, default=None, help="bisection steps (default 12, quick 5)")
     ap.add_argument("--max-j", type=int, default=4, help="largest J of a corpus representative (default 4)")
-    ap.add_argument("--corpus", type=Path, default=CORPUS, help="corpus directory (default ../shared/corpus/public)")
+    ap.add_argument("--corpus", type=Path, default=CORPUS, help="corpus directory (default corpus/public)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown file to write (default docs/benchmarks.md)")
 
 

@@ -42,7 +42,7 @@ import certify
 from certify.markov.laws import coxian2
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE = ROOT.parent / "shared" / "corpus" / "public" / "ce-dist-A-exp.json"
+BASE = ROOT / "corpus" / "public" / "ce-dist-A-exp.json"
 FULL_GRID = ("1/2", "3/4", "1", "3/2", "2", "3", "4", "6", "8")
 FAST_GRID = ("1/2", "2")
 

@@ -2,7 +2,7 @@
 
 This script does not import ``certify``: it reads each model file with ``json``
 / ``tomllib`` and evaluates the known criterion named in the file's ``x-model``
-block (see ``README.md`` and ``../../shared/DESIGN.md`` section 8):
+block (see ``README.md`` and ``../docs/math/theorems.md``):
 
 - ``subset``       Bramson 2011 / Foss-Chernova, no feedback: stable iff for every
                    non-empty set A of stations, sum of lam_C over C subset of A < mu(A);
@@ -209,7 +209,7 @@ def subsystem_throughput(lam12: float, gamma: float, mu1: float = 1.0, mu2: floa
 
 
 def phases_of(dist: dict | None, mu: float) -> tuple[list[float], list[float], list[tuple[int, int, float]]]:
-    """(alpha, exit rates, moves) of a service law given as a FORMAT.md dist with mean 1/mu.
+    """(alpha, exit rates, moves) of a service law given as a format dist with mean 1/mu.
 
     Exponential, Erlang-k and explicit hyperexponential only (what the tests need).
     """

@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "public"
 
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    """The directory of public known-answer network files (``../shared/corpus/public``)."""
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
+    """The directory of public known-answer network files (``corpus/public`` in the repository)."""
+    assert CORPUS.is_dir(), f"the known-answer corpus is part of the repository, but {CORPUS} is missing"
     return CORPUS
 
 

@@ -1,4 +1,4 @@
-"""Every rule of FORMAT.md is enforced with a message naming file, field path and rule."""
+"""Every rule of the network format (docs/guide/format.md) is enforced with a message naming file, field path and rule."""
 
 import copy
 import json

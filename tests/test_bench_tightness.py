@@ -6,11 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "tightness.py"
-CORPUS = ROOT.parent / "shared" / "corpus" / "public"
+CORPUS = ROOT / "corpus" / "public"
 SECTION = "## Tightness: certified / true boundary (issue 3)"
 
 
@@ -22,7 +20,6 @@ def _rows(text: str) -> tuple[list[str], list[list[str]]]:
     return cells[0], cells[2:]
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
 def test_quick_tightness(tmp_path: Path):
     out = tmp_path / "bench.md"
     out.write_text("# Benchmarks\n\n## Other section\n\nkept\n")
@@ -47,7 +44,6 @@ def test_quick_tightness(tmp_path: Path):
 UNSTABLE_SECTION = "## Tightness, the unstable side: proved unstable / true boundary (issue 13)"
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
 def test_quick_unstable_side(tmp_path: Path):
     """The unstable-side bisection writes its section, and no network is proved unstable below its true boundary."""
     out = tmp_path / "bench.md"

@@ -51,7 +51,7 @@ def test_quadratic_rejected_for_overloaded_mm1():
 
 
 def test_squared_norm_is_exact_without_feedback():
-    """|x|^2 proves M/M-JSQ stable exactly when lam < sum mu, the subset condition (DESIGN §10)."""
+    """|x|^2 proves M/M-JSQ stable exactly when lam < sum mu, the subset condition (docs/math/measurements.md)."""
     assert check_foster(parallel(F(299, 100), [1, 2]), "quadratic", [F(1), F(0), F(1)]).ok
     assert not check_foster(parallel(3, [1, 2]), "quadratic", [F(1), F(0), F(1)]).ok
 

@@ -15,7 +15,7 @@ from certify.core.model import ForkJoinNetwork, Network
 from certify.io.graph import from_graph, to_graph
 from certify.io.loader import dump, from_dict, load, to_dict
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "public"
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "public"
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CORPUS_DOCS = [json.loads(f.read_text(), parse_float=Decimal) for f in sorted(CORPUS.glob("*.json"))][::3]
 

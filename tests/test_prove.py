@@ -1,4 +1,4 @@
-"""prove on networks built here, against closed-form stability criteria (DESIGN §8)."""
+"""prove on networks built here, against closed-form stability criteria (docs/math/theorems.md)."""
 
 from fractions import Fraction as F
 from itertools import combinations

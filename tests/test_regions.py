@@ -71,12 +71,12 @@ def test_regions_match_brute_force(chain):
 
 @pytest.mark.parametrize("J,count", [(2, 6), (3, 14), (5, 62), (7, 254)])
 def test_full_choice_region_count(J, count):
-    """One full-choice stream has 2^(J+1) - 2 signature regions (DESIGN §10)."""
+    """One full-choice stream has 2^(J+1) - 2 signature regions (docs/math/measurements.md)."""
     assert len(enumerate_regions(full(J))) == count == 2 ** (J + 1) - 2
 
 
 def test_ring_region_count():
-    """Pair choice sets on a ring of 7 stations give 5,154 regions (DESIGN §10)."""
+    """Pair choice sets on a ring of 7 stations give 5,154 regions (docs/math/measurements.md)."""
     assert len(enumerate_regions(ring(7))) == 5154
 
 

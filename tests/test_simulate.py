@@ -160,7 +160,7 @@ def test_jackson_network_mean_queues():
 
 
 def p_block(a: float, K_: int) -> float:
-    """Blocking probability of the symmetric two-queue JSQ loss system (../shared/corpus/README.md), a = lam/mu."""
+    """Blocking probability of the symmetric two-queue JSQ loss system (corpus/README.md), a = lam/mu."""
     rho = a / 2
     return rho ** (2 * K_) / (sum(rho**j for j in range(2 * K_ + 1)) - sum(rho ** (m - 1) * 2.0**-m for m in range(1, K_ + 1)))
 
@@ -175,8 +175,8 @@ def test_loss_system_blocking_probability():
 
 
 def loss_files() -> list[Path]:
-    corpus = ROOT.parent / "shared" / "corpus" / "public"
-    return sorted(corpus.glob("loss2-*.json")) if corpus.is_dir() else []
+    corpus = ROOT / "corpus" / "public"
+    return sorted(corpus.glob("loss2-*.json"))
 
 
 @pytest.mark.parametrize("path", loss_files(), ids=lambda p: p.stem)

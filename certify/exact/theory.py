@@ -1,4 +1,4 @@
-"""Known stability theorems, with their hypotheses checked exactly on the network (DESIGN §8).
+"""Known stability theorems, with their hypotheses checked exactly on the network (docs/math/theorems.md).
 
 Each criterion is a plain function ``criterion(chain, hyp=MARKOVIAN) ->
 TheoremVerdict | None``: ``None`` when its structural hypotheses (which
@@ -46,7 +46,7 @@ The criteria:
 * Two stations with heterogeneous feedback: DHK 2007 prove that three linear
   inequalities in the means characterize positive Harris recurrence for J = 2,
   but the inequalities used here (C0/C1/C2) are the ones written in
-  ``../shared/corpus/README.md``, "derived by a fluid argument and checked on 320
+  ``corpus/README.md``, "derived by a fluid argument and checked on 320
   simulated networks" -- not checked against the paper's statement.  So this
   criterion is a **cross-check** only (``proved=False`` always): it is
   reported next to the certificates and never gives a verdict.
@@ -58,7 +58,7 @@ that the minimum cut gives the maximizing set), in polynomial time, never by
 listing the subsets.  The set reported is the smallest maximizer, the first in
 combinations order among equals (the one the enumeration by size reported).
 
-The fork-join theorem (seed 003, lam < theta) is :func:`certify.forkjoin.capacity.fork_join`.
+The fork-join theorem (fork-join redundancy, lam < theta) is :func:`certify.forkjoin.capacity.fork_join`.
 """
 
 from __future__ import annotations
@@ -333,7 +333,7 @@ def two_station(chain: Chain, hyp: Hypotheses = MARKOVIAN) -> TheoremVerdict | N
     return TheoremVerdict(
         "two stations, heterogeneous feedback (C0, C1, C2; cross-check)",
         verdict_of(worst),
-        "conditions C0/C1/C2 of ../shared/corpus/README.md (derived there by a fluid argument and checked on 320 "
+        "conditions C0/C1/C2 of corpus/README.md (derived there by a fluid argument and checked on 320 "
         "simulated networks), after the two-station result of J. G. Dai, J. J. Hasenbein, B. Kim, 'Stability of "
         "join-the-shortest-queue networks', Queueing Systems 57 (2007)",
         f"C0: {approx_str(C0)}, C1: {approx_str(C1)}, C2: {approx_str(C2)} (each must be < 0)",

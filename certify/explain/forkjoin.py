@@ -201,7 +201,7 @@ def explain_capacity(ctx: Context) -> Proof:
         fj_network(net),
         hypotheses_section("Flow balance for fork-join jobs (the throughput bound)",
                            "the capacity bound of 'Stability of Fork-Join Systems with Redundancy and Heterogeneous "
-                           "Servers' (seed 003), as in certify.forkjoin.checks", statement, checks),
+                           "Servers', as in certify.forkjoin.checks", statement, checks),
         bound_sec,
         recheck_section(ctx, independent),
     )

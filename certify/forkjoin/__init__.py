@@ -1,6 +1,6 @@
 """Fork-join networks with redundancy (``fork-join-redundancy/1``), the vertical that mirrors the JSQ one.
 
-* :mod:`.capacity` — the rates, the throughput capacity theta and the theorem it decides (seed 003);
+* :mod:`.capacity` — the rates, the throughput capacity theta and the theorem it decides;
 * :mod:`.lags` — the chain: its state space, its jumps, the regions and cells of lag levels;
 * :mod:`.checks` — the exact checks of the three certificate kinds, and their facts;
 * :mod:`.search` — the numeric search for a Lyapunov table (numpy and a solver);

@@ -1,14 +1,14 @@
-"""The capacity of a fork-join network with redundancy, and the theorem it decides (seed 003).
+"""The capacity of a fork-join network with redundancy, and the theorem it decides.
 
-Model quantities of the (n,k) system of seed 003 (jobs at rate lam, each forked
+Model quantities of the (n,k) system of the fork-join redundancy paper (jobs at rate lam, each forked
 to all n FCFS servers of exponential rates d_i, leaving when k tasks are done):
 the rates, mu* = sum_i d_i, the throughput capacity theta, the servers it caps,
-seed 003's maximal-design criterion and the traffic intensity rho.
+the fork-join paper's maximal-design criterion and the traffic intensity rho.
 
 Capacity (water-filling).  theta = min over sets R of at most k-1 servers of
 d(R^c) / (k - ``|R|``), attained by R = the ``|R|`` fastest servers; it is the root of
 sum_i min(d_i, theta) = k theta.  theta = mu*/k exactly when max d_i <= mu*/k
-(the maximal designs of seed 003); rho = k lam / mu*.  The system is stable iff
+(the maximal designs of the fork-join redundancy paper); rho = k lam / mu*.  The system is stable iff
 lam < theta (:func:`fork_join`).  Exact (Fractions), numpy-free.
 """
 
@@ -166,7 +166,7 @@ def maximal_design(net: ForkJoinNetwork) -> bool:
 
 
 def traffic_intensity(net: ForkJoinNetwork) -> Fraction:
-    """rho = k lam / mu* (seed 003's nominal traffic intensity).
+    """rho = k lam / mu* (the fork-join paper's nominal traffic intensity).
 
     Parameters
     ----------
@@ -219,7 +219,7 @@ def fork_join(net: ForkJoinNetwork) -> TheoremVerdict:
     return TheoremVerdict(
         "fork-join with redundancy: lam < theta",
         verdict,
-        "'Stability of Fork-Join Systems with Redundancy and Heterogeneous Servers' (seed 003); theta from "
+        "'Stability of Fork-Join Systems with Redundancy and Heterogeneous Servers'; theta from "
         "sum_i min(d_i, theta) = k theta",
         f"theta = {float(theta):.6g} (water-filling); lam/theta = {approx_str(lam / theta)}; rho = k lam/mu* = "
         f"{float(traffic_intensity(net)):.6g}; maximal design: {maximal_design(net)}",

@@ -1,6 +1,6 @@
 """The fork-join chain: its state space, its jumps, and the regions and cells of lag levels.
 
-The (n,k) system of seed 003: jobs arrive at rate ``lam``; each forks one task
+The (n,k) system of the fork-join redundancy paper: jobs arrive at rate ``lam``; each forks one task
 to every one of the n FCFS servers (exponential rates d_i); a job leaves when
 k of its tasks are done and its n-k other tasks are cancelled.  With Q_i the
 tasks at server i and N = max_i Q_i (the number of jobs present), server i has

@@ -141,7 +141,7 @@ def prove_forkjoin(
     format's ``markovian`` semantics); lam = theta: ``critical``, undecided (neither
     certificate applies on the boundary); lam < theta: V = sum Q_i^2 when k = n,
     else the Foster table V = N + h(min(L, K)) -- positive recurrence of the CTMC,
-    for Poisson jobs and exponential servers only (the hypotheses of seed 003).
+    for Poisson jobs and exponential servers only (the hypotheses of the fork-join redundancy paper).
 
     Parameters
     ----------
@@ -182,7 +182,7 @@ def prove_forkjoin(
     res.reasons.append(
         f"rho = k lam/mu* = {_num(rho)}; static design {'maximal' if maximal else 'not maximal'} "
         f"(max d_i {'<=' if maximal else '>'} mu*/k = {_num(ms / net.k)}), so this design is stable iff "
-        f"rho < {_num(net.k * theta / ms)}" + (" (seed 003)" if maximal else "")
+        f"rho < {_num(net.k * theta / ms)}" + (" (fork-join redundancy theorem)" if maximal else "")
     )
     t0 = time.perf_counter()
     if lam > theta:

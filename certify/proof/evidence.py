@@ -17,7 +17,7 @@ __all__ = ["simulation_evidence"]
 
 
 def simulation_evidence(res: Result, net: Network, budget: float, seed: int) -> None:
-    """Run the counterexample-style simulation checks and record them in ``res`` (DESIGN §7).
+    """Run the counterexample-style simulation checks and record them in ``res`` (docs/math/instability.md).
 
     Parameters
     ----------

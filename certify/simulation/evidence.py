@@ -1,4 +1,4 @@
-"""Counterexample-style simulation checks when every certificate search fails (DESIGN §7).
+"""Counterexample-style simulation checks when every certificate search fails (docs/math/instability.md).
 
 Simulation is evidence, never proof: the verdicts are ``likely-unstable``,
 ``likely-stable`` or ``undecided``, always with their numbers.  Starts: the empty

@@ -2,7 +2,7 @@
 
 Per-replication arrays (replication first) and their summaries across
 replications: time-average queue lengths, throughputs and loss rates with t
-confidence intervals, and the growth rate of the total queue (DESIGN §7).
+confidence intervals, and the growth rate of the total queue (docs/math/instability.md).
 Simulation evidence is never a proof.
 """
 

@@ -1,7 +1,7 @@
 """Simulate a JSQ network: many independent replications of an event-driven, numba-compiled simulator.
 
 :func:`simulate` runs the network of a :class:`~certify.core.model.Network` with its
-exact semantics (``../shared/DESIGN.md`` §1, ``FORMAT.md``): join the shortest
+exact semantics (``docs/math/model.md``, ``docs/guide/format.md``): join the shortest
 queue (customers present, the one in service included) among the choice set —
 fixed, drawn per arrival (``choices``) or d distinct stations drawn uniformly
 (``sample``) — with the tie-breaking probabilities of the exactly tied set
@@ -15,7 +15,7 @@ of :mod:`certify.simulation.kernel`).
 The result (:class:`~certify.simulation.result.SimulationResult`) holds the
 queue lengths sampled on a grid, time-average queue lengths, throughputs and
 loss rates per replication, with confidence intervals across replications, and
-the growth rate of the total queue (DESIGN §7).  Simulation evidence is never a
+the growth rate of the total queue (docs/math/instability.md).  Simulation evidence is never a
 proof.
 
 Replication r is seeded with a seed derived from ``(seed, r)`` alone, so its

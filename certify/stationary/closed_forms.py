@@ -129,7 +129,7 @@ def parallel_jsq(net: Network) -> tuple[Fraction, tuple[Fraction, ...]] | None:
 
 
 def jsq_tail_theorem(net: Network) -> Fraction | None:
-    """rho^k, exactly, when the theorem of seed 004 applies to ``net``; else None.
+    """rho^k, exactly, when the theorem of Kobayashi, Sakuma and Miyazawa (2013) applies to ``net``; else None.
 
     Kobayashi, Sakuma and Miyazawa (Queueing Systems 74, 2013) prove that the
     minimum queue of M/M-JSQ has an exactly geometric tail with decay rate

@@ -10,7 +10,7 @@ capped at D.  :func:`min_queue_decay` runs D = 1, 2, ... with the sparse
 machinery of :mod:`certify.stationary.caudal` (which builds the same blocks as
 :func:`qbd_blocks`, a plain loop kept as the readable reference) until the
 bracket of the limit is narrow.  Kobayashi, Sakuma and Miyazawa (Queueing
-Systems 74, 2013; seed 004) prove that the limit is rho^k, rho = lam / sum mu,
+Systems 74, 2013) prove that the limit is rho^k, rho = lam / sum mu,
 for fair ties; the result carries that value beside the numerics
 (:func:`~certify.stationary.closed_forms.jsq_tail_theorem`).
 """
@@ -329,7 +329,7 @@ class MinQueueDecay:
     max_difference : int or None
         The largest D computed.
     theorem : float or None
-        rho^k where the theorem of seed 004 applies
+        rho^k where the theorem of Kobayashi, Sakuma and Miyazawa (2013) applies
         (:func:`~certify.stationary.closed_forms.jsq_tail_theorem`), else None.
     theorem_source : str or None
         The theorem and its data, in words.
@@ -369,7 +369,7 @@ def min_queue_decay(net: Network, max_difference: int | None = None, tol: float 
     ``max_difference``.  Capping the differences removes customers, so sp(R)
     increases with D to its limit; the estimate is the middle of the bracket
     [eta_D, Aitken's extrapolation] and the error its half-width.  Where the
-    theorem of seed 004 applies the result also carries rho^k, computed
+    theorem of Kobayashi, Sakuma and Miyazawa (2013) applies the result also carries rho^k, computed
     exactly from the network and independent of the numerics.
 
     Parameters
@@ -412,7 +412,7 @@ def min_queue_decay(net: Network, max_difference: int | None = None, tol: float 
     lam, mus = par
     exact = jsq_tail_theorem(net)
     theorem = None if exact is None else float(exact)
-    source = None if exact is None else (f"seed 004, Kobayashi, Sakuma and Miyazawa 2013: rho = lam / sum mu = "
+    source = None if exact is None else (f"Kobayashi, Sakuma and Miyazawa 2013: rho = lam / sum mu = "
                                          f"{lam / sum(mus)}, k = {len(mus)}")
     if lam >= sum(mus):
         return MinQueueDecay(None, None, {}, 0, "unstable: lam >= sum mu, no stationary distribution")

@@ -123,7 +123,7 @@ class StationaryResult:
     tail_sequence : tuple of (int, float)
         For parallel JSQ: (D, sp(R)) for D = 1, 2, ... (the sequence behind the estimate).
     tail_theorem : float or None
-        rho^k where the theorem of seed 004 applies
+        rho^k where the theorem of Kobayashi, Sakuma and Miyazawa (2013) applies
         (:func:`~certify.stationary.closed_forms.jsq_tail_theorem`), else None.
     tail_theorem_source : str or None
         That theorem and its data, in words.
@@ -207,7 +207,7 @@ class StationaryResult:
         elif self.tail_theorem is not None:
             parts.append("no numerical value")
         if self.tail_theorem is not None:
-            parts.append(f"theorem (seed 004): rho^k = {self.tail_theorem:.12g}")
+            parts.append(f"theorem (Kobayashi, Sakuma and Miyazawa 2013): rho^k = {self.tail_theorem:.12g}")
         return "min-queue tail decay: " + "; ".join(parts) if parts else ""
 
     def to_json(self) -> dict[str, Any]:

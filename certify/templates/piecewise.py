@@ -1,4 +1,4 @@
-"""Piecewise-quadratic template (Morrison–Kumar style): V(x) = x'P_s x on ordering cell s (DESIGN §3).
+"""Piecewise-quadratic template (Morrison–Kumar style): V(x) = x'P_s x on ordering cell s (docs/math/foster.md).
 
 Cells are those of :mod:`certify.markov.cells`: the walls x_a = x_b of the station
 pairs that share a routing set cut the orthant into cells s, and each state

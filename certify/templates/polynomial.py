@@ -1,4 +1,4 @@
-"""Quartic Lyapunov functions with SOS multipliers per region (DESIGN §3, the SDP path).
+"""Quartic Lyapunov functions with SOS multipliers per region (docs/math/foster.md, the SDP path).
 
 V(x) = V4(x) = ``sum_{|a|=4} c_a x^a``, a homogeneous quartic form (lower-degree terms
 would not change the growth of the drift, so there are none).
@@ -49,7 +49,7 @@ entries of that monomial are projected exactly onto the identity
 every n by name, so ``certify verify`` re-checks everything from the file.
 
 Like every homogeneous polynomial, V cannot see tie-breaking probabilities
-(DESIGN §10).  Pure Python: the SDP (numpy and cvxpy) lives in
+(docs/math/measurements.md).  Pure Python: the SDP (numpy and cvxpy) lives in
 :mod:`certify.search.sdp`.
 """
 

@@ -1,4 +1,4 @@
-"""The quadratic template V(x) = x'Px with P copositive (DESIGN §3)."""
+"""The quadratic template V(x) = x'Px with P copositive (docs/math/foster.md)."""
 
 from __future__ import annotations
 

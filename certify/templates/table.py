@@ -1,4 +1,4 @@
-"""Linear x bounded-table corrections: V = x'Px + sum_l x_l T_l(min(x_F, K)) (DESIGN §3).
+"""Linear x bounded-table corrections: V = x'Px + sum_l x_l T_l(min(x_F, K)) (docs/math/foster.md).
 
 A bounded function of the small ("fast") coordinates times a linear function
 plays the part of a Poisson-equation solution for the nearly-tied stations, so
