@@ -95,6 +95,7 @@ def test_every_kind_renders_in_every_format(name):
     proof = explain(net, cert, max_rows=4)
     md, tex, page = (proof.render(f) for f in FORMATS)
     assert md.startswith(f"# {net.name}") and "## How to re-check" in md and "certify verify" in md
+    assert not re.search(r"&(lt|gt|amp);", md), "the Markdown reads as plain text: no HTML entities"
     assert latex_problems(tex) == [] and latex_problems(proof.render("latex", standalone=True)) == []
     assert html_problems(page) == [] and html_problems(proof.render("html", standalone=True)) == []
 
@@ -178,6 +179,7 @@ def test_odd_station_names_are_escaped_in_every_format():
     assert latex_problems(tex) == [] and html_problems(page) == []
     assert odd not in page and "a_b&amp;c&lt;d&gt;" in page
     assert station_tex(odd) in tex and "\\&" in station_tex(odd) and "odd\\|net" in md
+    assert "a\\_b&c\\<d>" in md  # '<' before a letter could open an HTML tag; '&' before 'c<' is no entity
 
 
 def test_explain_refuses_a_certificate_that_does_not_verify():

@@ -15,7 +15,12 @@ def test_example_notebook_executes():
     nbformat = pytest.importorskip("nbformat", reason="the notebook test needs nbformat (pip install -e '.[test]')")
     nbclient = pytest.importorskip("nbclient", reason="the notebook test needs nbclient (pip install -e '.[test]')")
     pytest.importorskip("ipykernel", reason="the notebook test needs ipykernel (pip install -e '.[test]')")
-    nb = nbformat.read(ROOT / "examples" / "notebook_boundary.ipynb", as_version=4)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. MissingIDFieldWarning: every cell has an id
+        nb = nbformat.read(ROOT / "examples" / "notebook_boundary.ipynb", as_version=4)
+        nbformat.validate(nb)
     nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
@@ -34,7 +39,7 @@ def test_results_render_as_markdown_and_html():
     net = certify.loads('{"format": "jsq-network/1", "name": "a<b", "stations": {"1": {"mu": 1}}, '
                         '"streams": [{"choice": ["1"], "rate": 1}]}')
     res = certify.prove(net, simulate=False)
-    assert res._repr_markdown_().startswith("**a&lt;b: undecided") and "| stage |" in res._repr_markdown_()
+    assert res._repr_markdown_().startswith("**a\\<b: undecided") and "| stage |" in res._repr_markdown_()
     assert "a&lt;b" in res._repr_html_() and "<b>a<b" not in res._repr_html_()
     b = certify.boundary(net, "load", "0.5", "1.5", tol="0.1")
     assert "stable at load" in b._repr_markdown_() and "<table>" in b._repr_html_()

@@ -62,6 +62,12 @@ def test_plugin_passes_valid_certificates(pytester, certs):
     result.assert_outcomes(passed=2)
 
 
+def test_plugin_counts_its_items_as_collected(pytester, certs):
+    """pytest's "collected N items" line counts the certificate items (it said 0 before running them)."""
+    result = pytester.runpytest("-p", "no:xdist", "--certify-certs", str(certs))
+    result.stdout.fnmatch_lines(["collected 2 items"])
+
+
 def test_plugin_names_network_region_and_inequality(pytester, certs):
     """An edited network fails its item with the network, the region and the violated inequality."""
     _break(certs / "ce-tie-expB-g0.50.json")

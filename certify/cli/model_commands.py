@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..core.render import plural
 from .inputs import load_network, refuse_fork_join
 
 __all__ = ["cmd_regions", "cmd_stationary"]
@@ -55,8 +56,8 @@ def cmd_regions(args: argparse.Namespace) -> int:
             out["list"] = [d.region.describe(chain.ids) for d in drifts]
         print(json.dumps(out))
         return 0
-    print(f"{net.name}: {len(drifts)} regions ({unbounded} unbounded), {chain.J} stations, "
-          f"{len(chain.routing_sets)} choice sets with ties")
+    print(f"{net.name}: {plural(len(drifts), 'region')} ({unbounded} unbounded), {plural(chain.J, 'station')}, "
+          f"{plural(len(chain.routing_sets), 'choice set')} with ties")
     if args.list:
         for k, d in enumerate(drifts):
             mean = ", ".join(f"{m / chain.scale:.4g}" for m in d.mean)

@@ -9,6 +9,7 @@ Public: :func:`markdown_table`, :func:`html_table`, :func:`html_escape`, :func:`
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 __all__ = ["markdown_table", "html_table", "html_escape", "markdown_escape", "plural"]
@@ -36,7 +37,12 @@ def html_escape(text: object) -> str:
 
 
 def markdown_escape(text: object) -> str:
-    """``text`` safe in Markdown prose and tables: ``<``, ``>``, ``&`` as entities, ``|``, ``*``, ``_`` and backslashes escaped.
+    """``text`` safe in Markdown prose and tables, readable as plain text too.
+
+    Only what Markdown would read as markup is escaped: ``|``, ``*``, ``_``,
+    backticks and backslashes; ``<`` where it could open an HTML tag (before a
+    letter, ``/``, ``!`` or ``?``); ``&`` where it could start an entity; ``>``
+    at the start (a block quote). So ``x <= 1`` and ``a -> b`` stay as written.
 
     Parameters
     ----------
@@ -50,13 +56,16 @@ def markdown_escape(text: object) -> str:
 
     Examples
     --------
-    >>> print(markdown_escape("a<b | x_1*2"))
-    a&lt;b \\| x\\_1\\*2
+    >>> print(markdown_escape("a<b | x_1*2 <= 3 -> y & z &amp;"))
+    a\\<b \\| x\\_1\\*2 <= 3 -> y & z \\&amp;
     """
-    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\\", "\\\\")
+    out = str(text).replace("\\", "\\\\")
     for ch in "|*_`":
         out = out.replace(ch, "\\" + ch)
-    return out.replace("\n", " ")
+    out = re.sub(r"<(?=[A-Za-z/!?])", r"\\<", out)
+    out = re.sub(r"&(?=#?\w+;)", r"\\&", out)
+    out = out.replace("\n", " ")
+    return "\\" + out if out.lstrip().startswith(">") else out
 
 
 def _md_cell(text: object) -> str:

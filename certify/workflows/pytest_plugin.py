@@ -206,6 +206,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for target in config.getoption("certify_certs") or []:
         coll = CertificateCollection.from_parent(session, name=f"certify-certs:{target}", target=Path(target))
         try:
-            items.extend(coll.collect())
+            found = list(coll.collect())
         except NetworkError as exc:
             raise pytest.UsageError(f"--certify-certs: {exc}") from None
+        items.extend(found)
+        # Report them as collected, so that pytest's "collected N items" counts them.
+        config.hook.pytest_collectreport(report=pytest.CollectReport(coll.nodeid, "passed", None, found))
