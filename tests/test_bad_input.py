@@ -158,26 +158,28 @@ CASES = [
     ("fj-servers-non-empty", put(("servers",), {}, FJ), "servers", "must not be empty"),
     ("fj-server-mu-positive", put(("servers", "2", "mu"), -0.2, FJ), "servers.2.mu", "-0.2 must be > 0"),
     ("fj-unknown-field", put(("stations",), {}, FJ), "stations", 'unknown field "stations"'),
-    # numbers in range (loader module docstring)
+    # numbers in range (loader module docstring); rates out of [1e-9, 1e9] are divided by the largest (test_normalise)
     ("mu-1e999", put(("stations", "3", "mu"), "1e999"), "stations.3.mu",
-     "outside the range [1e-9, 1e9] allowed for rates"),
+     "has 1000 digits in its numerator or denominator (at most 60 allowed)"),
     ("mu-1e-999", put(("stations", "3", "mu"), "1e-999"), "stations.3.mu",
-     "outside the range [1e-9, 1e9] allowed for rates"),
+     "has 1000 digits in its numerator or denominator (at most 60 allowed)"),
     ("mu-400-digits", put(("stations", "3", "mu"), 10**400), "stations.3.mu",
-     "outside the range [1e-9, 1e9] allowed for rates"),
+     "has 401 digits in its numerator or denominator (at most 60 allowed)"),
     ("mu-exponent-5000", put(("stations", "3", "mu"), "1e5000"), "stations.3.mu", "exponent beyond +-1000"),
-    ("rate-above-1e9", put(("streams", 0, "rate"), 2e9), "streams[0].rate",
-     "2000000000.0 is outside the range [1e-9, 1e9] allowed for rates"),
-    ("rate-below-1e-9", put(("streams", 1, "rate"), "1/2000000000"), "streams[1].rate",
-     "outside the range [1e-9, 1e9] allowed for rates"),
+    ("rates-spread-above", put(("streams", 0, "rate"), 2e19), "streams[1].rate",
+     "0.5 is 4e+19 times smaller than the largest rate, streams[0].rate = 20000000000000000000 "
+     "(the largest rate of a network may be at most 1e18 times its smallest)"),
+    ("rates-spread-below", put(("streams", 1, "rate"), "1/10000000000000000000"), "streams[1].rate",
+     "is 1.5e+19 times smaller than the largest rate, stations.3.mu = 1.5"),
     ("rate-digits", put(("streams", 1, "rate"), "1/" + "3" * 61), "streams[1].rate",
-     "outside the range"),
+     "has 61 digits in its numerator or denominator (at most 60 allowed)"),
     ("prob-digits", put(("feedback", 0, "prob"), "1/" + "3" * 61), "feedback[0].prob",
      "has 61 digits in its numerator or denominator (at most 60 allowed)"),
     ("mu-digits", put(("stations", "3", "mu"), "1" + "0" * 61 + "1/" + "1" + "0" * 61), "stations.3.mu",
      "has 63 digits in its numerator or denominator (at most 60 allowed)"),
-    ("phase-rate-range", put(("stations", "1"), {"mu": 0.8, "service": {**H2, "rates": [2.0, 1e-10]}}),
-     "stations.1.service.rates[1]", "outside the range [1e-9, 1e9] allowed for rates"),
+    ("phase-rates-spread", put(("stations", "1"), {"mu": 0.8, "service": {**H2, "rates": ["1e19", 0.4]}}),
+     "stations.1.service.rates[1]", "0.4 is 2.5e+19 times smaller than the largest rate, "
+     "stations.1.service.rates[0] = 10000000000000000000"),
     ("erlang-k-at-most-1000", put(("stations", "1", "service"), {"dist": "erlang", "k": 100000}),
      "stations.1.service.k", "100000 must be an integer >= 1 and <= 1000"),
     ("coxian-at-most-1000-phases", put(("stations", "1", "service"), {"dist": "coxian", "rates": [1] * 1001,
@@ -211,9 +213,21 @@ CASES = [
      "stations.1.service.probs", "sum to 1.000000002 (must be 1"),
     ("feedback-sum-no-tolerance", put(("feedback", 1), {"from": "1", "choice": ["2"], "prob": 0.7000000001}),
      'feedback from station "1"', "probabilities sum to 1.0000000001 (must be <= 1)"),
-    ("fj-rate-range", put(("rate",), 1e10, FJ), "rate", "outside the range [1e-9, 1e9] allowed for rates"),
-    ("fj-server-mu-range", put(("servers", "2", "mu"), "1e-10", FJ), "servers.2.mu",
-     "outside the range [1e-9, 1e9] allowed for rates"),
+    ("fj-rates-spread", put(("rate",), 1e19, FJ), "servers.2.mu", "0.2 is 5e+19 times smaller than the largest rate"),
+    ("fj-server-mu-spread", put(("servers", "2", "mu"), "1e-19", FJ), "servers.2.mu",
+     "is 6e+18 times smaller than the largest rate, servers.1.mu = 0.6"),
+    ("rate-unit-reserved", put(("x-certify-rate-unit",), "2"), "x-certify-rate-unit", "is reserved"),
+    # a tie_breaking set must be a set of 2 or more stations of some choice set (jsq_schema.check_tie_sets)
+    ("tie-set-of-no-choice-set", put(("tie_breaking", 0), {"set": ["1", "3"], "probs": {"1": 0.5, "3": 0.5}}),
+     "tie_breaking[0].set", '["1", "3"] can never be a tied-shortest set: a tie is among 2 or more stations of one '
+     'choice set, and no choice set holds all of these (choice sets with 2 or more stations: ["1", "2"] '
+     "(streams[0].choice))"),
+    ("tie-set-no-ties-at-all", (lambda d: d["streams"].__setitem__(0, {"choice": ["1"], "rate": 0.5}), BASE),
+     "tie_breaking[0].set", "no choice set has 2 or more stations, so no tie ever happens"),
+    ("tie-set-larger-than-sample", (lambda d: d.update(streams=[{"sample": {"from": ["1", "2", "3"], "d": 2}, "rate": 1}],
+                                                       tie_breaking=[{"set": ["1", "2", "3"],
+                                                                      "probs": {"1": 0.5, "2": 0.25, "3": 0.25}}]), BASE),
+     "tie_breaking[0].set", 'choice sets with 2 or more stations: any 2 of ["1", "2", "3"] (streams[0].sample)'),
 ]
 
 
@@ -276,3 +290,54 @@ def test_error_without_file():
         from_dict(doc)
     assert str(info.value) == "streams[0].rate: -1 must be > 0"
     assert info.value.file is None
+
+
+def _tie_typo(tmp_path):
+    """models/tie-breaking-J3.json with lambda_3 = 0.55 and the tie set {1, 2} mistyped as {1, 3}."""
+    doc = json.loads(open("models/tie-breaking-J3.json").read())
+    doc["streams"][1]["rate"] = 0.55
+    doc["tie_breaking"][0] = {"set": ["1", "3"], "probs": {"1": 0.1, "3": 0.9}}
+    f = tmp_path / "typo.json"
+    f.write_text(json.dumps(doc))
+    return f
+
+
+def test_cli_refuses_tie_set_of_no_choice_set(tmp_path, capsys):
+    """`certify prove` on a tie set no choice set produces exits 2 with one line naming file, field, set and rule."""
+    from certify.cli import main
+
+    f = _tie_typo(tmp_path)
+    assert main(["prove", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f'certify: {f}: tie_breaking[0].set: ["1", "3"] can never be a tied-shortest set: a tie is among '
+                   "2 or more stations of one choice set, and no choice set holds all of these (choice sets with 2 or "
+                   'more stations: ["1", "2"] (streams[0].choice))\n')
+
+
+def test_cli_tie_set_refusal_has_no_traceback(tmp_path):
+    """The console command prints the refusal without a traceback and exits 2."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "certify.cli", "prove", str(_tie_typo(tmp_path))],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert "tie_breaking[0].set" in out.stderr
+
+
+def test_cli_refuses_tie_set_in_graph():
+    """A networkx graph's tie set is checked by the same rule, naming graph["tie_breaking"][i].set."""
+    import networkx as nx
+
+    from certify.io.graph import from_graph
+
+    G = nx.DiGraph(tie_breaking=[{"set": ["1", "3"], "probs": {"1": 0.5, "3": 0.5}}])
+    for s in ("1", "2", "3"):
+        G.add_node(s, mu=1)
+    G.add_node("in", rate=1)
+    G.add_edges_from([("in", "1"), ("in", "2")])
+    with pytest.raises(NetworkError) as info:
+        from_graph(G)
+    assert info.value.path == 'graph["tie_breaking"][0].set'
+    assert "can never be a tied-shortest set" in info.value.rule

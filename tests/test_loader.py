@@ -190,3 +190,14 @@ def test_only_rounded_phase_rates_get_notes(corpus_dir):
     files = sorted(corpus_dir.glob("*.json")) + sorted(models.glob("*.json")) + sorted(models.glob("*.toml"))
     noted = {f.name for f in files if getattr(load(f), "notes", ())}
     assert noted == {"ce-dist-B-h2.json"}
+
+
+def test_tie_sets_of_every_kind_of_choice_set_load():
+    """A tie set may lie in a feedback choice set, a random choices set or a sample draw (len <= d)."""
+    doc = {"format": "jsq-network/1", "stations": {s: {"mu": 1} for s in "1234"},
+           "streams": [{"choices": [{"set": ["1", "2"], "prob": 0.5}, {"set": ["3"], "prob": 0.5}], "rate": 0.5},
+                       {"sample": {"from": ["2", "3", "4"], "d": 2}, "rate": 0.5}],
+           "feedback": [{"from": "1", "choice": ["1", "3", "4"], "prob": 0.5}],
+           "tie_breaking": [{"set": s, "probs": {x: 1 / len(s) for x in s}}
+                            for s in (["1", "2"], ["3", "4"], ["1", "3", "4"], ["2", "4"])]}
+    assert len(from_dict(doc).tie_breaking) == 4

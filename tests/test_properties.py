@@ -116,8 +116,16 @@ def valid_doc(draw):
             for p in draw(split(n, total, allow_zero=False)):
                 feedback.append({"from": i, "choice": draw(subset(ids)), "prob": p})
     doc = {"format": "jsq-network/1", "stations": stations, "streams": streams, "feedback": feedback}
-    if len(ids) >= 2:
-        sets = draw(st.lists(subset(ids, 2), max_size=3, unique_by=frozenset))
+    # A tie set must be able to occur: 2 or more stations inside one choice set (a sample stream's: at most d).
+    hosts = [(s["choice"], len(s["choice"])) for s in streams if "choice" in s]
+    hosts += [(c["set"], len(c["set"])) for s in streams for c in s.get("choices", [])]
+    hosts += [(s["sample"]["from"], s["sample"]["d"]) for s in streams if "sample" in s]
+    hosts += [(f["choice"], len(f["choice"])) for f in feedback]
+    hosts = [(h, m) for h, m in hosts if m >= 2]
+    if hosts:
+        tie_set = st.sampled_from(hosts).flatmap(lambda hm: st.lists(st.sampled_from(hm[0]), min_size=2, max_size=hm[1],
+                                                                     unique=True))
+        sets = draw(st.lists(tie_set, max_size=3, unique_by=frozenset))
         doc["tie_breaking"] = [{"set": c, "probs": dict(zip(c, draw(split(len(c)))))} for c in sets]
     if draw(st.booleans()):
         doc["name"] = draw(st.text(alphabet="abc -_1", max_size=8))

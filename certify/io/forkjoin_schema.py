@@ -13,6 +13,7 @@ from typing import Any
 from ..core.model import ForkJoinNetwork
 from .context import Context, key_path, kind_of
 from .fields import as_integer, as_map, check_fields
+from .normalise import normalise
 from .number_fields import as_rate
 
 __all__ = ["FORK_JOIN_FIELDS", "FORK_JOIN_REQUIRED", "forkjoin_network"]
@@ -78,4 +79,4 @@ def forkjoin_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tu
         ctx.fail("n", f"{n} must equal the number of servers ({len(srv)})")
     k = as_integer(ctx, doc["k"], "k", 1, n)
     rate = as_rate(ctx, doc["rate"], "rate")
-    return ForkJoinNetwork(name, n, k, rate, tuple(srv), extras, expected, source)
+    return normalise(ctx, ForkJoinNetwork(name, n, k, rate, tuple(srv), extras, expected, source))

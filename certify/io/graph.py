@@ -60,7 +60,8 @@ from ..core.model import EXPONENTIAL, JSQ_FORMAT, Feedback, Network, Station, St
 from .context import Context, kind_of
 from .distributions import as_distribution
 from .fields import as_expected, as_integer, as_map, as_station_set, as_str, plain
-from .jsq_schema import MAX_CAPACITY, as_choices, as_sample, as_tie_breaking, check_feedback_sums
+from .jsq_schema import MAX_CAPACITY, as_choices, as_sample, as_tie_breaking, check_feedback_sums, check_tie_sets
+from .normalise import RATE_UNIT_FIELD, in_file_units, normalise
 from .number_fields import as_probability, as_rate
 
 __all__ = ["from_graph", "to_graph"]
@@ -144,6 +145,8 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
         ctx.fail("graph", f"must be a networkx.DiGraph, got {type(G).__name__}")
     gattrs = G.graph
     _check_attrs(ctx, gattrs, "graph", ("name", "format", "tie_breaking", "expected"))
+    if RATE_UNIT_FIELD in gattrs:
+        ctx.fail(f"graph.{RATE_UNIT_FIELD}", "is reserved (certify records there the factor it divided the rates by)")
     if "format" in gattrs and gattrs["format"] != JSQ_FORMAT:
         ctx.fail("graph.format", f'{gattrs["format"]!r} must be "{JSQ_FORMAT}"')
     if name is None:
@@ -240,10 +243,11 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
         ctx.fail("graph", "has no stream dispatcher nodes (nodes with rate)")
     check_feedback_sums(ctx, tuple(feedback))
     ties = as_tie_breaking(ctx, gattrs.get("tie_breaking", []), 'graph["tie_breaking"]', ids)
+    check_tie_sets(ctx, ties, tuple(streams), tuple(feedback), 'graph["tie_breaking"]')
     expected = as_expected(ctx, gattrs["expected"], 'graph["expected"]') if "expected" in gattrs else None
     extras = tuple(sorted((k, plain(v)) for k, v in gattrs.items() if k.startswith("x-")))
-    return Network(name, tuple(stations), tuple(streams), tuple(feedback), ties, extras, expected,
-                   notes=tuple(ctx.notes))
+    return normalise(ctx, Network(name, tuple(stations), tuple(streams), tuple(feedback), ties, extras, expected,
+                                  notes=tuple(ctx.notes)))
 
 
 def _dist_attr(d: Any) -> dict:
@@ -278,6 +282,7 @@ def to_graph(net: Network) -> nx.DiGraph:
     >>> G.edges["1", ("feedback", 0)]["prob"]
     Fraction(1, 2)
     """
+    net = in_file_units(net)
     G = nx.DiGraph()
     G.graph["name"] = net.name
     if net.tie_breaking:

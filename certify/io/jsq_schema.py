@@ -20,6 +20,7 @@ from ..core.model import EXPONENTIAL, Feedback, Network, Station, Stream, TieBre
 from .context import Context, key_path, kind_of, show
 from .distributions import as_distribution
 from .fields import as_integer, as_list, as_map, as_station_set, as_str, check_fields
+from .normalise import normalise
 from .number_fields import as_probability, as_rate, sum_to_one
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "as_sample",
     "check_feedback_sums",
     "as_tie_breaking",
+    "check_tie_sets",
     "jsq_network",
 ]
 
@@ -251,6 +253,95 @@ def as_tie_breaking(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> tu
     return tuple(out)
 
 
+def _choice_sets(streams: tuple[Stream, ...], feedback: tuple[Feedback, ...]) -> list[tuple[str, tuple[str, ...], int]]:
+    """Every choice set of the network: (where it is written, its stations, the most stations one draw holds)."""
+    out: list[tuple[str, tuple[str, ...], int]] = []
+    for i, sm in enumerate(streams):
+        if sm.choice is not None:
+            out.append((f"streams[{i}].choice", sm.choice, len(sm.choice)))
+        elif sm.choices is not None:
+            out.extend((f"streams[{i}].choices[{k}].set", c, len(c)) for k, (c, _) in enumerate(sm.choices))
+        elif sm.sample is not None:
+            out.append((f"streams[{i}].sample", sm.sample[0], sm.sample[1]))
+    out.extend((f"feedback[{k}].choice", fb.choice, len(fb.choice)) for k, fb in enumerate(feedback))
+    return out
+
+
+def _set_text(ids: Any) -> str:
+    return "[" + ", ".join(map(json.dumps, ids)) + "]"
+
+
+def check_tie_sets(ctx: Context, ties: tuple[TieBreak, ...], streams: tuple[Stream, ...],
+                   feedback: tuple[Feedback, ...], path: str = "tie_breaking") -> None:
+    """Refuse a ``tie_breaking`` set that no choice set can ever produce as its tied-shortest set.
+
+    A customer routed by a choice set C (a stream's ``choice``, one of its
+    ``choices``, a draw of d stations of a ``sample`` pool, a feedback route's
+    ``choice``) joins the shortest queue of C; the stations tied for shortest
+    are a subset of C (full stations of finite capacity left out, which only
+    makes it smaller), and a tie needs two of them.  So a set S can be a
+    tied-shortest set exactly when ``2 <= len(S)`` and S lies in some choice
+    set (for a sample stream: S lies in the pool and ``len(S) <= d``).  Every
+    choice set written counts, whatever its probability, so that a set given
+    for a choice of probability 0 (a sweep's end point) still loads.  Any
+    other set would be silently ignored, while the user meant it to apply
+    (a typo, ``["1", "3"]`` for ``["1", "2"]``, can flip a verdict).
+
+    Parameters
+    ----------
+    ctx : Context
+        Where errors point.
+    ties : tuple of TieBreak
+        The sets of ``tie_breaking``, in the order written.
+    streams : tuple of Stream
+        The network's streams.
+    feedback : tuple of Feedback
+        The network's feedback routes.
+    path : str, default "tie_breaking"
+        The field path of the list.
+
+    Raises
+    ------
+    NetworkError
+        Naming ``<path>[i].set``, the set, the rule and the choice sets there
+        are (the first 6 that hold two or more stations).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> streams = (Stream(F(1), choice=("1", "2")), Stream(F(1, 2), sample=(("2", "3", "4"), 2)))
+    >>> half = (("1", F(1, 2)), ("2", F(1, 2)))
+    >>> check_tie_sets(Context(None), (TieBreak(("1", "2"), half),), streams, ())
+    >>> check_tie_sets(Context("net.json"), (TieBreak(("1", "3"), half),), streams, ())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.NetworkError: net.json: tie_breaking[0].set: ["1", "3"] can never be a tied-shortest set: ...
+    >>> from certify.core.errors import NetworkError
+    >>> try:
+    ...     check_tie_sets(Context(None), (TieBreak(("1", "3"), half),), streams, ())
+    ... except NetworkError as e:
+    ...     print(e.rule.split("stations: ")[-1])
+    ["1", "2"] (streams[0].choice), any 2 of ["2", "3", "4"] (streams[1].sample))
+    """
+    sets = _choice_sets(streams, feedback)
+    for i, tb in enumerate(ties):
+        tied = frozenset(tb.set)
+        if any(tied <= frozenset(c) and len(tied) <= d for _, c, d in sets):
+            continue
+        shown: dict[frozenset[str], str] = {}
+        for where, c, d in sets:
+            if d >= 2 and frozenset(c) not in shown:
+                shown[frozenset(c)] = (f"any {d} of " if d < len(c) else "") + f"{_set_text(c)} ({where})"
+        listed = list(shown.values())
+        if not listed:
+            why = "no choice set has 2 or more stations, so no tie ever happens"
+        else:
+            more = f", and {len(listed) - 6} more" if len(listed) > 6 else ""
+            why = ("a tie is among 2 or more stations of one choice set, and no choice set holds all of these "
+                   f"(choice sets with 2 or more stations: {', '.join(listed[:6])}{more})")
+        ctx.fail(key_path(f"{path}[{i}]", "set"), f"{_set_text(tb.set)} can never be a tied-shortest set: {why}")
+
+
 def jsq_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tuple[tuple[str, Any], ...],
                 expected: Any, source: str | None) -> Network:
     """The network of a ``jsq-network/1`` document whose top-level fields have been checked.
@@ -296,4 +387,6 @@ def jsq_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tuple[t
                      for i, f in enumerate(as_list(ctx, doc.get("feedback", []), "feedback")))
     check_feedback_sums(ctx, feedback)
     ties = as_tie_breaking(ctx, doc.get("tie_breaking", []), "tie_breaking", ids)
-    return Network(name, stations, streams, feedback, ties, extras, expected, source, notes=tuple(ctx.notes))
+    check_tie_sets(ctx, ties, streams, feedback)
+    return normalise(ctx, Network(name, stations, streams, feedback, ties, extras, expected, source,
+                                  notes=tuple(ctx.notes)))

@@ -38,10 +38,13 @@ loaded, so the loader alone decides them, by these rules:
   one station must sum to at most 1, exactly (no tolerance).
 * **Numbers in range** (refused otherwise, naming the field and the rule):
 
-  - every rate (``mu``, a stream's ``rate``, the phase ``rates`` of an explicit
-    law, fork-join ``rate`` and server ``mu``) lies in ``[1e-9, 1e9]``
-    (:data:`~certify.io.number_fields.RATE_MIN`,
-    :data:`~certify.io.number_fields.RATE_MAX`);
+  - the largest rate (``mu``, a stream's ``rate``, the phase ``rates`` of an
+    explicit law, fork-join ``rate`` and server ``mu``) is at most 1e18 times
+    the smallest (:data:`~certify.io.normalise.MAX_RATE_RATIO`); when some
+    rate lies outside ``[1e-9, 1e9]`` (:data:`~certify.io.number_fields.RATE_MIN`,
+    :data:`~certify.io.number_fields.RATE_MAX`) every rate is divided by the
+    largest (a change of the unit of time, with a note; see
+    :mod:`certify.io.normalise`), so loaded rates always lie in that range;
   - the numerator and the denominator of every number as written have at most
     :data:`~certify.io.number_fields.MAX_DIGITS` = 60 decimal digits (decimal exponents beyond +-1000 are
     refused before any integer is built); a rate derived from explicit phases
@@ -82,6 +85,7 @@ from .context import Context, show
 from .fields import as_expected, as_map, as_str, check_fields, plain
 from .forkjoin_schema import FORK_JOIN_FIELDS, FORK_JOIN_REQUIRED, forkjoin_network
 from .jsq_schema import JSQ_FIELDS, JSQ_REQUIRED, jsq_network
+from .normalise import RATE_UNIT_FIELD, in_file_units
 from .number_fields import written
 
 __all__ = ["dump", "from_dict", "load", "loads", "to_dict"]
@@ -130,6 +134,8 @@ def from_dict(doc: Mapping[str, Any], source: str | None = None) -> Network | Fo
     fj = fmt == FORK_JOIN_FORMAT
     check_fields(ctx, doc, None, FORK_JOIN_FIELDS if fj else JSQ_FIELDS,
                  FORK_JOIN_REQUIRED if fj else JSQ_REQUIRED, x_ok=True)
+    if RATE_UNIT_FIELD in doc:
+        ctx.fail(RATE_UNIT_FIELD, "is reserved (certify records there the factor it divided the rates by)")
     name = as_str(ctx, doc["name"], "name") if "name" in doc else (Path(source).stem if source else "network")
     extras = tuple(sorted((k, plain(v)) for k, v in doc.items() if k.startswith("x-")))
     expected = as_expected(ctx, doc["expected"], "expected") if "expected" in doc else None
@@ -297,6 +303,7 @@ def to_dict(net: Network | ForkJoinNetwork) -> dict[str, Any]:
     >>> from_dict(to_dict(net)) == net
     True
     """
+    net = in_file_units(net) if isinstance(net, Network) else in_file_units(net)
     if isinstance(net, ForkJoinNetwork):
         doc: dict[str, Any] = {"format": FORK_JOIN_FORMAT, "name": net.name, "n": net.n, "k": net.k,
                                "rate": written(net.rate), "servers": {s: {"mu": written(mu)} for s, mu in net.servers}}

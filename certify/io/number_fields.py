@@ -39,7 +39,7 @@ __all__ = [
     "written",
 ]
 
-#: Every rate lies in [RATE_MIN, RATE_MAX].
+#: Rates outside [RATE_MIN, RATE_MAX] are divided by the largest rate (:mod:`certify.io.normalise`).
 RATE_MIN = Fraction(1, 10**9)
 RATE_MAX = Fraction(10**9)
 #: Decimal digits allowed in the numerator and in the denominator of a number as written.
@@ -136,7 +136,8 @@ def _ndigits(n: int) -> int:
     return len(str(abs(n)))
 
 
-def check_digits(ctx: Context, x: Fraction, path: str, limit: int = MAX_DIGITS, what: str = "") -> Fraction:
+def check_digits(ctx: Context, x: Fraction, path: str, limit: int = MAX_DIGITS, what: str = "",
+                 as_written: Any = None) -> Fraction:
     """Refuse ``x`` when its numerator or denominator has more than ``limit`` decimal digits.
 
     Parameters
@@ -151,6 +152,9 @@ def check_digits(ctx: Context, x: Fraction, path: str, limit: int = MAX_DIGITS, 
         The most digits allowed.
     what : str, default ""
         Words put before the number in the message (``"the mu derived from the phases, "``).
+    as_written : Any, optional
+        The value as the file writes it (a decimal string or number), named
+        in the message instead of the exact ``x``.
 
     Returns
     -------
@@ -173,7 +177,8 @@ def check_digits(ctx: Context, x: Fraction, path: str, limit: int = MAX_DIGITS, 
     """
     worst = max(_ndigits(x.numerator), _ndigits(x.denominator))
     if worst > limit:
-        ctx.fail(path, f"{what}{brief(x)} has {worst} digits in its numerator or denominator "
+        shown = brief(x) if as_written is None or isinstance(as_written, (int, Fraction)) else show(as_written)
+        ctx.fail(path, f"{what}{shown} has {worst} digits in its numerator or denominator "
                  f"(at most {limit} allowed)")
     return x
 
@@ -246,7 +251,11 @@ def as_positive(ctx: Context, v: Any, path: str) -> Fraction:
 
 
 def as_rate(ctx: Context, v: Any, path: str) -> Fraction:
-    """A rate: > 0 and in [:data:`RATE_MIN`, :data:`RATE_MAX`] (checked before the digit bound).
+    """A rate: an exact number > 0 with at most :data:`MAX_DIGITS` digits in numerator and denominator.
+
+    Its range is not checked here: a network whose rates leave
+    [:data:`RATE_MIN`, :data:`RATE_MAX`] has them all divided by the largest one
+    (:func:`certify.io.normalise.normalise`).
 
     Parameters
     ----------
@@ -265,25 +274,23 @@ def as_rate(ctx: Context, v: Any, path: str) -> Fraction:
     Raises
     ------
     NetworkError
-        When ``v`` is not a number, is <= 0, lies outside [1e-9, 1e9] or has
-        too many digits.
+        When ``v`` is not a number, is <= 0 or has too many digits.
 
     Examples
     --------
     >>> as_rate(Context("net.json"), 0.5, "stations.1.mu")
     Fraction(1, 2)
     >>> as_rate(Context("net.json"), 2e9, "stations.1.mu")
+    Fraction(2000000000, 1)
+    >>> as_rate(Context("net.json"), "1e70", "stations.1.mu")
     Traceback (most recent call last):
     ...
-    certify.core.errors.NetworkError: net.json: stations.1.mu: 2000000000.0 is outside the range [1e-9, 1e9] allowed for rates
+    certify.core.errors.NetworkError: net.json: stations.1.mu: "1e70" has 71 digits in its numerator or denominator (at most 60 allowed)
     """
     x = as_exact(ctx, v, path)
     if x <= 0:
         ctx.fail(path, f"{show(v)} must be > 0")
-    if not RATE_MIN <= x <= RATE_MAX:
-        shown = show(v) if not isinstance(v, (int, Fraction)) else brief(x)
-        ctx.fail(path, f"{shown} is outside the range [1e-9, 1e9] allowed for rates")
-    return check_digits(ctx, x, path)
+    return check_digits(ctx, x, path, as_written=v)
 
 
 def as_probability(ctx: Context, v: Any, path: str, zero_ok: bool = True) -> Fraction:

@@ -3,7 +3,21 @@
 * :class:`FiniteState` -- every station has a capacity: a finite irreducible chain (exact).
 * :class:`ClosedSet` -- customers that never leave a set fed by exogenous arrivals: unstable (general).
 * :class:`NecessaryCondition` -- the static split LP; an exact dual certificate of overload: unstable (general).
-* :class:`Reachability` -- the empty state must be reachable for any stability certificate.
+* :class:`Emptiable` -- the network must empty when no customer arrives (every stability verdict needs it).
+* :class:`Reachability` -- the drain order the Markovian checkers use (the Foster and growth stages need it).
+
+Why two checks.  Dai's fluid theorem turns a stable fluid model into positive
+Harris recurrence through a petite set: with unbounded interarrival times no
+customer arrives for a long time with positive probability, and meanwhile the
+network must empty (Dai 1995, Section 4; an open network).  For a JSQ network
+that is a property of its routing and tie-breaking, whatever the service
+laws: :func:`emptying_order` shows it, also for feedback into a set holding
+the station itself (``1 -> JSQ{1, 2}``, 2 exits: station 1's last customer
+ties with an empty station 2 and moves on with probability 1/2).  The Markovian
+checkers (:mod:`certify.exact.stability`, :mod:`certify.exact.growth`) re-check
+the narrower :func:`certify.markov.chain.drain_order` themselves, so
+:class:`Reachability` only spares them a search their check would refuse; it
+runs after the fluid stage and stops just the Markovian stages.
 """
 
 from __future__ import annotations
@@ -13,12 +27,12 @@ from fractions import Fraction
 from ..certificates import closed_set_certificate, finite_certificate, static_split_certificate
 from ..core.render import plural
 from ..exact import check_closed_set, check_finite, check_static_split, closed_set
-from ..markov.chain import drain_order
+from ..markov.chain import Chain, drain_order
 from ..search.instability import static_split
 from .context import ProofContext, primitives, size_text
 from .stage import NEXT, STOP, Stage
 
-__all__ = ["FiniteState", "ClosedSet", "NecessaryCondition", "Reachability"]
+__all__ = ["FiniteState", "ClosedSet", "NecessaryCondition", "Emptiable", "Reachability", "emptying_order"]
 
 
 class FiniteState(Stage):
@@ -190,8 +204,109 @@ class NecessaryCondition(Stage):
             return NEXT
 
 
+def _moves_on(chain: Chain, choice: tuple[int, ...], done: set[int]) -> bool:
+    """Whether a customer routed by ``choice`` joins a station of ``done`` with positive probability once they are empty.
+
+    When the stations of ``done`` in ``choice`` are all empty they are all tied shortest, so the tied set S
+    satisfies ``choice & done <= S <= choice``; the customer joins ``done`` unless the tie-breaking rule of
+    some such S gives ``done`` probability 0 (the default, uniform, never does).
+    """
+    inside = {j for j in choice if j in done}
+    if not inside:
+        return False
+    for tied, probs in chain.ties:
+        if inside <= set(tied) <= set(choice) and sum(p for j, p in zip(tied, probs) if j in done) == 0:
+            return False
+    return True
+
+
+def _emptied(chain: Chain) -> list[int]:
+    """The stations :func:`emptying_order` shows to empty, in its order."""
+    order: list[int] = []
+    done: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i in range(chain.J):
+            if i not in done and (chain.leave[i] > 0 or any(
+                    src == i and p > 0 and _moves_on(chain, c, done) for src, c, p in chain.feedback)):
+                done.add(i)
+                order.append(i)
+                changed = True
+    return order
+
+
+def emptying_order(chain: Chain) -> list[int] | None:
+    """Stations in an order showing that the network empties, almost surely, when no customer arrives.
+
+    A station is added when its customers leave with positive probability,
+    or when it routes with positive probability to a choice set that holds an
+    added station and, once the added stations are empty, joins one of them
+    with positive probability (:func:`_moves_on`).  By induction each added
+    station completes finitely many services almost surely: the added
+    stations of its route are eventually empty forever, after which each of
+    its completions sends a customer into them with probability bounded below
+    (conditional Borel-Cantelli), which happens only finitely often.  A
+    non-idling station with finitely many completions is eventually empty,
+    whatever its service law.  This generalises
+    :func:`certify.markov.chain.drain_order` (a route into added stations only).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain data (:attr:`ProofContext.base <certify.proof.context.ProofContext.base>`).
+
+    Returns
+    -------
+    list of int or None
+        The stations in that order, or None when some station is not shown to empty.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> fb = Chain(("1", "2"), (F(1), F(1)), (((0,), F(2, 5)),), ((0, (0, 1), F(1)),), (F(0), F(1)))
+    >>> drain_order(fb), emptying_order(fb)
+    (None, [1, 0])
+    >>> stuck = Chain(fb.ids, fb.mu, fb.arrivals, fb.feedback, fb.leave, (((0, 1), (F(1), F(0))),))
+    >>> emptying_order(stuck) is None
+    True
+    """
+    order = _emptied(chain)
+    return order if len(order) == chain.J else None
+
+
+class Emptiable(Stage):
+    """The network must empty when no customer arrives (:func:`emptying_order`): every stability verdict needs it.
+
+    Examples
+    --------
+    >>> from certify.proof.context import ProofContext
+    >>> Emptiable().run(ProofContext.for_file("models/two-station-feedback.json"))
+    False
+    """
+
+    name = "the network empties without arrivals"
+
+    def run(self, ctx: ProofContext) -> bool:
+        """Stops the pipeline, naming the stations, when the network is not shown to empty."""
+        chain = ctx.base
+        order = set(_emptied(chain))
+        if len(order) == chain.J:
+            return NEXT
+        stuck = ", ".join(chain.ids[j] for j in range(chain.J) if j not in order)
+        ctx.res.reasons.append(
+            f"the network is not shown to empty when no customer arrives (station{'s' if len(order) < chain.J - 1 else ''} "
+            f"{stuck}: none of their routes "
+            "leads out of the network with positive probability, counting ties and their tie-breaking); both the fluid "
+            "theorem and the Markovian certificates need it, so no stability certificate is searched"
+        )
+        return STOP
+
+
 class Reachability(Stage):
-    """The empty state must be reachable from every state: some station must pass customers out of the network.
+    """The drain order of the Markovian checkers (:func:`~certify.markov.chain.drain_order`); stops only the Markovian stages.
+
+    It runs after the fluid stage: a fluid certificate needs only :class:`Emptiable`.
 
     Examples
     --------
@@ -200,13 +315,17 @@ class Reachability(Stage):
     False
     """
 
-    name = "reachability of the empty state"
+    name = "reachability of the empty state (Markovian checkers)"
 
     def run(self, ctx: ProofContext) -> bool:
-        """Stops the pipeline when the empty state is not shown reachable."""
+        """Stops the pipeline, before the Markovian stages, when the drain order does not exist."""
         if drain_order(ctx.base) is None:
+            tried = ctx.run.summary() if ctx.use_fluid else "fluid certificates not tried"
             ctx.res.reasons.append(
-                "some station never passes customers out of the network: the empty state is not shown reachable"
+                "the network empties when no customer arrives, but the Markovian checkers need the empty state "
+                "reachable along routes into draining stations only (some station feeds back into a choice set that "
+                f"holds a station not shown to drain): Foster and growth searches not run; {tried}; "
+                f"{ctx.run.necessary_text()}"
             )
             return STOP
         return NEXT

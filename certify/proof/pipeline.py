@@ -44,6 +44,7 @@ from pathlib import Path
 from ..certificates import dumps
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.verdict import TheoremVerdict
+from ..markov.chain import drain_order
 from ..markov.regions import TimeLimitReached
 from ..search.solvers import check_solver
 from ..simulation.evidence import DEFAULT_BUDGET_S
@@ -52,7 +53,7 @@ from .context import ProofContext, RunState
 from .evidence import simulation_evidence
 from .fluid import Fluid
 from .markovian import Markovian, MarkovianForm
-from .necessary import ClosedSet, FiniteState, NecessaryCondition, Reachability
+from .necessary import ClosedSet, Emptiable, FiniteState, NecessaryCondition, Reachability
 from .result import VERDICTS, Attempt, AttemptLog, Result
 from .stage import Stage, run_stages
 from .theorems import THEOREM_SHARE, deciding_theorems, weigh_theorems
@@ -60,12 +61,16 @@ from .theorems import THEOREM_SHARE, deciding_theorems, weigh_theorems
 __all__ = ["Attempt", "Result", "prove", "VERDICTS", "JSQ_STAGES"]
 
 #: The stages of a JSQ network, in order (each may stop the pipeline: decided, or nothing more to conclude).
+#: :class:`Emptiable` guards every stability stage (Dai's theorem needs the network to empty without arrivals);
+#: :class:`Reachability`, the Markovian checkers' narrower drain order, comes after the fluid stage and stops only
+#: the Markovian ones.
 JSQ_STAGES: tuple[Stage, ...] = (
     FiniteState(),
     ClosedSet(),
     NecessaryCondition(),
-    Reachability(),
+    Emptiable(),
     Fluid(),
+    Reachability(),
     MarkovianForm(),
     Markovian(),
 )
@@ -191,6 +196,15 @@ def _prove_jsq(ctx: ProofContext) -> None:
     res.semantics = "markovian" if ctx.chain is not None else "general"
     if not run_stages(ctx, JSQ_STAGES):
         res.reasons.append(f"{ctx.run.summary()}; {ctx.run.necessary_text()}")
+    if res.verdict == "stable" and res.semantics == "general" and drain_order(ctx.base) is None:
+        # Emptiable passed only through a JSQ tie (feedback into a set holding a non-draining station): the
+        # network empties without arrivals under the tie-breaking given, which Dai's argument needs; under a
+        # rule that never sends the tie on, the last customer may cycle forever.
+        res.reasons.append(
+            "the network empties when no customer arrives only through ties broken as given (a station feeds back "
+            "into a choice set holding a station that does not drain): the verdict is for the tie-breaking given, "
+            "not for every tie-breaking rule"
+        )
 
 
 def _prove_forkjoin(res: Result, net: ForkJoinNetwork, solver: str | None, run: RunState) -> None:

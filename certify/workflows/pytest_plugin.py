@@ -206,7 +206,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for target in config.getoption("certify_certs") or []:
         coll = CertificateCollection.from_parent(session, name=f"certify-certs:{target}", target=Path(target))
         try:
-            found = list(coll.collect())
+            found: list[pytest.Item | pytest.Collector] = list(coll.collect())
         except NetworkError as exc:
             raise pytest.UsageError(f"--certify-certs: {exc}") from None
         items.extend(found)
