@@ -76,9 +76,11 @@ def test_reversed_orientation_is_read_from_the_ends():
 
 
 def test_no_crossing_is_said_and_not_bracketed():
-    """An interval that is stable at both ends is reported as such: no bracket, a note, no unstable certificate."""
+    """An interval stable at every probe says only that no crossing was found: no bracket, a note, no unstable certificate."""
     res = boundary(certify.from_dict(MM1), "load", "0.2", "0.5")
-    assert not res.bracketed and "both ends are stable" in res.stopped
+    assert not res.bracketed and res.crossings == []
+    assert res.stopped.startswith("no crossing found in [0.2, 0.5]: 9 of 9 probes proved stable, none proved unstable")
+    assert "a crossing between two probes is not excluded" in res.stopped and "no crossing in" not in res.stopped
     assert "unstable" not in res.certificates
     assert any("unstable side is not proved" in n for n in res.notes)
 

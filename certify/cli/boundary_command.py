@@ -10,11 +10,15 @@ import json
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import NetworkError, OptionError
 from ..core.numbers import as_fraction, exact_str, parse_number
 from .inputs import load_network, refuse_fork_join
 from .options import check_output
+
+if TYPE_CHECKING:
+    from ..workflows.boundary_result import BoundaryResult
 
 __all__ = ["cmd_boundary"]
 
@@ -69,13 +73,14 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed options of ``boundary``: ``file``, ``vary`` or ``load``, ``tol``,
-        ``out``, ``json``, ``time_limit``, ``point_limit``, ``template``, ``solver``.
+        The parsed options of ``boundary``: ``file``, ``vary`` or ``load``, ``tol``, ``grid``
+        (optional: interior points probed before bisecting), ``out``, ``json``, ``time_limit``,
+        ``point_limit``, ``template``, ``solver``.
 
     Returns
     -------
     int
-        0 when the boundary (every boundary) is bracketed by proofs on both sides;
+        0 when the boundary (every boundary) has at least one crossing bracketed by proofs on both sides;
         1 when a side is not proved (the output says which); 130 interrupted (the
         brackets so far are printed and, with ``--out``, written).
 
@@ -118,6 +123,7 @@ def cmd_boundary(args: argparse.Namespace) -> int:
         tol = parse_number(args.tol)
         if tol is None or tol <= 0:
             raise OptionError("--tol", f"{args.tol!r} must be a positive number (the bracket width to stop at)")
+    args.grid = _grid(args)
     if len(args.file) > 1 or args.over is not None:
         return _many(args, parameter, lo, hi, tol)
     file = args.file[0]
@@ -135,8 +141,8 @@ def cmd_boundary(args: argparse.Namespace) -> int:
         shown = exact_str(tol) if tol is not None else exact_str(default_tolerance(a, b))
         print(f"boundary of {net.name} along {parameter} in [{lo}, {hi}] (tolerance {shown})", flush=True)
     try:
-        res = boundary(net, parameter, lo, hi, tol=tol, point_limit=args.point_limit, time_limit=args.time_limit,
-                       templates=args.template, solver=args.solver, progress=show)
+        res = boundary(net, parameter, lo, hi, tol=tol, grid=args.grid, point_limit=args.point_limit,
+                       time_limit=args.time_limit, templates=args.template, solver=args.solver, progress=show)
     except NetworkError as exc:
         raise NetworkError(exc.file or file, exc.path, exc.rule) from None
     if args.out is not None and res.certificates:
@@ -146,8 +152,8 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     else:
         for line in res.lines():
             print(line)
-        for side, paths in res.paths.items():
-            print(f"{side}: {paths['certificate']} (network {paths['network']}); re-check with: "
+        for end, paths in _written(res):
+            print(f"{end}: {paths['certificate']} (network {paths['network']}); re-check with: "
                   f"certify verify {paths['network']} {paths['certificate']}")
     if res.stopped.startswith("interrupted"):
         print("certify: interrupted; the bracket proved so far is above", file=sys.stderr)
@@ -155,10 +161,30 @@ def cmd_boundary(args: argparse.Namespace) -> int:
     return 0 if res.bracketed else 1
 
 
+def _written(res: BoundaryResult) -> list[tuple[str, dict[str, str]]]:
+    """Each end written (``stable``, ``unstable``; ``crossing 2 stable`` ... with several crossings) and its files."""
+    if len(res.crossings) > 1:
+        return [(f"crossing {i} {side}", p) for i, c in enumerate(res.crossings, 1) for side, p in c.paths.items()]
+    return list(res.paths.items())
+
+
+def _grid(args: argparse.Namespace) -> int:
+    """The ``--grid N`` asked for (the default when the option is not given), checked: an integer from 0 to the maximum."""
+    from ..workflows.crossings import DEFAULT_GRID, MAX_GRID
+
+    raw = getattr(args, "grid", None)
+    if raw is None:
+        return DEFAULT_GRID
+    text = str(raw).strip()
+    if isinstance(raw, bool) or not text.isdigit() or int(text) > MAX_GRID:
+        raise OptionError("--grid", f"{raw!r} must be an integer from 0 to {MAX_GRID} (interior points probed before "
+                                    "bisecting)")
+    return int(text)
+
+
 def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fraction | None) -> int:
     """Several boundaries (files x ``--over`` values) on the pool or a Dask cluster; each one's line as it finishes."""
     from ..workflows.boundaries import BoundaryTask, boundaries, slug, summary
-    from ..workflows.boundary_result import BoundaryResult
 
     nets = [refuse_fork_join(load_network(f), "boundary") for f in args.file]
     where = f"on the Dask cluster at {args.scheduler}" if args.scheduler else (
@@ -169,8 +195,8 @@ def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fract
             res.write(Path(args.out) / slug(task))
         if not args.json:
             print(f"  {summary(task, res)}", flush=True)
-            for side, paths in res.paths.items():
-                print(f"    {side}: certify verify {paths['network']} {paths['certificate']}", flush=True)
+            for end, paths in _written(res):
+                print(f"    {end}: certify verify {paths['network']} {paths['certificate']}", flush=True)
 
     def header(tasks: list[BoundaryTask]) -> None:  # every path is checked by now: a refusal prints nothing before it
         if not args.json:
@@ -178,7 +204,7 @@ def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fract
             print(f"boundaries along {parameter} in [{lo}, {hi}] for {len(nets)} network(s){over} ({len(tasks)} "
                   f"boundaries), {where}", flush=True)
 
-    curve = boundaries(nets, parameter, lo, hi, over=args.over, tol=tol, point_limit=args.point_limit,
+    curve = boundaries(nets, parameter, lo, hi, over=args.over, tol=tol, grid=args.grid, point_limit=args.point_limit,
                        time_limit=args.time_limit, templates=args.template, solver=args.solver, workers=args.workers,
                        scheduler=args.scheduler, progress=done, started=header)
     if args.json:

@@ -192,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     bo.add_argument("--load", metavar="LO:HI", help="instead of --vary: a factor on every stream rate (1: as given)")
     bo.add_argument("--tol", metavar="T",
                     help="stop once the proved bracket is at most T wide (absolute; default: three significant digits)")
+    bo.add_argument("--grid", metavar="N",
+                    help="interior points probed before bisecting, to find every crossing (default 7; 0: the ends only)")
     bo.add_argument("--out", metavar="DIR",
                     help="write each end's network and certificate here (stable.json, stable.cert.json, unstable...)")
     bo.add_argument("--json", action="store_true", help="print one JSON object (last line of stdout)")

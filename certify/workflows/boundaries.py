@@ -29,6 +29,7 @@ from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from .boundary import LOAD, bisection_interval, boundary
 from .boundary_result import BoundaryResult
+from .crossings import DEFAULT_GRID, check_grid
 from .paths import apply_values, base_doc, check_path
 from .vary import parse_vary
 
@@ -57,6 +58,8 @@ class BoundaryTask:
         ``time.time()`` at which the whole run ends (each bisection gets what is left).
     templates, solver
         As for :func:`certify.prove`.
+    grid : int
+        Interior points probed before bisecting (as for :func:`~certify.workflows.boundary.boundary`).
 
     Examples
     --------
@@ -76,6 +79,7 @@ class BoundaryTask:
     deadline: float
     templates: tuple[str, ...] | None = None
     solver: str | None = None
+    grid: int = DEFAULT_GRID
 
 
 def run_boundary(task: BoundaryTask) -> tuple[int, BoundaryResult]:
@@ -106,11 +110,11 @@ def run_boundary(task: BoundaryTask) -> tuple[int, BoundaryResult]:
     try:
         net = from_dict(task.doc)
         assert isinstance(net, Network)
-        res = boundary(net, task.parameter, task.lo, task.hi, tol=task.tol, point_limit=task.point_limit, time_limit=left,
-                       templates=list(task.templates) if task.templates else None, solver=task.solver)
+        res = boundary(net, task.parameter, task.lo, task.hi, tol=task.tol, grid=task.grid, point_limit=task.point_limit,
+                       time_limit=left, templates=list(task.templates) if task.templates else None, solver=task.solver)
     except Exception as exc:  # recorded, as a sweep records a point that raised: the other boundaries go on
         res = BoundaryResult(task.label, task.parameter, task.lo, task.hi, task.tol or Fraction(0),
-                             stopped=f"the bisection raised {exc!r}")
+                             stopped=f"the bisection raised {exc!r}", grid=task.grid)
     return task.index, res
 
 
@@ -149,12 +153,12 @@ class BoundaryCurve:
 
     @property
     def bracketed(self) -> bool:
-        """True when every bisection finished with both sides proved.
+        """True when every bisection finished with at least one crossing bracketed by proofs on both sides.
 
         Returns
         -------
         bool
-            Whether each task has a result whose both ends are proved.
+            Whether each task has a result with a bracketed crossing.
 
         Examples
         --------
@@ -164,13 +168,13 @@ class BoundaryCurve:
         return all(t.index in self.results and self.results[t.index].bracketed for t in self.tasks)
 
     def rows(self) -> list[dict[str, Any]]:
-        """One row per task: label, ``over`` value, the bracket (exact), width, probes, time.
+        """One row per task: label, ``over`` value, the (first) bracket (exact), width, crossings found, probes, time.
 
         Returns
         -------
         list of dict
-            ``label``, ``over_value``, ``stable_at``, ``unstable_at``, ``width`` (Fractions or None),
-            ``bracketed``, ``probes``, ``time_s``, ``stopped``.
+            ``label``, ``over_value``, ``stable_at``, ``unstable_at``, ``width`` (Fractions or None: the
+            first crossing's), ``crossings`` (how many were found), ``bracketed``, ``probes``, ``time_s``, ``stopped``.
 
         Examples
         --------
@@ -182,7 +186,8 @@ class BoundaryCurve:
             r = self.results.get(t.index)
             out.append({"label": t.label, "over_value": t.over_value,
                         "stable_at": r.stable_at if r else None, "unstable_at": r.unstable_at if r else None,
-                        "width": r.width if r else None, "bracketed": bool(r and r.bracketed),
+                        "width": r.width if r else None, "crossings": len(r.crossings) if r else 0,
+                        "bracketed": bool(r and r.bracketed),
                         "probes": len(r.steps) if r else 0, "time_s": r.time_s if r else 0.0,
                         "stopped": r.stopped if r else "not run"})
         return out
@@ -225,17 +230,18 @@ class BoundaryCurve:
         """
         import pandas as pd
 
-        cols = ["label", "over_value", "stable_at", "unstable_at", "width", "bracketed", "probes", "time_s", "stopped"]
+        cols = ["label", "over_value", "stable_at", "unstable_at", "width", "crossings", "bracketed", "probes", "time_s",
+                "stopped"]
         return pd.DataFrame(self.rows(), columns=cols)
 
     def _table(self) -> list[list[object]]:
         def ex(x: Fraction | None) -> str:
             return "-" if x is None else exact_str(x)
 
-        return [[r["label"], ex(r["stable_at"]), ex(r["unstable_at"]), ex(r["width"]), r["probes"], f"{r['time_s']:.1f}"]
-                for r in self.rows()]
+        return [[r["label"], ex(r["stable_at"]), ex(r["unstable_at"]), ex(r["width"]), r["crossings"], r["probes"],
+                 f"{r['time_s']:.1f}"] for r in self.rows()]
 
-    _HEADER = ["boundary", "stable at", "unstable at", "width", "probes", "s"]
+    _HEADER = ["boundary", "stable at", "unstable at", "width", "crossings", "probes", "s"]
 
     def _repr_markdown_(self) -> str:
         head = f"**{len(self.tasks)} boundaries along {markdown_escape(self.parameter)}**"
@@ -247,7 +253,7 @@ class BoundaryCurve:
 
 
 def summary(task: BoundaryTask, res: BoundaryResult) -> str:
-    """One line for a finished bisection: its label, the bracket and the time.
+    """One line for a finished bisection: its label, the bracket (every bracket, when several) and the time.
 
     Parameters
     ----------
@@ -267,10 +273,14 @@ def summary(task: BoundaryTask, res: BoundaryResult) -> str:
     >>> summary(t, BoundaryResult("mm1", "load", Fraction(1, 2), Fraction(3, 2), Fraction(1, 10), Fraction(31, 32)))
     'mm1: stable at 0.96875, no value proved unstable (0 probes, 0.0 s)'
     """
+    tail = f"{len(res.steps)} probes, {res.time_s:.1f} s"
+    if len(res.crossings) > 1:
+        each = "; ".join(f"stable at {approx_str(c.stable_at)}, unstable at {approx_str(c.unstable_at)}" for c in res.crossings)
+        return f"{task.label}: {len(res.crossings)} crossings: {each} ({tail})"
     s = f"stable at {approx_str(res.stable_at)}" if res.stable_at is not None else "no value proved stable"
     u = f"unstable at {approx_str(res.unstable_at)}" if res.unstable_at is not None else "no value proved unstable"
     w = f"width {approx_str(res.width)}, " if res.width is not None else ""
-    return f"{task.label}: {s}, {u} ({w}{len(res.steps)} probes, {res.time_s:.1f} s)"
+    return f"{task.label}: {s}, {u} ({w}{tail})"
 
 
 def slug(task: BoundaryTask) -> str:
@@ -302,6 +312,7 @@ def boundaries(
     *,
     over: str | tuple[str, Sequence[Any]] | None = None,
     tol: Any = None,
+    grid: int = DEFAULT_GRID,
     point_limit: float = 60.0,
     time_limit: float = 600.0,
     templates: list[str] | None = None,
@@ -317,7 +328,7 @@ def boundaries(
     ----------
     networks : sequence of Network
         The JSQ networks (each bisected along ``parameter``).
-    parameter, lo, hi, tol, point_limit, templates, solver
+    parameter, lo, hi, tol, grid, point_limit, templates, solver
         As for :func:`~certify.workflows.boundary.boundary`, for every bisection.
     over : str or (str, sequence of number), optional
         A second parameter swept on a grid while the first is bisected: ``PATH=START:STOP:N`` or
@@ -341,7 +352,7 @@ def boundaries(
     Raises
     ------
     NetworkError
-        When a parameter names no number of a network, or the interval or the grid is malformed.
+        When a parameter names no number of a network, or the interval, the ``over`` grid or ``grid`` is malformed.
     NotSupported
         For a fork-join network.
 
@@ -358,13 +369,14 @@ def boundaries(
     from .executors import executor
 
     a, b, t = bisection_interval(lo, hi, tol)
+    n = check_grid(grid)
     t0 = time.perf_counter()
     deadline = time.time() + time_limit
     over_path: str | None = None
     values: list[Fraction | None] = [None]
     if over is not None:
-        over_path, grid = parse_vary(over, option="--over") if isinstance(over, str) else (over[0], list(over[1]))
-        values = [Fraction(v) for v in grid] or [None]
+        over_path, over_grid = parse_vary(over, option="--over") if isinstance(over, str) else (over[0], list(over[1]))
+        values = [Fraction(v) for v in over_grid] or [None]
     tasks: list[BoundaryTask] = []
     for net in networks:
         if not isinstance(net, Network):
@@ -379,7 +391,7 @@ def boundaries(
             doc_v = doc if v is None or tokens is None else apply_values(doc, [tokens], [v])
             label = net.name if v is None else f"{net.name} @ {over_path}={exact_str(v)}"
             tasks.append(BoundaryTask(len(tasks), label, doc_v, v, parameter, a, b, t, point_limit, deadline,
-                                      tuple(templates) if templates else None, solver))
+                                      tuple(templates) if templates else None, solver, n))
     if started is not None:
         started(tasks)
     curve = BoundaryCurve(parameter, over_path, tasks)

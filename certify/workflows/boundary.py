@@ -2,17 +2,17 @@
 
 :func:`boundary` varies one number of a network (a field path, as the sweep
 takes it, or ``load``: a factor on every stream rate) between two exact
-values and bisects, proving every probe with :func:`certify.prove`: the
-largest value proved stable and the smallest proved unstable bracket the
-boundary, each with its exactly checked certificate.  The probes are exact
-rationals (midpoints of exact ends), so the bracket ends are exact values of
-the parameter.
+values, proving every probe with :func:`certify.prove`: first the ends and a
+coarse grid of interior points, then, by bisection, every *crossing* the
+probes show (a value proved stable next to one proved unstable), each end with
+its exactly checked certificate.  The probes are exact rationals, so the
+bracket ends are exact values of the parameter.
 
-The bisection assumes one crossing in the interval (stable on one side,
-unstable on the other); it reads the side of each end from the proofs there
-and never claims more than the proofs say: a probe no search decides is kept
-as *undecided*, the bracket narrows from the proved sides only, and a side no
-probe proved is reported as such with the best one-sided bound.
+It never claims more than the proofs say (:mod:`certify.workflows.crossings`):
+a probe no search decides is kept as *undecided*, a bracket narrows from its
+proved ends only, a side no probe proved is reported as such with the best
+one-sided bound, and a crossing between two neighbouring probes proved on the
+same side is not excluded (the notes say so).
 
 Public: :func:`boundary`, :data:`LOAD`; what it returns,
 :class:`~certify.workflows.boundary_result.BoundaryResult` (with its steps,
@@ -31,17 +31,15 @@ from typing import Any
 
 from ..core.errors import NetworkError, NotSupported
 from ..core.model import Network
-from ..core.numbers import approx_str, as_fraction, exact_str, q
-from .boundary_result import BoundaryResult, BoundaryStep
+from ..core.numbers import as_fraction, exact_str, q
+from .boundary_result import BoundaryResult, BoundaryStep, Crossing
+from .crossings import DEFAULT_GRID, brackets, check_grid, frontier, notes, search
 from .paths import apply_values, base_doc, check_path
 
-__all__ = ["LOAD", "default_tolerance", "bisection_interval", "boundary"]
+__all__ = ["LOAD", "DEFAULT_GRID", "default_tolerance", "bisection_interval", "boundary"]
 
 #: The parameter name that scales every stream rate by the value (1 is the network as given).
 LOAD = "load"
-
-#: Probes at most, whatever the tolerance.
-MAX_STEPS = 64
 
 
 def default_tolerance(lo: Fraction, hi: Fraction) -> Fraction:
@@ -132,13 +130,14 @@ def boundary(
     hi: Any,
     *,
     tol: Any = None,
+    grid: int = DEFAULT_GRID,
     point_limit: float = 60.0,
     time_limit: float = 600.0,
     templates: list[str] | None = None,
     solver: str | None = None,
     progress: Callable[[BoundaryStep], None] | None = None,
 ) -> BoundaryResult:
-    """Bracket the stability boundary of ``net`` along one parameter by bisection, with a proof at both ends.
+    """Bracket every crossing of the stability boundary along one parameter found on a grid, with a proof at both ends.
 
     Parameters
     ----------
@@ -150,7 +149,11 @@ def boundary(
     lo, hi : number
         The interval, taken exactly (``0.1`` is 1/10); lo < hi.
     tol : number, optional
-        Stop once the proved bracket is at most this wide (default :func:`default_tolerance`).
+        Stop once every proved bracket is at most this wide (default :func:`default_tolerance`).
+    grid : int
+        Evenly spaced interior points probed (after the ends) before bisecting (default
+        :data:`~certify.workflows.crossings.DEFAULT_GRID`; 0: the ends alone).  A crossing shows
+        where two neighbouring probes are proved on opposite sides.
     point_limit : float
         Seconds for each probe's :func:`certify.prove`.
     time_limit : float
@@ -163,13 +166,13 @@ def boundary(
     Returns
     -------
     BoundaryResult
-        The bracket (exact ends), every step, the certificates of both ends.  A
-        Ctrl-C ends the run early: the result so far is returned, ``stopped`` says so.
+        Every bracket found (``crossings``, exact ends), every step, the certificates of every
+        end.  A Ctrl-C ends the run early: the result so far is returned, ``stopped`` says so.
 
     Raises
     ------
     NetworkError
-        When the parameter names no number of the network, or lo >= hi, or tol <= 0.
+        When the parameter names no number of the network, or lo >= hi, or tol <= 0, or a bad grid.
     NotSupported
         For a fork-join network.
 
@@ -180,8 +183,8 @@ def boundary(
     >>> from certify.core.model import Station, Stream
     >>> mm1 = Network("mm1", (Station("1", Fraction(1)),), (Stream(Fraction(1), choice=("1",)),))
     >>> r = boundary(mm1, "load", "0.5", "1.5", tol="0.01")
-    >>> r.stable_at, r.unstable_at, r.width <= Fraction(1, 100)
-    (Fraction(255, 256), Fraction(257, 256), True)
+    >>> r.stable_at, r.unstable_at, r.width <= Fraction(1, 100), len(r.crossings)
+    (Fraction(255, 256), Fraction(257, 256), True, 1)
     >>> sorted(r.certificates)
     ['stable', 'unstable']
     """
@@ -195,122 +198,81 @@ def boundary(
         return NetworkError(None, "--vary", rule)
 
     a, b, given = bisection_interval(lo, hi, tol)
+    n = check_grid(grid)
     t = default_tolerance(a, b) if given is None else given
     doc = base_doc(net)
     tokens = None if parameter == LOAD else check_path(doc, parameter, fail)
-    res = BoundaryResult(net.name, parameter, a, b, t)
+    res = BoundaryResult(net.name, parameter, a, b, t, grid=n)
+    proved: dict[Fraction, tuple[dict, dict]] = {}  # value -> (certificate, plain network document)
+    seen: dict[Fraction, str] = {}  # value -> verdict, as the search reads it (proved only with a certificate)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
 
     def probe(v: Fraction) -> str:
-        doc_v = _document_at(doc, parameter, tokens, v)
         start = time.perf_counter()
         try:
-            net_v = from_dict(doc_v)
+            net_v = from_dict(_document_at(doc, parameter, tokens, v))
         except NetworkError as exc:
             step = BoundaryStep(v, "invalid", f"the network is invalid here: {exc}", 0.0)
         else:
             left = max(0.0, min(point_limit, deadline - start))
             out = prove(net_v, time_limit=left, simulate=False, templates=templates, solver=solver)
-            step = BoundaryStep(v, out.verdict, out.method, time.perf_counter() - start)
-            if out.verdict in ("stable", "unstable") and out.certificate is not None:
-                best = res.stable_at if out.verdict == "stable" else res.unstable_at
-                if best is None or _nearer(v, best, res, out.verdict):
-                    res.certificates[out.verdict], res.documents[out.verdict] = out.certificate, doc_v
-                    if out.verdict == "stable":
-                        res.stable_at = v
-                    else:
-                        res.unstable_at = v
+            certified = out.verdict in ("stable", "unstable") and out.certificate is not None
+            method = out.method if certified or out.verdict not in ("stable", "unstable") else (
+                f"{out.method} (no certificate: not used as a proved end)")
+            step = BoundaryStep(v, out.verdict, method, time.perf_counter() - start)
+            if certified and out.certificate is not None:
+                proved[v] = (out.certificate, base_doc(net_v))  # the document as certify.dump writes the network
+        seen[v] = step.verdict if v in proved else "undecided"
         res.steps.append(step)
         if progress is not None:
             progress(step)
-        return step.verdict
+        return seen[v]
 
     try:
-        res.stopped = _bisect(res, probe, deadline)
+        res.stopped = search(a, b, t, n, probe, deadline)
     except KeyboardInterrupt:
-        res.stopped = "interrupted (Ctrl-C): the bracket proved so far"
+        res.stopped = "interrupted (Ctrl-C): the brackets proved so far"
     res.time_s = time.perf_counter() - t0
-    _explain(res)
+    _assemble(res, seen, proved)
     return res
 
 
-def _nearer(v: Fraction, best: Fraction, res: BoundaryResult, side: str) -> bool:
-    """Whether a new proof at ``v`` is nearer the other side than the one kept (``best``)."""
-    other = res.unstable_at if side == "stable" else res.stable_at
-    if other is not None:
-        return abs(v - other) < abs(best - other)
-    # no proof on the other side yet: nearer the interval's middle
-    mid = (res.lo + res.hi) / 2
-    return abs(v - mid) < abs(best - mid)
-
-
-def _bisect(res: BoundaryResult, probe: Callable[[Fraction], str], deadline: float) -> str:
-    """Probe the ends, then halve the gap next to a proved side until it is at most ``res.tol``; why it stopped."""
-    ends = (probe(res.lo), probe(res.hi))
-    if ends[0] == ends[1] and ends[0] in ("stable", "unstable"):
-        return f"both ends are {ends[0]}: no crossing in [{exact_str(res.lo)}, {exact_str(res.hi)}]"
-    if not any(v in ("stable", "unstable") for v in ends):
-        return "neither end is proved stable or unstable: nothing to bisect from"
-    # orientation: +1 when the stable side is below
-    if "stable" in ends:
-        up = 1 if ends[0] == "stable" else -1
+def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[dict, dict]]) -> None:
+    """Fill in the crossings (with their ends' certificates), the first one's ends or the one-sided bound, the notes."""
+    for x, y in brackets(verdicts):
+        s, u = (x, y) if verdicts[x] == "stable" else (y, x)
+        res.crossings.append(Crossing(s, u, {"stable": proved[s][0], "unstable": proved[u][0]},
+                                      {"stable": proved[s][1], "unstable": proved[u][1]}))
+    if res.crossings:
+        first = res.crossings[0]
+        res.stable_at, res.unstable_at, res.orientation = first.stable_at, first.unstable_at, first.orientation
+        res.certificates, res.documents = dict(first.certificates), dict(first.documents)
     else:
-        up = -1 if ends[0] == "unstable" else 1
-    res.orientation = up
-    for _ in range(MAX_STEPS):
-        if time.perf_counter() > deadline:
-            return "time limit reached"
-        gap = _next_gap(res, up)
-        if gap is None:
-            return f"the bracket is at most {approx_str(res.tol)} wide"
-        x, y = gap
-        probe((x + y) / 2)
-    return f"{MAX_STEPS} probes"
-
-
-def _next_gap(res: BoundaryResult, up: int) -> tuple[Fraction, Fraction] | None:
-    """The widest gap wider than tol between a proved end and its nearest probe towards the other side, or None."""
-    pts = sorted({st.value for st in res.steps}, key=lambda v: up * v)  # stable side first
-    s = res.stable_at
-    u = res.unstable_at
-    gaps = []
-    if s is not None:
-        beyond = [v for v in pts if up * v > up * s]
-        if beyond:
-            gaps.append((s, beyond[0]))
-    if u is not None:
-        before = [v for v in pts if up * v < up * u]
-        if before:
-            gaps.append((before[-1], u))
-    if s is not None and u is not None:
-        if abs(u - s) <= res.tol:
-            return None
-    else:
-        gaps = [g for g in gaps if abs(g[1] - g[0]) > res.tol]
-    gaps = [g for g in gaps if g[1] != g[0]]
-    if not gaps:
-        return None
-    return max(gaps, key=lambda g: abs(g[1] - g[0]))
-
-
-def _explain(res: BoundaryResult) -> None:
-    """Notes for a side not proved, undecided probes inside the bracket, and proofs that contradict one crossing."""
-    seen = {st.value: st.verdict for st in res.steps}
+        _one_side(res, verdicts, proved)
     if res.stable_at is None:
         res.notes.append("no probe was proved stable: the stable side is not proved")
     if res.unstable_at is None:
         res.notes.append("no probe was proved unstable: the unstable side is not proved")
-    s, u = res.stable_at, res.unstable_at
-    if s is not None and u is not None:
-        lo, hi = min(s, u), max(s, u)
-        inside = sorted(v for v, verdict in seen.items() if lo < v < hi)
-        if inside:
-            res.notes.append(f"{len(inside)} probes inside the bracket were not decided (nearest the stable end: "
-                             f"{approx_str(min(inside, key=lambda v: abs(v - s)))})")
-        up = res.orientation
-        wrong = [v for v, verdict in seen.items() if (verdict == "stable" and up * v > up * u)
-                 or (verdict == "unstable" and up * v < up * s)]
-        if wrong:
-            res.notes.append("proofs on both sides of each other: the parameter crosses the boundary more than once "
-                             f"in the interval (e.g. at {approx_str(wrong[0])}); the bracket is one crossing")
+    res.notes.extend(notes(verdicts, res.lo, res.hi, res.grid))
+
+
+def _one_side(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[dict, dict]]) -> None:
+    """No crossing: keep the side proved, at the value nearest the end not proved (else nearest the middle)."""
+    if not proved:
+        return
+    side = verdicts[next(iter(proved))]
+    v = frontier(verdicts, res.lo, res.hi)
+    if v is None:
+        mid = (res.lo + res.hi) / 2
+        v = min(proved, key=lambda x: (abs(x - mid), x))
+    res.certificates[side], res.documents[side] = proved[v]
+    if side == "stable":
+        res.stable_at = v
+    else:
+        res.unstable_at = v
+    lo_side = verdicts.get(res.lo)
+    if lo_side in ("stable", "unstable"):  # which way the other side would lie, read from the end proved
+        res.orientation = 1 if lo_side == "stable" else -1
+    elif verdicts.get(res.hi) in ("stable", "unstable"):
+        res.orientation = -1 if verdicts[res.hi] == "stable" else 1

@@ -1,9 +1,10 @@
-"""What :func:`certify.workflows.boundary.boundary` returns: the proved bracket, its probes and certificates.
+"""What :func:`certify.workflows.boundary.boundary` returns: the proved brackets, the probes and the certificates.
 
-:class:`BoundaryResult` holds the bracket (the largest value proved stable, the
-smallest proved unstable, each with its exactly checked certificate), every
-probe (:class:`BoundaryStep`), the notes, and renders itself as text, JSON,
-files and notebook output; ``explain(side)`` gives the readable proof of one end.
+:class:`BoundaryResult` holds every crossing found (:class:`Crossing`: a value
+proved stable next to one proved unstable, each with its exactly checked
+certificate), every probe (:class:`BoundaryStep`), the notes, and renders itself
+as text, JSON, files and notebook output; ``explain(side)`` gives the readable
+proof of one end.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 
-__all__ = ["BoundaryStep", "BoundaryResult"]
+__all__ = ["BoundaryStep", "Crossing", "BoundaryResult"]
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,111 @@ class BoundaryStep:
 
 
 @dataclass
+class Crossing:
+    """One proved change of side: neighbouring probes, one proved stable and one proved unstable, with their certificates.
+
+    Between the two values the network changes side at least once (no proved probe lies between them);
+    how many times it does is not claimed.
+
+    Attributes
+    ----------
+    stable_at, unstable_at : Fraction
+        The ends of the bracket (exact values of the parameter).
+    certificates, documents : dict
+        Per side (``stable``, ``unstable``): the certificate at that end and the network document it is about.
+    paths : dict
+        Per side, once written: the ``network`` and ``certificate`` files.
+
+    Examples
+    --------
+    >>> c = Crossing(Fraction(1, 2), Fraction(5, 8), {}, {})
+    >>> c.width, c.orientation, c.to_json()["lower"]
+    (Fraction(1, 8), 1, '1/2')
+    """
+
+    stable_at: Fraction
+    unstable_at: Fraction
+    certificates: dict[str, dict]
+    documents: dict[str, dict]
+    paths: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def width(self) -> Fraction:
+        """``|unstable_at - stable_at|``."""
+        return abs(self.unstable_at - self.stable_at)
+
+    @property
+    def orientation(self) -> int:
+        """+1 when the stable end is the lower one, -1 when it is the upper one."""
+        return 1 if self.stable_at < self.unstable_at else -1
+
+    def write(self, d: Path) -> dict[str, dict[str, str]]:
+        """Write both ends' networks and certificates into directory ``d`` (``stable.json``, ``stable.cert.json``, ...).
+
+        Parameters
+        ----------
+        d : Path
+            The directory (created if missing).
+
+        Returns
+        -------
+        dict
+            Per side, the ``network`` and ``certificate`` paths written (also kept in ``self.paths``).
+        """
+        self.paths.update(_write_ends(d, self.certificates, self.documents))
+        return self.paths
+
+    def to_json(self) -> dict[str, Any]:
+        """The crossing as JSON: its ends (exact ``p/q``), lower and upper, width, orientation, certificates per side.
+
+        Returns
+        -------
+        dict
+            ``stable_at``, ``unstable_at``, ``lower``, ``upper``, ``width``, ``orientation``, ``certificates``
+            (per side: the kind and, once written, the files).
+        """
+        return {"stable_at": q(self.stable_at), "unstable_at": q(self.unstable_at),
+                "lower": q(min(self.stable_at, self.unstable_at)), "upper": q(max(self.stable_at, self.unstable_at)),
+                "width": q(self.width), "orientation": self.orientation,
+                "certificates": {side: {"kind": c.get("kind"), **self.paths.get(side, {})}
+                                 for side, c in self.certificates.items()}}
+
+
+def _write_ends(d: Path, certificates: dict[str, dict], documents: dict[str, dict]) -> dict[str, dict[str, str]]:
+    """Write each side's network document (as :func:`certify.dump` writes a network) and certificate into ``d``.
+
+    Parameters
+    ----------
+    d : Path
+        The directory (created if missing).
+    certificates, documents : dict
+        Per side: the certificate and the plain network document (:func:`certify.workflows.paths.base_doc`).
+
+    Returns
+    -------
+    dict
+        Per side, the ``network`` and ``certificate`` paths written.
+    """
+    from ..certificates import dumps
+
+    d.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for side, cert in certificates.items():
+        net_path, cert_path = d / f"{side}.json", d / f"{side}.cert.json"
+        net_path.write_text(json.dumps(documents[side], indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+                            encoding="utf-8")
+        cert_path.write_text(dumps(cert))
+        paths[side] = {"network": str(net_path), "certificate": str(cert_path)}
+    return paths
+
+
+@dataclass
 class BoundaryResult:
-    """The bracket a :func:`boundary` run proved, its steps and its certificates.
+    """The brackets a :func:`boundary` run proved, its steps and its certificates.
+
+    Every crossing found is in ``crossings`` (lowest first); ``stable_at``, ``unstable_at``,
+    ``certificates`` and ``documents`` are those of the first one, or, when none was found,
+    the one side proved (the value proved nearest the end not proved).
 
     Attributes
     ----------
@@ -69,11 +173,15 @@ class BoundaryResult:
     lo, hi, tol : Fraction
         The interval searched and the width asked for.
     stable_at, unstable_at : Fraction or None
-        The value proved stable nearest the boundary, and the one proved unstable (None: no probe proved that side).
+        The first crossing's ends, or the one-sided bound (None: no probe proved that side).
     steps : list of BoundaryStep
         Every probe, in the order run.
     certificates, documents : dict
         Per side (``stable``, ``unstable``): the certificate at that end and the network document it is about.
+    crossings : list of Crossing
+        Every bracket found, in increasing order of the parameter: at least one change of side in each.
+    grid : int
+        The interior grid points probed before bisecting.
     stopped : str
         Why the bisection stopped.
     notes : list of str
@@ -103,7 +211,9 @@ class BoundaryResult:
     notes: list[str] = field(default_factory=list)
     time_s: float = 0.0
     paths: dict[str, dict[str, str]] = field(default_factory=dict)
-    orientation: int = 0  # +1: stable below the boundary, -1: above, 0: not known
+    orientation: int = 0  # +1: stable below the (first) crossing, -1: above, 0: not known
+    crossings: list[Crossing] = field(default_factory=list)
+    grid: int = 0
 
     @property
     def width(self) -> Fraction | None:
@@ -114,11 +224,13 @@ class BoundaryResult:
 
     @property
     def bracketed(self) -> bool:
-        """True when both sides are proved (the boundary lies between them, if it crosses once)."""
+        """True when at least one crossing is bracketed (a value proved stable next to one proved unstable)."""
         return self.width is not None
 
     def write(self, out: str | Path) -> dict[str, dict[str, str]]:
-        """Write each side's network and certificate into directory ``out`` (``stable.json``, ``stable.cert.json``, ...).
+        """Write each end's network and certificate into directory ``out`` (``stable.json``, ``stable.cert.json``, ...).
+
+        With several crossings, crossing i (from 1, lowest first) goes into ``out/crossing-i/``.
 
         Parameters
         ----------
@@ -128,20 +240,21 @@ class BoundaryResult:
         Returns
         -------
         dict
-            Per side, the ``network`` and ``certificate`` paths written (also kept in ``self.paths``).
+            Per side, the ``network`` and ``certificate`` paths of the first crossing (or of the one
+            side proved); also kept in ``self.paths``, each crossing's in its ``paths``.
         """
-        from ..certificates import dumps
-
         d = Path(out)
-        d.mkdir(parents=True, exist_ok=True)
-        for side, cert in self.certificates.items():
-            net_path, cert_path = d / f"{side}.json", d / f"{side}.cert.json"
-            net_path.write_text(json.dumps(self.documents[side], indent=1) + "\n")
-            cert_path.write_text(dumps(cert))
-            self.paths[side] = {"network": str(net_path), "certificate": str(cert_path)}
+        if len(self.crossings) > 1:
+            for i, c in enumerate(self.crossings, 1):
+                c.write(d / f"crossing-{i}")
+            self.paths.update(self.crossings[0].paths)
+        elif self.crossings:
+            self.paths.update(self.crossings[0].write(d))
+        else:
+            self.paths.update(_write_ends(d, self.certificates, self.documents))
         return self.paths
 
-    def explain(self, side: str = "stable", max_rows: int = 20) -> Any:
+    def explain(self, side: str = "stable", max_rows: int = 20, crossing: int | None = None) -> Any:
         """The readable proof of one end's certificate (:func:`certify.explain.explain`; it renders in Jupyter).
 
         Parameters
@@ -150,6 +263,8 @@ class BoundaryResult:
             Which end.
         max_rows : int
             The longest table kept in the text.
+        crossing : int, optional
+            Which crossing's end (from 1, lowest first; default: the first, or the one side proved).
 
         Returns
         -------
@@ -159,7 +274,7 @@ class BoundaryResult:
         Raises
         ------
         ValueError
-            When no probe proved that side.
+            When no probe proved that side, or there is no such crossing.
 
         Examples
         --------
@@ -172,9 +287,14 @@ class BoundaryResult:
         from ..explain import explain
         from ..io.loader import from_dict
 
-        if side not in self.certificates:
-            raise ValueError(f"side: no value was proved {side} (proved: {', '.join(sorted(self.certificates)) or 'none'})")
-        return explain(from_dict(self.documents[side]), self.certificates[side], max_rows=max_rows)
+        certs, docs = self.certificates, self.documents
+        if crossing is not None:
+            if not 1 <= crossing <= len(self.crossings):
+                raise ValueError(f"crossing: {crossing!r} is not one of the {len(self.crossings)} crossings found (from 1)")
+            certs, docs = self.crossings[crossing - 1].certificates, self.crossings[crossing - 1].documents
+        if side not in certs:
+            raise ValueError(f"side: no value was proved {side} (proved: {', '.join(sorted(certs)) or 'none'})")
+        return explain(from_dict(docs[side]), certs[side], max_rows=max_rows)
 
     def to_json(self) -> dict[str, Any]:
         """The result as one JSON object: the bracket (exact), its width, every step, the certificates per side.
@@ -183,8 +303,9 @@ class BoundaryResult:
         -------
         dict
             ``network``, ``parameter``, ``lo``, ``hi``, ``tol``, ``stable_at``, ``unstable_at``, ``width``
-            (exact ``p/q`` strings or null), ``steps``, ``certificates`` (per side: the certificate's kind and,
-            once written, its files), ``stopped``, ``notes``, ``time_s``.
+            (exact ``p/q`` strings or null: the first crossing's), ``steps``, ``certificates`` (per side: the
+            certificate's kind and, once written, its files), ``crossings`` (every bracket,
+            :meth:`Crossing.to_json`), ``grid``, ``stopped``, ``notes``, ``time_s``.
         """
 
         def ex(x: Fraction | None) -> str | None:
@@ -194,7 +315,8 @@ class BoundaryResult:
         return {"network": self.network, "parameter": self.parameter, "lo": q(self.lo), "hi": q(self.hi),
                 "tol": q(self.tol), "stable_at": ex(self.stable_at), "unstable_at": ex(self.unstable_at),
                 "width": ex(self.width), "steps": [s.to_json() for s in self.steps], "certificates": certs,
-                "stopped": self.stopped, "notes": list(self.notes), "time_s": round(self.time_s, 3)}
+                "crossings": [c.to_json() for c in self.crossings], "grid": self.grid, "stopped": self.stopped,
+                "notes": list(self.notes), "time_s": round(self.time_s, 3)}
 
     def to_pandas(self) -> Any:
         """The probes as a pandas DataFrame: exact values (Fractions), their decimals, verdicts, methods, times.
@@ -239,13 +361,22 @@ class BoundaryResult:
             return exact if exact == approx_str(x) else f"{approx_str(x)} (= {exact})"
 
         out = []
-        s = f"stable at {self.parameter} = {show(self.stable_at)}" if self.stable_at is not None else "no value proved stable"
-        u = (f"unstable at {self.parameter} = {show(self.unstable_at)}" if self.unstable_at is not None
-             else "no value proved unstable")
-        out.append(f"{s}; {u}")
-        if self.width is not None:
-            out.append(f"bracket width {approx_str(self.width)} (asked: {approx_str(self.tol)}); {len(self.steps)} probes, "
-                       f"{self.time_s:.1f} s")
+        if len(self.crossings) > 1:
+            out.append(f"{len(self.crossings)} crossings found, each between a value proved stable and one proved unstable:")
+            for i, c in enumerate(self.crossings, 1):
+                ends = sorted([(c.stable_at, "stable"), (c.unstable_at, "unstable")])
+                out.append(f"crossing {i}: " + "; ".join(f"{side} at {self.parameter} = {show(v)}" for v, side in ends)
+                           + f" (width {approx_str(c.width)})")
+            out.append(f"asked width: {approx_str(self.tol)}; {len(self.steps)} probes, {self.time_s:.1f} s")
+        else:
+            s = (f"stable at {self.parameter} = {show(self.stable_at)}" if self.stable_at is not None
+                 else "no value proved stable")
+            u = (f"unstable at {self.parameter} = {show(self.unstable_at)}" if self.unstable_at is not None
+                 else "no value proved unstable")
+            out.append(f"{s}; {u}")
+            if self.width is not None:
+                out.append(f"bracket width {approx_str(self.width)} (asked: {approx_str(self.tol)}); {len(self.steps)} probes, "
+                           f"{self.time_s:.1f} s")
         out.append(f"stopped: {self.stopped}")
         out.extend(f"note: {n}" for n in self.notes)
         return out

@@ -1,0 +1,311 @@
+"""Where a parameter crosses the stability boundary: a coarse grid of probes, then bisection of every sign change.
+
+:func:`search` probes the interval's ends and :data:`DEFAULT_GRID` (or any
+number of) evenly spaced interior points, then narrows every *crossing*: two
+neighbouring proved probes (no other proved probe between them), one proved
+stable and one proved unstable.  Between the two ends of such a bracket the
+network changes side at least once; nothing is claimed about the stretches
+between two neighbouring probes proved on the same side (the boundary may cross
+there twice, unseen), and the notes of :func:`notes` say so.
+
+A probe no search decides (``undecided``, or ``invalid``: the value breaks the
+network) never moves a bracket's end: brackets narrow from their proved ends
+only, and :func:`brackets` reads them from the proved probes alone.
+
+Public: :func:`grid_points`, :func:`brackets`, :func:`frontier`, :func:`search`, :func:`notes`, :func:`check_grid`,
+:data:`DEFAULT_GRID`, :data:`MAX_GRID`, :data:`MAX_STEPS`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+
+from ..core.errors import NetworkError
+from ..core.numbers import approx_str, exact_str
+
+__all__ = ["DEFAULT_GRID", "MAX_GRID", "MAX_STEPS", "check_grid", "grid_points", "brackets", "frontier", "search", "notes"]
+
+#: Interior grid points probed before bisecting: 7 are the points of three bisection levels (the interval in eighths),
+#: so a single crossing costs four probes more than bisection from the ends alone, and brackets end at the same values.
+DEFAULT_GRID = 7
+
+#: The most interior grid points one search probes.
+MAX_GRID = 1000
+
+#: Bisection probes at most (after the grid), over all brackets together, whatever the tolerance.
+MAX_STEPS = 64
+
+_DECIDED = ("stable", "unstable")
+
+
+def check_grid(grid: object) -> int:
+    """The number of interior grid points, checked: an integer from 0 to :data:`MAX_GRID`.
+
+    Parameters
+    ----------
+    grid : int
+        The number asked for.
+
+    Returns
+    -------
+    int
+        The same number.
+
+    Raises
+    ------
+    NetworkError
+        (``--grid``) anything else.
+
+    Examples
+    --------
+    >>> check_grid(7)
+    7
+    >>> check_grid(-1)
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.NetworkError: --grid: -1 must be an integer from 0 to 1000 (interior points probed before bisecting)
+    """
+    if isinstance(grid, bool) or not isinstance(grid, int) or not 0 <= grid <= MAX_GRID:
+        raise NetworkError(None, "--grid", f"{grid!r} must be an integer from 0 to {MAX_GRID} "
+                                           "(interior points probed before bisecting)")
+    return grid
+
+
+def grid_points(lo: Fraction, hi: Fraction, n: int) -> list[Fraction]:
+    """The ``n`` interior points ``lo + k (hi - lo) / (n + 1)``, coarse first (each the farthest from those before it).
+
+    Parameters
+    ----------
+    lo, hi : Fraction
+        The interval (exact).
+    n : int
+        How many interior points.
+
+    Returns
+    -------
+    list of Fraction
+        The points, exact, in the order to probe them: a search stopped early by its time
+        limit has still spread its probes over the whole interval.
+
+    Examples
+    --------
+    >>> [str(v) for v in grid_points(Fraction(0), Fraction(1), 7)]
+    ['1/2', '1/4', '3/4', '1/8', '3/8', '5/8', '7/8']
+    """
+    todo = list(range(1, n + 1))
+    done = [0, n + 1]
+    order = []
+    while todo:
+        k = max(todo, key=lambda i: (min(abs(i - j) for j in done), -i))
+        todo.remove(k)
+        done.append(k)
+        order.append(k)
+    return [lo + (hi - lo) * k / (n + 1) for k in order]
+
+
+def brackets(verdicts: Mapping[Fraction, str]) -> list[tuple[Fraction, Fraction]]:
+    """Every crossing the probes prove: neighbouring proved values, one stable and one unstable, lower first.
+
+    Parameters
+    ----------
+    verdicts : mapping of Fraction to str
+        Each probed value's verdict (``stable``, ``unstable``, ``undecided``, ``invalid``).
+
+    Returns
+    -------
+    list of (Fraction, Fraction)
+        ``(a, b)`` with a < b, in increasing order: a and b are proved on opposite sides and no value
+        between them is proved (undecided probes may lie between).
+
+    Examples
+    --------
+    >>> brackets({Fraction(0): "unstable", Fraction(1): "undecided", Fraction(2): "stable", Fraction(3): "unstable"})
+    [(Fraction(0, 1), Fraction(2, 1)), (Fraction(2, 1), Fraction(3, 1))]
+    """
+    proved = sorted(v for v, verdict in verdicts.items() if verdict in _DECIDED)
+    return [(a, b) for a, b in zip(proved, proved[1:]) if verdicts[a] != verdicts[b]]
+
+
+def _one_sided(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction] | None:
+    """With no crossing and exactly one end proved: the gap from the proved value nearest the other end to the next probe."""
+    proved = sorted(v for v, verdict in verdicts.items() if verdict in _DECIDED)
+    ends = [verdicts.get(lo) in _DECIDED, verdicts.get(hi) in _DECIDED]
+    if not proved or ends[0] == ends[1]:
+        return None
+    if ends[0]:
+        f = proved[-1]
+        beyond = [v for v in verdicts if v > f]
+        return (f, min(beyond)) if beyond else None
+    f = proved[0]
+    before = [v for v in verdicts if v < f]
+    return (max(before), f) if before else None
+
+
+def frontier(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction) -> Fraction | None:
+    """With no crossing and exactly one end proved: the proved value nearest the end not proved (else None).
+
+    Parameters
+    ----------
+    verdicts : mapping of Fraction to str
+        Each probed value's verdict.
+    lo, hi : Fraction
+        The interval's ends.
+
+    Returns
+    -------
+    Fraction or None
+        The one-sided bound.
+
+    Examples
+    --------
+    >>> frontier({Fraction(0): "stable", Fraction(1): "stable", Fraction(2): "undecided"}, Fraction(0), Fraction(2))
+    Fraction(1, 1)
+    """
+    gap = _one_sided(verdicts, lo, hi)
+    if gap is None:
+        return None
+    return gap[0] if verdicts.get(lo) in _DECIDED else gap[1]
+
+
+def _next_gap(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fraction) -> tuple[Fraction, Fraction] | None:
+    """The widest gap to probe next: next to a proved end of a bracket wider than tol (or the one-sided gap); None: done."""
+    gaps = []
+    found = brackets(verdicts)
+    for a, b in found:
+        if b - a <= tol:
+            continue
+        inner = sorted(v for v in verdicts if a < v < b)  # all undecided: a proved one would have split the bracket
+        gaps.append((a, inner[0] if inner else b))
+        if inner:
+            gaps.append((inner[-1], b))
+    if not found:
+        one = _one_sided(verdicts, lo, hi)
+        if one is not None and one[1] - one[0] > tol:
+            gaps.append(one)
+    if not gaps:
+        return None
+    return max(gaps, key=lambda g: (g[1] - g[0], -g[0]))
+
+
+def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable[[Fraction], str], deadline: float) -> str:
+    """Probe the ends and the grid, then bisect next to the proved ends of every bracket; why the search stopped.
+
+    Parameters
+    ----------
+    lo, hi, tol : Fraction
+        The interval and the bracket width to stop at.
+    grid : int
+        Interior points probed before bisecting (:func:`grid_points`).
+    probe : callable
+        Proves the network at a value and returns the verdict.
+    deadline : float
+        ``time.perf_counter()`` after which no probe starts (the ends are always probed).
+
+    Returns
+    -------
+    str
+        Why it stopped, in words that claim only what the probes proved.
+
+    Examples
+    --------
+    Stable on (1, 2) only: a grid of 3 (at 1, 2, 3) misses the stable stretch, one of 7 brackets both crossings.
+
+    >>> sides = lambda v: "stable" if 1 < v < 2 else "unstable"
+    >>> search(Fraction(0), Fraction(4), Fraction(1, 8), 3, sides, float("inf"))
+    'no crossing found in [0, 4]: 5 of 5 probes proved unstable, none proved stable; a crossing between two probes is not excluded'
+    >>> seen = {}
+    >>> search(Fraction(0), Fraction(4), Fraction(1, 8), 7, lambda v: seen.setdefault(v, sides(v)), float("inf"))
+    'each of the 2 brackets is at most 0.125 wide'
+    >>> [(str(a), str(b)) for a, b in brackets(seen)]
+    [('1', '9/8'), ('15/8', '2')]
+    """
+    verdicts: dict[Fraction, str] = {}
+
+    def run(v: Fraction) -> None:
+        verdicts[v] = probe(v)
+
+    run(lo)
+    run(hi)
+    points = grid_points(lo, hi, grid)
+    for k, v in enumerate(points):
+        if time.perf_counter() > deadline:
+            return f"time limit reached on the grid ({k} of {grid} interior points probed)"
+        run(v)
+    for _ in range(MAX_STEPS):
+        gap = _next_gap(verdicts, lo, hi, tol)
+        if gap is None:
+            return _finished(verdicts, lo, hi, tol)
+        if time.perf_counter() > deadline:
+            return "time limit reached"
+        run((gap[0] + gap[1]) / 2)
+    if _next_gap(verdicts, lo, hi, tol) is None:
+        return _finished(verdicts, lo, hi, tol)
+    return f"{MAX_STEPS} bisection probes"
+
+
+def _finished(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fraction) -> str:
+    """Why a search with nothing left to probe stopped."""
+    found = brackets(verdicts)
+    if len(found) == 1:
+        return f"the bracket is at most {approx_str(tol)} wide"
+    if found:
+        return f"each of the {len(found)} brackets is at most {approx_str(tol)} wide"
+    counts = {s: sum(1 for v in verdicts.values() if v == s) for s in _DECIDED}
+    rest = len(verdicts) - counts["stable"] - counts["unstable"]
+    where = f"in [{exact_str(lo)}, {exact_str(hi)}]"
+    if not counts["stable"] and not counts["unstable"]:
+        return f"no probe {where} was proved stable or unstable: nothing to bisect from"
+    side, other = ("stable", "unstable") if counts["stable"] else ("unstable", "stable")
+    undecided = f", {rest} not decided" if rest else ""
+    return (f"no crossing found {where}: {counts[side]} of {len(verdicts)} probes proved {side}{undecided}, "
+            f"none proved {other}; a crossing between two probes is not excluded")
+
+
+def notes(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, grid: int) -> list[str]:
+    """What the probes leave open: undecided probes inside brackets, ends not proved, crossings not excluded.
+
+    Parameters
+    ----------
+    verdicts : mapping of Fraction to str
+        Each probed value's verdict.
+    lo, hi : Fraction
+        The interval.
+    grid : int
+        The interior grid points asked for.
+
+    Returns
+    -------
+    list of str
+        One sentence each.
+
+    Examples
+    --------
+    >>> for line in notes({Fraction(0): "stable", Fraction(1): "undecided", Fraction(2): "unstable"},
+    ...                   Fraction(0), Fraction(2), 1):
+    ...     print(line)
+    1 probe inside the bracket [0, 2] was not decided (at 1)
+    no other crossing is excluded between two probes proved on the same side (1 interior grid point was probed before bisecting)
+    """
+    out = []
+    found = brackets(verdicts)
+    for a, b in found:
+        inside = sorted(v for v in verdicts if a < v < b)
+        if inside:
+            many = len(inside) != 1
+            out.append(f"{len(inside)} probe{'s' if many else ''} inside the bracket [{approx_str(a)}, {approx_str(b)}] "
+                       f"{'were' if many else 'was'} not decided (at {', '.join(approx_str(v) for v in inside[:3])}"
+                       f"{', ...' if len(inside) > 3 else ''})")
+    if found:
+        for end, first in ((lo, True), (hi, False)):
+            if verdicts.get(end) not in _DECIDED:
+                edge = found[0][0] if first else found[-1][1]
+                out.append(f"the end {approx_str(end)} was not decided: crossings between it and {approx_str(edge)} "
+                           "are not searched")
+        if len(found) > 1:
+            out.append(f"the network changes side at least {len(found)} times in [{approx_str(lo)}, {approx_str(hi)}]: "
+                       f"{len(found)} brackets, each between a value proved stable and one proved unstable")
+        points = f"{grid} interior grid point{' was' if grid == 1 else 's were'}"
+        out.append(f"no other crossing is excluded between two probes proved on the same side ({points} probed before bisecting)")
+    return out
