@@ -1,15 +1,26 @@
-"""--time-limit bounds the whole run: enumerations stop at the deadline and the verdict is undecided."""
+"""--time-limit bounds the whole run: enumerations and solves stop at the deadline and the verdict is undecided."""
 
+import json
+import subprocess
+import sys
 import time
+from fractions import Fraction
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import certify
+from certify.core.clock import within
+from certify.exact import check_fluid, check_growth
 from certify.io.loader import from_dict
 from certify.markov.chain import compile_chain
 from certify.markov.fluid import fluid_faces
 from certify.markov.regions import TimeLimitReached, enumerate_regions
+from certify.proof.loop import STOPPED
 from certify.proof.pipeline import prove
+from certify.search.linprog import solve_lp
+from certify.search.solvers import TIME_LIMIT
 
 
 def ring(J=9):
@@ -95,3 +106,88 @@ def test_a_theorem_share_of_one_keeps_the_whole_time_limit():
     res = prove(fed_ring(16), time_limit=3, theorem_share=1, simulate=False)
     assert res.time_s > 3 * 0.9 and res.method == DHK
     assert not any("budget" in r for r in res.reasons), res.reasons
+
+
+def big_lp(m=20000, n=400):
+    """A random sparse LP (m rows, n boxed variables) that HiGHS needs seconds for, built in a fraction of one."""
+    rng = np.random.default_rng(0)
+    A = sp.random(m, n, density=0.05, random_state=1, format="csr")
+    A.data = rng.standard_normal(A.nnz)
+    return rng.standard_normal(n), A, np.ones(m)
+
+
+@pytest.mark.parametrize("solver", ["HIGHS", "CLARABEL"])
+def test_one_solve_is_cut_by_the_clock(solver):
+    """A big LP given 0.1 s comes back soon with the status time-limit: not optimal, not a solver failure."""
+    c, A, b = big_lp()
+    t0 = time.perf_counter()
+    res = solve_lp(c, A, b, bounds=(-10, 10), solver=solver, time_limit=0.1)
+    # HiGHS stops within milliseconds of the limit; Clarabel looks at its clock once per iteration, so it may
+    # overshoot by one (its first factorisation of this LP takes about 2 s on a loaded core)
+    assert time.perf_counter() - t0 < (2 if solver == "HIGHS" else 10)
+    assert res.status == TIME_LIMIT and res.timed_out and not res.ok and not res.failed and res.x is None
+
+
+def test_the_deadline_in_force_bounds_a_solve_that_names_no_limit():
+    """Inside within(deadline) a solve given no limit of its own still stops at the deadline."""
+    c, A, b = big_lp()
+    t0 = time.perf_counter()
+    with within(time.perf_counter() + 0.1):
+        res = solve_lp(c, A, b, bounds=(-10, 10))
+    assert res.timed_out and time.perf_counter() - t0 < 2
+
+
+@pytest.mark.parametrize("via", ["direct", "cvxpy"])
+def test_no_time_left_solves_nothing(via):
+    """With the time limit spent, solve_lp returns time-limit at once, directly or through cvxpy."""
+    res = solve_lp(np.array([-1.0]), sp.csr_matrix([[1.0]]), np.array([2.0]), via=via, time_limit=0.0)
+    assert res.status == TIME_LIMIT and res.notes == ["not solved: the time limit had passed"]
+
+
+def test_exact_checks_poll_the_clock():
+    """The exact fluid and growth checks given a deadline in the past raise TimeLimitReached, never a verdict."""
+    chain = compile_chain(ring(4))
+    with pytest.raises(TimeLimitReached, match="exact check of the fluid linear certificate"):
+        check_fluid(chain, "linear", [Fraction(1)] * 4, fluid_faces(chain), deadline=time.perf_counter() - 1)
+    with pytest.raises(TimeLimitReached):
+        check_growth(chain, [Fraction(1)] * 4, deadline=time.perf_counter() - 1)
+
+
+def gadgets(G=5):
+    """G tie-breaking gadgets (a JSQ pair whose ties favour b) whose first stations feed one sink: 2G + 1 stations.
+
+    The max-flow bound fails (it charges the feedback at full rate), so the fluid faces are listed: 12426 of them
+    at G = 5 (about a second), and the fluid LPs over them take seconds (linear) to minutes (quadratic).
+    """
+    st, streams, fb, tb = {"s": {"mu": 1}}, [{"choice": ["s"], "rate": "0.3"}], [], []
+    for g in range(G):
+        a, b = f"a{g}", f"b{g}"
+        st[a] = st[b] = {"mu": 1}
+        streams.append({"choice": [a, b], "rate": 1})
+        fb.append({"from": a, "choice": ["s"], "prob": "0.15"})
+        tb.append({"set": [a, b], "probs": {a: "0.1", b: "0.9"}})
+    return {"format": "jsq-network/1", "name": f"gadgets{G}", "stations": st, "streams": streams, "feedback": fb,
+            "tie_breaking": tb}
+
+
+def test_a_fluid_lp_stopped_by_the_clock_is_reported_as_such():
+    """A fluid LP cut by the deadline is the attempt 'stopped by the time limit', the run undecided, on time."""
+    t0 = time.perf_counter()
+    res = prove(from_dict(gadgets()), time_limit=5, simulate=False)
+    assert time.perf_counter() - t0 < 5 + 5 and res.time_s < 5 + 1
+    assert res.verdict == "undecided" and res.certificate is None
+    assert any(a.stage.startswith("fluid") and a.outcome == STOPPED for a in res.attempts), res.attempts
+    assert any("time limit reached during the fluid" in r for r in res.reasons), res.reasons
+
+
+def test_cli_prove_ends_within_the_time_limit(tmp_path):
+    """`certify prove --time-limit 3` on a network with large fluid LPs ends within 3 + 5 s, start-up included."""
+    path = tmp_path / "gadgets.json"
+    path.write_text(json.dumps(gadgets()))
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "certify", "prove", str(path), "--time-limit", "3", "--json"],
+                         capture_output=True, text=True, timeout=60)
+    assert time.perf_counter() - t0 < 3 + 5, out.stderr
+    doc = json.loads(out.stdout.strip().splitlines()[-1])
+    assert doc["verdict"] == "undecided" and doc["certificate"] is None
+    assert any("time limit" in r for r in doc["reasons"]), doc["reasons"]

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ..markov.chain import Chain, drain_order
 from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift, cell_moves, compile_drifts
-from ..markov.regions import enumerate_regions
+from ..markov.regions import POLL_EVERY, check_deadline, enumerate_regions
 from ..templates.options import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_factor
 from ..templates.table import table_cells
 from .facts import Check, GrowthFacts
@@ -78,6 +78,7 @@ def check_growth(
     table: Mapping[tuple[int, ...], Fraction] | None = None,
     fast: Sequence[int] = (),
     K: int = 0,
+    deadline: float | None = None,
 ) -> Check[GrowthFacts]:
     """Check a growth certificate f = w'x (+ T[min(x_fast, K)]) exactly (transience).
 
@@ -107,11 +108,19 @@ def check_growth(
         The table's fast stations (indices).
     K : int
         The table's clip level.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the region enumeration and the loop over
+        the regions poll it (every :data:`certify.markov.regions.POLL_EVERY` regions).
 
     Returns
     -------
     Check of GrowthFacts
         Passed with delta, the level and the increment bound; or the failures.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes before every region is checked (never a partial verdict).
 
     Examples
     --------
@@ -147,9 +156,11 @@ def check_growth(
     if failures:
         return Check.failed(failures)
     if drifts is None:
-        drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels, deadline=deadline), deadline=deadline)
     delta: Fraction | None = None
-    for rd in drifts:
+    for r, rd in enumerate(drifts):
+        if deadline is not None and r % POLL_EVERY == 0:
+            check_deadline(deadline, "the exact check of the growth certificate")
         gd = growth_drift(chain, rd, w, table, fast, K)
         if not gd.unbounded:
             continue

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..markov.chain import Chain, drain_order
 from ..markov.drift import RegionDrift, compile_drifts
-from ..markov.regions import enumerate_regions, region_of
+from ..markov.regions import POLL_EVERY, check_deadline, enumerate_regions, region_of
 from ..markov.symmetry import Symmetry, is_automorphism, reducing
 from ..templates import TEMPLATES
 from ..templates.base import Template
@@ -251,6 +251,7 @@ def check_fluid(
     faces: Sequence[FluidFace] | None = None,
     max_failures: int = 5,
     symmetry: Symmetry | None = None,
+    deadline: float | None = None,
 ) -> Check[FluidFacts]:
     """Check a fluid Lyapunov certificate exactly (general distributions, any tie-breaking).
 
@@ -286,12 +287,20 @@ def check_fluid(
         How many violated conditions to list.
     symmetry : Symmetry, optional
         Station classes the certificate claims (verified here).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the face listing and the loop over the
+        conditions poll it (every :data:`certify.markov.regions.POLL_EVERY` conditions).
 
     Returns
     -------
     Check of FluidFacts
         Passed with delta, eta, the number of faces and of conditions; or the
         failures (``partial`` then has ``faces`` and ``rows`` once they are known).
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes before every condition is checked (never a partial verdict).
 
     Examples
     --------
@@ -346,14 +355,16 @@ def check_fluid(
             names = " ".join("{" + ",".join(chain.ids[a] for a in c) + "}" for c in symmetry.classes)
             return Check.failed([f"linear fluid weights must be equal within every station class {names} "
                                  "(the certificate claims these symmetries)"])
-        faces = fluid_faces(chain, symmetry=symmetry) if faces is None else faces
-    faces = fluid_faces(chain) if faces is None else faces
+        faces = fluid_faces(chain, deadline=deadline, symmetry=symmetry) if faces is None else faces
+    faces = fluid_faces(chain, deadline=deadline) if faces is None else faces
     failures: list[str] = []
     delta: Fraction | None = None
     bad = 0
     rows = fluid_rows(chain, faces, kind)
     linear = Scaled.of(rate_vector(kind, vec, ())) if kind == "linear" else None  # the same c on every face
-    for k, g in rows:
+    for r, (k, g) in enumerate(rows):
+        if deadline is not None and r % POLL_EVERY == 0:
+            check_deadline(deadline, f"the exact check of the fluid {kind} certificate")
         rate = max_rate(faces[k], linear if linear is not None else Scaled.of(rate_vector(kind, vec, g)))
         size = sum(g) if g else 1
         if rate >= 0:

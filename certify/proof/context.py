@@ -52,8 +52,20 @@ class RunState:
     budget: float | None = None  # seconds given to the stages when a theorem already decides (deadline shortened)
 
     def expired(self) -> bool:
-        """True once the deadline has passed."""
-        return time.perf_counter() > self.deadline
+        """True once the deadline has passed, or once the time limit stopped a stage (``cut``): no new search starts."""
+        return self.cut is not None or time.perf_counter() > self.deadline
+
+    def stopped(self, stage: str) -> None:
+        """Record that the time limit stopped ``stage`` (a solve cut by the clock): the later searches are skipped.
+
+        Examples
+        --------
+        >>> run = RunState(deadline=time.perf_counter() + 60)
+        >>> run.stopped("fluid linear Lyapunov")
+        >>> run.expired(), run.summary().split(";")[0]
+        (True, 'no certificate found within the time limit (time limit reached during fluid linear Lyapunov)')
+        """
+        self.cut = self.cut or stage
 
     def necessary_text(self) -> str:
         """The necessary condition's state, in words (empty when it failed: then the network was proved unstable)."""
@@ -100,7 +112,7 @@ class Timer:
         return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
-        if exc_type is TimeLimitReached and not self.outcome:
+        if isinstance(exc_type, type) and issubclass(exc_type, TimeLimitReached) and not self.outcome:
             self.outcome = "time limit reached (stopped; nothing from it is used)"
         self.res.attempts.append(Attempt(self.stage, self.size, time.perf_counter() - self.t0, self.outcome))
 

@@ -81,6 +81,9 @@ class Fluid(Stage):
                             f"skipped: it needs every fluid face (no symmetry reduction yet), more than {MAX_UNREDUCED_J} stations")
                 )
                 continue
+            if run.expired():  # before listing faces: past the deadline the listing would only be cut short
+                run.skipped.append(f"fluid {kind}")
+                continue
             if reduced not in faces:
                 faces[reduced] = self._faces(ctx, reduced)
             if run.expired():
@@ -108,10 +111,13 @@ class Fluid(Stage):
     def _try(self, ctx: ProofContext, kind: str, faces: list[FluidFace], sym: Symmetry | None) -> bool:
         from ..search.fluid import fluid_candidates, solve_fluid
 
-        base = ctx.base
+        base, deadline = ctx.base, ctx.run.deadline
         classes = sym.classes if sym is not None else ()
-        with ctx.timer(f"fluid {kind} Lyapunov") as t:
-            lp = solve_fluid(base, faces, kind, solver=ctx.solver, classes=classes)
+        label = f"fluid {kind} Lyapunov"
+        with ctx.timer(label) as t:
+            lp = solve_fluid(base, faces, kind, solver=ctx.solver, classes=classes, deadline=deadline)
+            if lp.timed_out:  # stopped by the clock: reported as such, the later searches are skipped
+                ctx.run.stopped(f"the {label} LP")
             failed = lp.status.startswith("solver-error")
             if failed:
                 ctx.res.reasons.append(f"fluid {kind}: {lp.status} (not a verdict)")
@@ -122,8 +128,9 @@ class Fluid(Stage):
                 "solver failure" if failed else None,
                 lp.found and coeffs is not None,
                 lambda: fluid_candidates(base, kind, coeffs, classes=classes) if coeffs is not None else iter(()),
-                lambda cand: check_fluid(base, kind, cand, faces, symmetry=sym),
+                lambda cand: check_fluid(base, kind, cand, faces, symmetry=sym, deadline=deadline),
                 lambda chk: chk.facts.delta,
+                deadline,
             )
             if got is None:
                 return NEXT

@@ -5,7 +5,10 @@ A search solves a floating-point LP (or SDP); its answer is rounded to rationals
 the first that passes is the certificate.  :func:`search_round_check` writes the
 outcome of each step into the attempt's :class:`~certify.proof.context.Timer`
 the same way for every kind (fluid, Foster, growth); what a passing candidate
-proves (the verdict, the certificate, the reason) is the caller's.
+proves (the verdict, the certificate, the reason) is the caller's.  A search
+stopped by the time limit (status :data:`~certify.search.solvers.TIME_LIMIT`)
+is reported as such, never as a failure or a verdict; the exact checks stop at
+the deadline with :class:`~certify.markov.regions.TimeLimitReached`.
 """
 
 from __future__ import annotations
@@ -15,9 +18,14 @@ from dataclasses import dataclass, field
 from typing import Generic, Protocol, SupportsFloat, TypeVar, runtime_checkable
 
 from ..exact import Check
+from ..markov.regions import check_deadline
+from ..search.solvers import TIME_LIMIT
 from .context import Timer
 
-__all__ = ["Solved", "Passed", "round_and_check", "search_round_check", "found_text"]
+__all__ = ["Solved", "Passed", "round_and_check", "search_round_check", "found_text", "STOPPED"]
+
+#: The outcome of an attempt whose solve the time limit stopped.
+STOPPED = "stopped by the time limit (the solve was cut short; nothing is concluded from it)"
 
 C = TypeVar("C")
 F = TypeVar("F")
@@ -75,7 +83,7 @@ class Passed(Generic[C, F]):
     failures: list[str] = field(default_factory=list)
 
 
-def round_and_check(candidates: Iterable[C], check: Callable[[C], Check[F]]) -> Passed[C, F]:
+def round_and_check(candidates: Iterable[C], check: Callable[[C], Check[F]], deadline: float | None = None) -> Passed[C, F]:
     """Check rounded candidates exactly, in order; the first that passes, or the last failures.
 
     Parameters
@@ -84,11 +92,18 @@ def round_and_check(candidates: Iterable[C], check: Callable[[C], Check[F]]) -> 
         Rounded (exact) candidates, coarsest first.
     check : callable
         The exact checker of one candidate.
+    deadline : float, optional
+        A ``time.perf_counter()`` value, looked at before each candidate.
 
     Returns
     -------
     Passed
         ``candidate`` and ``check`` of the first passing candidate, else ``failures`` of the last one.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline has passed before a candidate is checked.
 
     Examples
     --------
@@ -99,6 +114,7 @@ def round_and_check(candidates: Iterable[C], check: Callable[[C], Check[F]]) -> 
     """
     last: list[str] = []
     for cand in candidates:
+        check_deadline(deadline, "the exact checks of the rounded candidates")
         chk = check(cand)
         if chk.ok:
             return Passed(cand, chk)
@@ -136,6 +152,7 @@ def search_round_check(
     candidates: Callable[[], Iterable[C]],
     check: Callable[[C], Check[F]],
     delta: Callable[[Check[F]], SupportsFloat],
+    deadline: float | None = None,
 ) -> Passed[C, F] | None:
     """Report a solved search in ``t`` and check its rounded candidates exactly.
 
@@ -155,11 +172,19 @@ def search_round_check(
         The exact check of one candidate.
     delta : callable
         The drift margin a passing check derived (for the outcome text).
+    deadline : float, optional
+        A ``time.perf_counter()`` value (:func:`round_and_check`).
 
     Returns
     -------
     Passed or None
-        The passing candidate and its check; None when nothing passed (``t.outcome`` says why).
+        The passing candidate and its check; None when nothing passed (``t.outcome`` says why:
+        :data:`STOPPED` when the time limit stopped the search).
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes during the exact checks.
 
     Examples
     --------
@@ -175,6 +200,9 @@ def search_round_check(
     (None, '7 rows x 4 vars (CLARABEL)', 'no certificate (LP optimal, best margin -0.2)')
     """
     t.size = f"{lp.rows} rows x {lp.variables} vars ({lp.solver})"
+    if lp.status == TIME_LIMIT:
+        t.outcome = STOPPED
+        return None
     if failure is not None:
         t.outcome = "solver failure"
         return None
@@ -182,7 +210,7 @@ def search_round_check(
         margin = f"{lp.delta:.3g}" if lp.delta is not None else "n/a"
         t.outcome = f"no certificate (LP {lp.status}, best margin {margin})"
         return None
-    got = round_and_check(candidates(), check)
+    got = round_and_check(candidates(), check, deadline)
     if got.check is not None:
         t.outcome = found_text(delta(got.check))
         return got

@@ -118,6 +118,14 @@ def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
     return out + growth
 
 
+def _label(chain: Chain, item: tuple) -> str:
+    """The name of a :func:`schedule` item as the run's summary lists it."""
+    if item[0] == "growth":
+        return str(item[1])
+    cls = TEMPLATES[item[1]]
+    return f"{cls.label(cls.resolve_options(chain, item[2]))} Foster"
+
+
 class Markovian(Stage):
     """Foster templates and growth certificates in the order of :func:`schedule`; stops at the first proof.
 
@@ -135,6 +143,9 @@ class Markovian(Stage):
         """Run the schedule; stops the pipeline at the first certificate that passed the exact check."""
         assert ctx.chain is not None
         items = schedule(ctx.chain, ctx.templates)
+        if ctx.run.expired():  # no region is enumerated past the deadline (or after a solve it stopped)
+            ctx.run.skipped.extend(_label(ctx.chain, item) for item in items)
+            return NEXT
         first = next((item[1] for item in items if item[0] == "foster"), None)
         ctx.regions.get({}, self._symmetry(ctx, first) if first is not None else None)
         for item in items:
@@ -180,7 +191,9 @@ class Markovian(Stage):
         run.ran.append(label)
         with ctx.timer(label) as t:
             tmpl = cls(chain, drifts, symmetry=sym, **opts)
-            lp = search_template(tmpl, ctx.solver)
+            lp = search_template(tmpl, ctx.solver, deadline=run.deadline)
+            if lp.timed_out:  # stopped by the clock: reported as such, the later searches are skipped
+                run.stopped(f"the {label} {'SDP' if name == 'quartic' else 'LP'}")
             failed = lp.status == "solver-error"
             if failed:
                 res.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
@@ -194,6 +207,7 @@ class Markovian(Stage):
                 lambda: tmpl.candidates(lp.theta),  # type: ignore[arg-type]  # an ndarray of floats
                 lambda theta: check_foster(chain, name, theta, drifts=drifts, options=opts, symmetry=sym),
                 lambda chk: chk.facts.delta,
+                run.deadline,
             )
             if got is None:
                 return False
@@ -236,14 +250,19 @@ class Markovian(Stage):
             tried = 0
             for support in growth_candidates(chain, ctx.hint, limit=16):
                 if run.expired():
-                    t.outcome = "time limit"
-                    run.cut = run.cut or stage
+                    t.outcome = "stopped by the time limit (nothing is concluded from the supports not tried)"
+                    run.stopped(stage)
                     break
                 tried += 1
-                found = solve_growth(chain, drifts, support, solver=ctx.solver, fast=fast_set, K=K, table=use_table)
+                found = solve_growth(chain, drifts, support, solver=ctx.solver, fast=fast_set, K=K, table=use_table,
+                                     deadline=run.deadline)
                 if found is None:
                     continue
-                got = round_and_check([found], lambda wt: check_growth(chain, wt[0], drifts=drifts, table=wt[1], fast=fast_set, K=K))
+                got = round_and_check(
+                    [found],
+                    lambda wt: check_growth(chain, wt[0], drifts=drifts, table=wt[1], fast=fast_set, K=K, deadline=run.deadline),
+                    run.deadline,
+                )
                 if got.check is None or got.candidate is None:
                     continue
                 (w, table), chk = got.candidate, got.check

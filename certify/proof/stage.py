@@ -14,6 +14,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
+from ..core.clock import within
 from .context import ProofContext
 
 __all__ = ["NEXT", "STOP", "Stage", "run_stages"]
@@ -54,6 +55,10 @@ class Stage(ABC):
 def run_stages(ctx: ProofContext, stages: Sequence[Stage]) -> bool:
     """Run ``stages`` in order until one stops the pipeline; True when one did.
 
+    Each stage runs :func:`~certify.core.clock.within` the run's deadline
+    (``ctx.run.deadline``), so that every solve it starts gets at most the time
+    left, whether or not the stage passes a limit itself.
+
     Parameters
     ----------
     ctx : ProofContext
@@ -75,6 +80,9 @@ def run_stages(ctx: ProofContext, stages: Sequence[Stage]) -> bool:
     True
     """
     for stage in stages:
-        if stage.applies(ctx) and stage.run(ctx) is STOP:
-            return True
+        if not stage.applies(ctx):
+            continue
+        with within(getattr(getattr(ctx, "run", None), "deadline", None)):
+            if stage.run(ctx) is STOP:
+                return True
     return False

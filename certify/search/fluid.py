@@ -16,16 +16,18 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.clock import remaining
 from ..markov.chain import Chain
 from ..markov.fluid import FluidFace
 from ..markov.fluid_rates import fluid_rows
 from ..templates.base import round_to_grid
 from .linprog import solve_lp
-from .solvers import default_solver
+from .solvers import TIME_LIMIT, default_solver
 
 __all__ = ["FluidLP", "solve_fluid", "fluid_candidates", "orbits", "SIDE_MARGIN"]
 
 SIDE_MARGIN = 1e-4  # diagonal dominance margin of P (V >= eta |z|^2) and lower bound of linear weights
+POLL_ROWS = 2000  # the LP's construction looks at the clock every this many rows
 
 
 @dataclass
@@ -35,7 +37,8 @@ class FluidLP:
     Attributes
     ----------
     status : str
-        The solver's status, or ``solver-error: <message>``.
+        The solver's status, ``solver-error: <message>``, or ``time-limit``
+        (:data:`certify.search.solvers.TIME_LIMIT`: the time limit stopped the solve or the LP's construction).
     delta : float or None
         The best margin (None without a solution).
     coeffs : numpy.ndarray or None
@@ -68,6 +71,11 @@ class FluidLP:
     def found(self) -> bool:
         """True when the margin is positive (delta > 1e-9)."""
         return self.delta is not None and self.delta > 1e-9
+
+    @property
+    def timed_out(self) -> bool:
+        """True when the time limit stopped the search (nothing is concluded from it)."""
+        return self.status == TIME_LIMIT
 
 
 def _pairs(J: int) -> list[tuple[int, int]]:
@@ -138,7 +146,12 @@ def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Frac
 
 
 def solve_fluid(
-    chain: Chain, faces: Sequence[FluidFace], kind: str, solver: str | None = None, classes: Sequence[Sequence[int]] = ()
+    chain: Chain,
+    faces: Sequence[FluidFace],
+    kind: str,
+    solver: str | None = None,
+    classes: Sequence[Sequence[int]] = (),
+    deadline: float | None = None,
 ) -> FluidLP:
     """Maximise delta over fluid certificates of ``kind`` (``linear`` or ``quadratic``).
 
@@ -161,6 +174,10 @@ def solve_fluid(
         Station classes: the coefficients are kept invariant under permutations
         within them (:func:`orbits`), as a certificate checked on one face per
         orbit must be.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the LP's construction polls it (every
+        :data:`POLL_ROWS` rows) and the solver gets the time left before it (and
+        before the deadline in force); either stopped gives the status ``time-limit``.
 
     Returns
     -------
@@ -183,6 +200,8 @@ def solve_fluid(
     >>> chain = jsq2(F(5, 2))                               # overloaded: no fluid certificate
     >>> solve_fluid(chain, fluid_faces(chain), "linear").found
     False
+    >>> solve_fluid(chain, fluid_faces(chain), "linear", deadline=0.0).status      # a deadline long past
+    'time-limit'
     """
     J = chain.J
     pairs = _pairs(J)
@@ -191,7 +210,18 @@ def solve_fluid(
     solver = solver or default_solver()
     fixed_A, fixed_w, rel = [], [], []
     floats: dict[int, float] = {}  # float(x) by id(x): the faces hold every x while the rows are built
-    for k, g in rows:
+
+    def late(done: int) -> FluidLP | None:
+        """The outcome of a construction stopped by the deadline after ``done`` rows (None: time is left)."""
+        left = remaining(deadline)
+        if left is None or left > 0:
+            return None
+        note = f"stopped by the time limit while building the LP ({done} of {len(rows)} rows built); not solved"
+        return FluidLP(TIME_LIMIT, None, None, len(rows), n, solver, 0.0, [note])
+
+    for r, (k, g) in enumerate(rows):
+        if r % POLL_ROWS == 0 and (stop := late(r)) is not None:
+            return stop
         f = faces[k]
         w = float(sum(g)) if g else 1.0
         if f.fixed:
@@ -245,6 +275,8 @@ def solve_fluid(
         V0 = sp.csr_matrix(np.vstack([_coef_rows(kind, J, g, [f.v0], floats) for f, g, _ in rel]))
         D_rows, h_vals, row_of, ub = [], [], [], []
         for r, (f, g, _) in enumerate(rel):
+            if r % POLL_ROWS == 0 and (stop := late(len(fixed_A) + r)) is not None:
+                return stop
             D_rows.append(_coef_rows(kind, J, g, f.dirs, floats))
             h_vals += [float(h) for h in f.h]
             ub += [float(u) for u in f.box]
@@ -271,7 +303,7 @@ def solve_fluid(
         A_eq = sp.csr_matrix((np.tile([1.0, -1.0], len(ties)), (ri, np.array(ties).ravel())), shape=(len(ties), nvar))
     t0 = time.perf_counter()
     res = solve_lp(cost, A_ub, np.concatenate(rhs) if rhs else None, A_eq, np.zeros(len(ties)), bounds=(lo, hi),
-                   solver=solver)
+                   solver=solver, time_limit=remaining(deadline))
     el = time.perf_counter() - t0
     if res.failed:
         return FluidLP(res.outcome, None, None, len(rows), n, solver, el, res.said)

@@ -14,6 +14,7 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.clock import remaining
 from ..exact import routed_sets
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift, cell_moves
@@ -63,7 +64,9 @@ class StaticSplit:
 DUAL_BOUND = 1000.0
 
 
-def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, bound: float | None = None) -> StaticSplit:
+def static_split(
+    chain: Chain, margin: float = 0.0, solver: str | None = None, bound: float | None = None, deadline: float | None = None
+) -> StaticSplit:
     """Solve the dual of the static split LP (DESIGN §6).
 
     minimise sum_C lam_C u_C + sum_j mu_j w_j  subject to  w >= 0, sum w = 1,
@@ -86,6 +89,9 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, b
         of :mod:`certify.search.solvers`, so that the dual's support is the largest overloaded set).
     bound : float, optional
         Box ``|u_C|`` <= bound (set on the re-solve).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the LP gets the time left before it (and before the
+        deadline in force); one it stops has the status ``time-limit`` and no slack.
 
     Returns
     -------
@@ -131,11 +137,12 @@ def static_split(chain: Chain, margin: float = 0.0, solver: str | None = None, b
     box = np.inf if bound is None else bound
     lo = np.concatenate([np.full(nu, -box), np.zeros(J)])
     hi = np.concatenate([np.full(nu, box), np.full(J, np.inf)])
-    res = solve_lp(cost, A_ub, np.full(r, -margin), A_eq, [1.0], bounds=(lo, hi), solver=solver or default_solver(interior=True))
+    res = solve_lp(cost, A_ub, np.full(r, -margin), A_eq, [1.0], bounds=(lo, hi), solver=solver or default_solver(interior=True),
+                   time_limit=remaining(deadline))
     if res.failed:
         return StaticSplit(None, {}, [], res.outcome)
     if bound is None and res.status in ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded"):
-        return static_split(chain, margin=margin, solver=solver, bound=DUAL_BOUND)
+        return static_split(chain, margin=margin, solver=solver, bound=DUAL_BOUND, deadline=deadline)
     if not res.ok:
         return StaticSplit(None, {}, [], res.status, bound is not None)
     assert res.x is not None and res.objective is not None  # res.ok: the solution is set
@@ -192,6 +199,7 @@ def solve_growth(
     fast: Sequence[int] = (),
     K: int = 0,
     table: bool | None = None,
+    deadline: float | None = None,
 ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None] | None:
     """Find w >= 0 supported on ``support`` (and, with ``table``, a bounded table T over
     (min(x_fast, K), phases); by default a table when ``fast`` is given) with drift
@@ -213,6 +221,9 @@ def solve_growth(
         The table's clip level.
     table : bool, optional
         Use a table (default: when ``fast`` is given).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the LP gets the time left before it (and before the
+        deadline in force); one it stops gives None, as does every LP without a positive margin.
 
     Returns
     -------
@@ -271,7 +282,7 @@ def solve_growth(
     A_ub = sp.hstack([-M, -B, sp.csr_matrix(np.ones((len(touched), 1)))], format="csr")
     cost = np.zeros(J + nc + 1)
     cost[-1] = -1.0
-    res = solve_lp(cost, A_ub, np.zeros(len(touched)), bounds=(lo, hi), solver=solver)
+    res = solve_lp(cost, A_ub, np.zeros(len(touched)), bounds=(lo, hi), solver=solver, time_limit=remaining(deadline))
     if not res.ok:
         return None
     assert res.x is not None  # ok: the solution is set

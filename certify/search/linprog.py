@@ -17,6 +17,7 @@ candidate: :mod:`certify.exact` decides.
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +25,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.clock import remaining
 from .capture import run_captured
-from .solvers import DIRECT, OPTIMAL, Solved, default_solver
+from .solvers import DIRECT, OPTIMAL, TIME_LIMIT, Solved, default_solver, time_limited
 
 __all__ = ["LPSolution", "solve_lp", "VIA", "HIGHS_OPTIONS"]
 
@@ -100,14 +102,18 @@ def _rows(A: Any, n: int) -> sp.csr_matrix:
     return sp.csr_matrix((0, n)) if A is None else sp.csr_matrix(A, dtype=float)
 
 
-def _highs(c: np.ndarray, A: sp.csr_matrix, row_lo: np.ndarray, row_hi: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> _Raw:
-    """min c'x, row_lo <= A x <= row_hi, lo <= x <= hi with HiGHS: (status, x, row duals in HiGHS's sign, c'x)."""
+def _highs(c: np.ndarray, A: sp.csr_matrix, row_lo: np.ndarray, row_hi: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+           limit: float | None = None) -> _Raw:
+    """min c'x, row_lo <= A x <= row_hi, lo <= x <= hi with HiGHS: (status, x, row duals in HiGHS's sign, c'x).
+
+    ``limit``: HiGHS's option ``time_limit`` (seconds); a run it stops has the status :data:`TIME_LIMIT`.
+    """
     import highspy
 
     H = highspy.HighsModelStatus
     status_of = {
         H.kOptimal: "optimal", H.kInfeasible: "infeasible", H.kUnbounded: "unbounded",
-        H.kUnboundedOrInfeasible: "infeasible_or_unbounded", H.kTimeLimit: "user_limit", H.kIterationLimit: "user_limit",
+        H.kUnboundedOrInfeasible: "infeasible_or_unbounded", H.kTimeLimit: TIME_LIMIT, H.kIterationLimit: "user_limit",
         H.kObjectiveBound: "user_limit", H.kObjectiveTarget: "user_limit", H.kSolutionLimit: "user_limit",
         H.kInterrupt: "user_limit",
     }
@@ -116,6 +122,8 @@ def _highs(c: np.ndarray, A: sp.csr_matrix, row_lo: np.ndarray, row_hi: np.ndarr
     h.setOptionValue("output_flag", False)
     for key, value in HIGHS_OPTIONS.items():
         h.setOptionValue(key, value)
+    if limit is not None:
+        h.setOptionValue("time_limit", float(limit))
     m, n = A.shape
     Ac = A.tocsc()
     Ac.sort_indices()
@@ -153,13 +161,17 @@ def _highs(c: np.ndarray, A: sp.csr_matrix, row_lo: np.ndarray, row_hi: np.ndarr
 _CLARABEL = {
     "Solved": "optimal", "AlmostSolved": "optimal_inaccurate", "PrimalInfeasible": "infeasible",
     "AlmostPrimalInfeasible": "infeasible_inaccurate", "DualInfeasible": "unbounded",
-    "AlmostDualInfeasible": "unbounded_inaccurate", "MaxIterations": "user_limit", "MaxTime": "user_limit",
+    "AlmostDualInfeasible": "unbounded_inaccurate", "MaxIterations": "user_limit", "MaxTime": TIME_LIMIT,
 }
 
 
 def _clarabel(c: np.ndarray, A_ub: sp.csr_matrix, b_ub: np.ndarray, A_eq: sp.csr_matrix, b_eq: np.ndarray,
-              lo: np.ndarray, hi: np.ndarray) -> tuple[str, np.ndarray | None, np.ndarray | None, np.ndarray | None, float | None]:
-    """The LP with Clarabel: equality rows in the zero cone, the rest (bounds as rows) in the nonnegative cone."""
+              lo: np.ndarray, hi: np.ndarray, limit: float | None = None
+              ) -> tuple[str, np.ndarray | None, np.ndarray | None, np.ndarray | None, float | None]:
+    """The LP with Clarabel: equality rows in the zero cone, the rest (bounds as rows) in the nonnegative cone.
+
+    ``limit``: Clarabel's setting ``time_limit`` (seconds); a run it stops (``MaxTime``) has the status :data:`TIME_LIMIT`.
+    """
     import clarabel
 
     n = len(c)
@@ -170,6 +182,8 @@ def _clarabel(c: np.ndarray, A_ub: sp.csr_matrix, b_ub: np.ndarray, A_eq: sp.csr
     cones = [clarabel.ZeroConeT(A_eq.shape[0]), clarabel.NonnegativeConeT(A.shape[0] - A_eq.shape[0])]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
+    if limit is not None:
+        settings.time_limit = float(limit)
     sol = clarabel.DefaultSolver(sp.csc_matrix((n, n)), c, A, b, cones, settings).solve()
     name = str(sol.status)
     status = _CLARABEL.get(name)
@@ -185,8 +199,8 @@ def _clarabel(c: np.ndarray, A_ub: sp.csr_matrix, b_ub: np.ndarray, A_eq: sp.csr
 
 
 def _cvxpy(name: str, c: np.ndarray, A_ub: sp.csr_matrix, b_ub: np.ndarray, A_eq: sp.csr_matrix, b_eq: np.ndarray,
-           lo: np.ndarray, hi: np.ndarray) -> tuple[str, list[str], np.ndarray | None, np.ndarray | None, np.ndarray | None,
-                                                    float | None]:
+           lo: np.ndarray, hi: np.ndarray, limit: float | None = None
+           ) -> tuple[str, list[str], np.ndarray | None, np.ndarray | None, np.ndarray | None, float | None]:
     """The same LP built in cvxpy and solved through :func:`certify.search.solvers.solve`."""
     import cvxpy as cp
 
@@ -202,7 +216,7 @@ def _cvxpy(name: str, c: np.ndarray, A_ub: sp.csr_matrix, b_ub: np.ndarray, A_eq
         if idx.size:
             cons.append(side * x[idx] <= side * vals[idx])
     prob = cp.Problem(cp.Minimize(c @ x), cons)
-    status, notes = solve(prob, name)
+    status, notes = solve(prob, name, time_limit=limit)
     if status not in OPTIMAL or x.value is None:
         return status, notes, None, None, None, None
     dual = [None if k is None else (np.zeros(0) if k.dual_value is None else np.asarray(k.dual_value, dtype=float).ravel())
@@ -221,6 +235,7 @@ def solve_lp(
     bounds: Bounds | None = None,
     solver: str | None = None,
     via: str = "auto",
+    time_limit: float | None = None,
 ) -> LPSolution:
     """Minimise c'x subject to A_ub x <= b_ub, A_eq x = b_eq and the bounds.
 
@@ -242,13 +257,20 @@ def solve_lp(
         ``auto``: HiGHS and Clarabel directly, any other solver through cvxpy;
         ``direct``: directly (a solver without a direct call is a ``ValueError``);
         ``cvxpy``: through cvxpy (the benchmark's baseline).
+    time_limit : float, optional
+        Seconds for the solve.  The tighter of it and the deadline in force
+        (:func:`certify.core.clock.remaining`: ``prove`` runs its stages within
+        the run's deadline) is passed to the solver (HiGHS ``time_limit``,
+        Clarabel ``time_limit``, through cvxpy
+        :data:`certify.search.solvers.TIME_OPTIONS`); with no time left nothing is solved.
 
     Returns
     -------
     LPSolution
         Status (``optimal``, ``optimal_inaccurate``, ``infeasible``, ``unbounded``,
-        ``infeasible_or_unbounded``, ``user_limit``, ``solver-error``), the
-        solution and its multipliers, the notes.  Never raises a solver error.
+        ``infeasible_or_unbounded``, ``user_limit``, ``solver-error``, or
+        ``time-limit``: stopped by the time limit, :attr:`~certify.search.solvers.Solved.timed_out`),
+        the solution and its multipliers, the notes.  Never raises a solver error.
 
     Raises
     ------
@@ -269,6 +291,9 @@ def solve_lp(
     ('CLARABEL', [2.0, 1.0], [0.666667])
     >>> solve_lp(c, sp.csr_matrix([[1.0, 0.0]]), [-1.0], bounds=(0.0, 3.0)).status
     'infeasible'
+    >>> late = solve_lp(c, *args, time_limit=0.0)
+    >>> late.status, late.timed_out, late.ok, late.notes
+    ('time-limit', True, False, ['not solved: the time limit had passed'])
     """
     if via not in VIA:
         raise ValueError(f"via must be one of {', '.join(VIA)}, not {via!r}")
@@ -283,8 +308,11 @@ def solve_lp(
     lo, hi = bounds if bounds is not None else (-np.inf, np.inf)
     lov = np.broadcast_to(np.asarray(lo, dtype=float), (n,)).copy()
     hiv = np.broadcast_to(np.asarray(hi, dtype=float), (n,)).copy()
+    limit = remaining(limit=time_limit)
+    if limit is not None and limit <= 0:
+        return LPSolution(TIME_LIMIT, ["not solved: the time limit had passed"], name, False, via="cvxpy" if via == "cvxpy" else "direct")
     if via == "cvxpy" or name not in DIRECT:
-        status, notes, x, y_ub, y_eq, obj = _cvxpy(name, cv, Aub, bub, Aeq, beq, lov, hiv)
+        status, notes, x, y_ub, y_eq, obj = _cvxpy(name, cv, Aub, bub, Aeq, beq, lov, hiv, limit)
         ok = status in OPTIMAL and x is not None
         return LPSolution(status, notes, name, ok, x, y_ub, y_eq, obj, "cvxpy")
     mu = Aub.shape[0]
@@ -293,14 +321,19 @@ def solve_lp(
         if name == "HIGHS":
             A = sp.vstack([Aub, Aeq], format="csr")
             row_lo = np.concatenate([np.full(mu, -np.inf), beq])
-            status, x, duals, obj = _highs(cv, A, row_lo, np.concatenate([bub, beq]), lov, hiv)
+            status, x, duals, obj = _highs(cv, A, row_lo, np.concatenate([bub, beq]), lov, hiv, limit)
             if duals is None:
                 return status, x, None, None, obj
             return status, x, -duals[:mu], -duals[mu:], obj  # HiGHS: c - A'y = reduced costs
-        return _clarabel(cv, Aub, bub, Aeq, beq, lov, hiv)
+        return _clarabel(cv, Aub, bub, Aeq, beq, lov, hiv, limit)
 
+    t0 = time.perf_counter()
     out, error, notes = run_captured(name, call, (_Failed,))
+    elapsed = time.perf_counter() - t0
     if error is not None or out is None:
+        if time_limited("solver-error", limit, elapsed) == TIME_LIMIT:
+            return LPSolution(TIME_LIMIT, [f"stopped by the time limit ({limit:.3g} s): {error}", *notes], name, False)
         return LPSolution("solver-error", [error or "the solver failed", *notes], name, False)
     status, x, y_ub, y_eq, obj = out
+    status = time_limited(status, limit, elapsed)
     return LPSolution(status, notes, name, status in OPTIMAL and x is not None, x, y_ub, y_eq, obj, "direct")

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.clock import remaining
 from ..templates.linear import LinearTemplate, SideRow
 from .linprog import solve_lp
-from .solvers import default_solver
+from .solvers import TIME_LIMIT, default_solver
 
 __all__ = ["LPResult", "solve_template", "CHUNK", "BINDING"]
 
@@ -36,6 +37,7 @@ class LPResult:
     ----------
     status : str
         The solver's status (``"optimal"``, ``"infeasible"``, ...), ``"solver-error"``,
+        ``"time-limit"`` (:data:`certify.search.solvers.TIME_LIMIT`: stopped by the time limit),
         or ``"no-rows"`` / ``"too-large"`` when nothing was solved.
     delta : float or None
         The best drift margin (None without a solution).
@@ -76,6 +78,11 @@ class LPResult:
         """True when the margin is positive (delta > 1e-9): a candidate worth rounding."""
         return self.delta is not None and self.delta > 1e-9
 
+    @property
+    def timed_out(self) -> bool:
+        """True when the time limit stopped the search (no verdict, no failure: nothing is concluded from it)."""
+        return self.status == TIME_LIMIT
+
 
 def _tying(groups: list[int] | None, nv: int, n: int) -> sp.csr_matrix | None:
     """The n x g 0/1 matrix E with x = E y for the template's tied variables, or None (nothing tied).
@@ -100,7 +107,9 @@ def _matrix(rows: Sequence[SideRow], n: int) -> sp.csr_matrix:
     return sp.csr_matrix((data, (ri, ci)), shape=(len(rows), n))
 
 
-def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: float = 1e-6) -> LPResult:
+def solve_template(
+    tmpl: LinearTemplate, solver: str | None = None, margin: float = 1e-6, deadline: float | None = None
+) -> LPResult:
     """Maximise delta subject to the template's drift and side rows.
 
     The drift rows enter by constraint generation: solve on a subset, add the
@@ -116,6 +125,10 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
         A solver name (default :func:`certify.search.solvers.default_solver`).
     margin : float
         Slack kept on the side rows marked ``margin``.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: each LP gets the time left before it
+        (and before the deadline in force); past it the search stops with the
+        status ``time-limit``.
 
     Returns
     -------
@@ -181,7 +194,7 @@ def solve_template(tmpl: LinearTemplate, solver: str | None = None, margin: floa
         idx = np.flatnonzero(active)
         rows = Aw[idx] if Sd is None else sp.vstack([Aw[idx], Sd], format="csr")
         b = np.concatenate([np.zeros(idx.size), rhs])
-        res = solve_lp(cost, rows, b, bounds=(lo, hi), solver=solver)
+        res = solve_lp(cost, rows, b, bounds=(lo, hi), solver=solver, time_limit=remaining(deadline))
         if res.failed:  # reported, never a verdict
             return LPResult(res.status, None, None, m, n, time.perf_counter() - t0, solver, notes=res.notes + solver_notes)
         solver_notes += [s for s in res.notes if s not in solver_notes]

@@ -14,16 +14,17 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.clock import remaining
 from ..templates import polynomial as poly
 from ..templates.monomials import multinomial
 from ..templates.polynomial import QuarticSOS
 from .lp import LPResult
-from .solvers import installed_solvers, run_problem
+from .solvers import TIME_LIMIT, installed_solvers, run_problem
 
 __all__ = ["solve_quartic"]
 
 
-def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
+def solve_quartic(tmpl: QuarticSOS, solver: str | None = None, deadline: float | None = None) -> LPResult:
     """One SDP: maximise delta subject to the identities, the Gram matrices PSD (with a margin).
 
     ``|c_a|`` <= 1, and every Gram matrix is kept at least ``GRAM_MARGIN`` inside
@@ -37,6 +38,10 @@ def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
         An SDP solver (Clarabel, SCS, MOSEK, CVXOPT) if installed; otherwise (an
         LP-only solver such as HiGHS, or none named) the first installed of
         Clarabel and SCS.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the SDP solver gets the time left before
+        it (and before the deadline in force: Clarabel ``time_limit``, SCS
+        ``time_limit_secs``); a solve it stops has the status ``time-limit``.
 
     Returns
     -------
@@ -72,6 +77,9 @@ def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
                         notes=[f"a region has more than {poly.MAX_GENERATORS} cone generators"])
     if solver == "none":
         return LPResult("solver-error", None, None, tmpl.n_equations, nvar, 0.0, solver, notes=["no SDP solver installed"])
+    left = remaining(deadline)
+    if left is not None and left <= 0:
+        return LPResult(TIME_LIMIT, None, None, tmpl.n_equations, nvar, 0.0, solver, notes=["not solved: the time limit had passed"])
     t0 = time.perf_counter()
     nv, m2 = len(tmpl.vmonos), len(tmpl.qmonos)
     D = tmpl.chain.scale
@@ -124,7 +132,8 @@ def solve_quartic(tmpl: QuarticSOS, solver: str | None = None) -> LPResult:
         grams.append(Qs)
         cons.append(F @ c - mult * delta == rhs)
     prob = cp.Problem(cp.Maximize(delta), cons)
-    res = run_problem(prob, solver, values=(delta, c))  # warnings captured; a solver failure is reported, never a verdict
+    # warnings captured; a solver failure or a solve stopped by the time limit is reported, never a verdict
+    res = run_problem(prob, solver, values=(delta, c), time_limit=remaining(deadline))
     status, notes = res.status, res.notes
     elapsed = time.perf_counter() - t0
     if not res.ok:

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.clock import remaining
 from ..core.errors import SolverError
 from .capture import collect as collect  # re-exported: the CLI and sweeps gather notes from here
 from .capture import notes_reason as notes_reason
@@ -44,7 +46,10 @@ __all__ = [
     "DIRECT",
     "INTERIOR",
     "OPTIMAL",
+    "TIME_LIMIT",
+    "TIME_OPTIONS",
     "SolverNotInstalled",
+    "time_limited",
 ]
 
 # Solvers the searches prefer, best first (all solve LPs; Clarabel and SCS also the SDPs of the quartic template).
@@ -55,6 +60,13 @@ DIRECT = ("HIGHS", "CLARABEL")
 INTERIOR = ("CLARABEL", "SCS")
 # The statuses whose values the searches use (a candidate either way: the exact check decides).
 OPTIMAL = ("optimal", "optimal_inaccurate")
+# The status of a solve stopped by the time limit (or not started: no time was left); never a verdict, never a failure.
+TIME_LIMIT = "time-limit"
+# Statuses that answer the problem whenever they come: a solve ending otherwise once its time is spent was cut by it.
+_ANSWERS = ("optimal", "infeasible", "unbounded", "infeasible_or_unbounded")
+# The option of each solver (as cvxpy passes it on) that bounds its run, in seconds.
+TIME_OPTIONS = {"HIGHS": "time_limit", "CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit",
+                "GUROBI": "TimeLimit", "PIQP": "max_time"}
 
 # cvxpy's solver names and the Python module each needs (what cvxpy's ``import_solver`` imports):
 # a solver is installed when its module is found.  Looking the modules up imports neither them nor cvxpy.
@@ -194,8 +206,40 @@ def check_solver(name: str) -> str:
     raise SolverNotInstalled(f"{name!r} is not an installed solver (installed: {', '.join(have + more)})")
 
 
-def solve(problem: Any, solver: str | None = None, **kwargs: Any) -> tuple[str, list[str]]:
-    """Solve the cvxpy ``problem`` with ``solver`` (default :func:`default_solver`).
+def time_limited(status: str, limit: float | None, elapsed: float) -> str:
+    """``status``, or :data:`TIME_LIMIT` when a solve given ``limit`` seconds spent them without an answer.
+
+    A solver stopped by its clock says so in its own way (HiGHS ``kTimeLimit``,
+    Clarabel ``MaxTime``, cvxpy ``user_limit``, SCS an inaccurate solution):
+    every status other than an optimum or a proof of infeasibility or
+    unboundedness, ended once (90% of) the limit was spent, counts as stopped by it.
+
+    Parameters
+    ----------
+    status : str
+        The solve's status.
+    limit : float or None
+        The seconds it was given (None: no limit).
+    elapsed : float
+        The seconds it ran.
+
+    Returns
+    -------
+    str
+        The status to report.
+
+    Examples
+    --------
+    >>> time_limited("user_limit", 1.0, 1.02), time_limited("user_limit", 1.0, 0.1), time_limited("optimal", 1.0, 3.0)
+    ('time-limit', 'user_limit', 'optimal')
+    """
+    if limit is not None and status not in _ANSWERS and elapsed >= 0.9 * limit:
+        return TIME_LIMIT
+    return status
+
+
+def solve(problem: Any, solver: str | None = None, time_limit: float | None = None, **kwargs: Any) -> tuple[str, list[str]]:
+    """Solve the cvxpy ``problem`` with ``solver`` (default :func:`default_solver`), within the time left.
 
     Never raises a solver error; the searches call it through :func:`run_problem`.
 
@@ -205,14 +249,20 @@ def solve(problem: Any, solver: str | None = None, **kwargs: Any) -> tuple[str, 
         The problem.
     solver : str, optional
         A cvxpy solver name.
+    time_limit : float, optional
+        Seconds for the solve.  The tighter of it and the deadline in force
+        (:func:`certify.core.clock.remaining`) goes to the solver as its own
+        option (:data:`TIME_OPTIONS`; a solver without one is not bounded); with
+        no time left nothing is solved.
     **kwargs
         Passed to ``problem.solve``.
 
     Returns
     -------
     status : str
-        cvxpy's status (``"optimal"``, ``"infeasible"``, ...), or ``"solver-error"``
-        when the solver failed.
+        cvxpy's status (``"optimal"``, ``"infeasible"``, ...), ``"solver-error"``
+        when the solver failed, or :data:`TIME_LIMIT` when the time limit stopped it
+        (or left it no time).
     notes : list of str
         The warnings and log messages captured meanwhile, one line each, prefixed
         with the solver's name; on a failure the solver's message comes first.
@@ -223,20 +273,32 @@ def solve(problem: Any, solver: str | None = None, **kwargs: Any) -> tuple[str, 
     >>> x = cp.Variable()
     >>> solve(cp.Problem(cp.Minimize(x), [x >= 1]))[0]
     'optimal'
+    >>> solve(cp.Problem(cp.Minimize(x), [x >= 1]), time_limit=0.0)
+    ('time-limit', ['not solved: the time limit had passed'])
     """
     import cvxpy as cp
 
     name = solver or default_solver()
+    limit = remaining(limit=time_limit)
+    if limit is not None:
+        if limit <= 0:
+            return TIME_LIMIT, ["not solved: the time limit had passed"]
+        if name in TIME_OPTIONS:
+            kwargs.setdefault(TIME_OPTIONS[name], limit)
 
     def call() -> str:
         problem.solve(solver=name, **kwargs)
         return str(problem.status)
 
+    t0 = time.perf_counter()
     status, error, notes = run_captured(name, call, (cp.error.SolverError,))
+    elapsed = time.perf_counter() - t0
     if error is not None:
+        if time_limited("solver-error", limit, elapsed) == TIME_LIMIT:
+            return TIME_LIMIT, [f"stopped by the time limit ({limit:.3g} s): {error}", *notes]
         return "solver-error", [error, *notes]
     assert status is not None
-    return status, notes
+    return time_limited(status, limit, elapsed), notes
 
 
 @dataclass(frozen=True)
@@ -263,6 +325,8 @@ class Solved:
     (True, 'the solver failed', ['CLARABEL: x'], 'solver-error: the solver failed')
     >>> Solved("infeasible", [], "CLARABEL", False).outcome
     'infeasible'
+    >>> Solved("time-limit", [], "HIGHS", False).timed_out
+    True
     """
 
     status: str
@@ -274,6 +338,11 @@ class Solved:
     def failed(self) -> bool:
         """True when the solver failed (reported, never a verdict)."""
         return self.status == "solver-error"
+
+    @property
+    def timed_out(self) -> bool:
+        """True when the time limit stopped the solve (reported as such: never a verdict, never a failure)."""
+        return self.status == TIME_LIMIT
 
     @property
     def error(self) -> str | None:
@@ -291,7 +360,9 @@ class Solved:
         return f"solver-error: {self.error}" if self.failed else self.status
 
 
-def run_problem(problem: Any, solver: str | None = None, values: Sequence[Any] = (), **kwargs: Any) -> Solved:
+def run_problem(
+    problem: Any, solver: str | None = None, values: Sequence[Any] = (), time_limit: float | None = None, **kwargs: Any
+) -> Solved:
     """Solve the cvxpy ``problem`` (through :func:`solve`) and read the outcome.
 
     Parameters
@@ -303,6 +374,8 @@ def run_problem(problem: Any, solver: str | None = None, values: Sequence[Any] =
     values : sequence of cvxpy expressions
         The variables whose values the caller reads: the outcome is ``ok`` only
         when each has a value.
+    time_limit : float, optional
+        Seconds for the solve (as for :func:`solve`; the deadline in force bounds it too).
     **kwargs
         Passed to ``problem.solve``.
 
@@ -324,6 +397,6 @@ def run_problem(problem: Any, solver: str | None = None, values: Sequence[Any] =
     ('infeasible', False, False)
     """
     name = solver or default_solver()
-    status, notes = solve(problem, name, **kwargs)
+    status, notes = solve(problem, name, time_limit, **kwargs)
     ok = status in OPTIMAL and all(v.value is not None for v in values)
     return Solved(status, notes, name, ok)

@@ -17,7 +17,7 @@ from .lp import LPResult, solve_template
 __all__ = ["search_template"]
 
 
-def search_template(tmpl: Template, solver: str | None = None) -> LPResult:
+def search_template(tmpl: Template, solver: str | None = None, deadline: float | None = None) -> LPResult:
     """Numeric search for the coefficients of ``tmpl``: the LP over its rows, or the SDP.
 
     Parameters
@@ -27,6 +27,9 @@ def search_template(tmpl: Template, solver: str | None = None) -> LPResult:
     solver : str, optional
         A solver name (default :func:`certify.search.solvers.default_solver`;
         the SDP falls back to an SDP solver when an LP-only one is named).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the solves get the time left before it
+        (status ``time-limit`` when it stops them).
 
     Returns
     -------
@@ -59,9 +62,9 @@ def search_template(tmpl: Template, solver: str | None = None) -> LPResult:
     False
     """
     if isinstance(tmpl, LinearTemplate):
-        return solve_template(tmpl, solver=solver)
+        return solve_template(tmpl, solver=solver, deadline=deadline)
     if isinstance(tmpl, QuarticSOS):
         from .sdp import solve_quartic
 
-        return solve_quartic(tmpl, solver=solver)
+        return solve_quartic(tmpl, solver=solver, deadline=deadline)
     raise NotSupported(f"template {tmpl.name}: no numeric search for {type(tmpl).__name__} (neither linear rows nor the quartic SDP)")
