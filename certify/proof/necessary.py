@@ -29,6 +29,7 @@ from ..core.render import plural
 from ..exact import check_closed_set, check_finite, check_static_split, closed_set
 from ..markov.chain import Chain, drain_order
 from ..search.instability import static_split
+from ..search.solvers import TIME_LIMIT
 from .context import ProofContext, primitives, size_text
 from .stage import NEXT, STOP, Stage
 
@@ -146,6 +147,11 @@ class NecessaryCondition(Stage):
         with ctx.timer(self.name) as t:
             t.size = size_text(net, chain)
             ss = static_split(chain, solver=solver)
+            if ss.slack is None and ss.status == TIME_LIMIT:
+                t.outcome = "stopped by the time limit (the solve was cut short; nothing is concluded from it)"
+                run.necessary = "unknown"
+                run.stopped(self.name)
+                return NEXT
             if ss.slack is None:
                 t.outcome = f"solver failure ({ss.status})"
                 res.reasons.append(f"static split LP: solver failure ({ss.status}); not a verdict")

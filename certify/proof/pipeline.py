@@ -42,6 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..certificates import dumps
+from ..core.clock import within
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.verdict import TheoremVerdict
 from ..markov.chain import drain_order
@@ -166,7 +167,8 @@ def prove(
                 _prove_jsq(ctx)
             else:
                 assert isinstance(net, ForkJoinNetwork)
-                _prove_forkjoin(res, net, solver, run)
+                with within(run.deadline):  # the fork-join solves get the time left too
+                    _prove_forkjoin(res, net, solver, run)
         except TimeLimitReached as exc:
             run.cut = exc.stage
             res.verdict, res.method, res.certificate = "undecided", "none", None
