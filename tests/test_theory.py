@@ -223,6 +223,6 @@ def test_prove_gives_the_theorem_verdict_on_200_stations_past_the_time_limit():
     """With no time for the certificate stages, prove still decides a J = 200 network by the subset condition."""
     n = _split_network(200, F(9, 10), seed=2)
     res = certify.prove(n, time_limit=0, simulate=False)
-    assert any(r.startswith("time limit reached") for r in res.reasons)
+    assert any("time limit reached" in r for r in res.reasons)
     assert res.verdict == "stable" and res.method == "theorem: no feedback: subset condition"
     assert res.certificate["kind"] == "theorem" and certify.verify(n, res.certificate).ok

@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Examples
     --------
     >>> main(["regions", "models/tie-breaking-J3.json"])
-    tie-breaking-J3: 12 regions (11 unbounded), 3 stations, 1 choice sets with ties
+    tie-breaking-J3: 12 regions (11 unbounded), 3 stations, 1 choice set with ties
     0
     >>> import contextlib, io
     >>> err = io.StringIO()

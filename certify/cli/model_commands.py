@@ -36,7 +36,7 @@ def cmd_regions(args: argparse.Namespace) -> int:
     --------
     >>> from certify.cli.parser import build_parser
     >>> cmd_regions(build_parser().parse_args(["regions", "models/symmetric-jsq-J4.json"]))
-    symmetric-jsq-J4: 30 regions (29 unbounded), 4 stations, 1 choice sets with ties
+    symmetric-jsq-J4: 30 regions (29 unbounded), 4 stations, 1 choice set with ties
     0
     >>> cmd_regions(build_parser().parse_args(["regions", "models/tie-breaking-J3.json", "--json"]))
     {"regions": 12, "unbounded": 11, "routing_sets": 1}

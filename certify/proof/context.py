@@ -48,7 +48,7 @@ class RunState:
     ran: list[str] = field(default_factory=list)  # certificate searches that ran (LPs/SDPs solved)
     skipped: list[str] = field(default_factory=list)  # searches not run because the time limit had passed
     cut: str | None = None  # the stage the time limit interrupted
-    necessary: str = "unknown"  # holds | borderline | doubtful | unknown | fails
+    necessary: str = "unknown"  # holds | borderline | doubtful | unknown | stopped | fails
     budget: float | None = None  # seconds given to the stages when a theorem already decides (deadline shortened)
 
     def expired(self) -> bool:
@@ -74,6 +74,7 @@ class RunState:
             "borderline": "the necessary condition holds at best with equality (critical load, within solver tolerance)",
             "doubtful": "the necessary condition is in doubt (the static split LP looks infeasible, without an exact dual)",
             "unknown": "the necessary condition was not decided (solver failure)",
+            "stopped": "the necessary condition was not decided (its LP was stopped by the time limit)",
         }.get(self.necessary, "")
 
     def summary(self) -> str:

@@ -149,7 +149,7 @@ class NecessaryCondition(Stage):
             ss = static_split(chain, solver=solver)
             if ss.slack is None and ss.status == TIME_LIMIT:
                 t.outcome = "stopped by the time limit (the solve was cut short; nothing is concluded from it)"
-                run.necessary = "unknown"
+                run.necessary = "stopped"
                 run.stopped(self.name)
                 return NEXT
             if ss.slack is None:
