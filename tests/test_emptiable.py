@@ -28,3 +28,34 @@ def test_tie_that_never_moves_on_stops_every_stage():
     res = prove(from_dict(doc), simulate=False)
     assert res.verdict == "undecided" and res.certificate is None
     assert any("not shown to empty when no customer arrives (station 1:" in r for r in res.reasons)
+
+
+def test_fluid_statement_claims_nothing_for_a_network_that_may_never_empty():
+    """The fluid statement is 'fluid-model' (nothing about the network) when the network is not shown to empty."""
+    from certify.certificates.statements import derived_claim
+    from certify.io.loader import from_dict
+
+    stuck = from_dict(dict(FB12, tie_breaking=[{"set": ["1", "2"], "probs": {"1": 1, "2": 0}}]))
+    assert derived_claim("fluid", from_dict(FB12))[0] == "general"
+    semantics, statement = derived_claim("fluid", stuck)
+    assert semantics == "fluid-model" and "nothing is claimed about the network itself" in statement
+
+
+def test_a_fluid_certificate_for_a_network_that_may_never_empty_claims_only_the_fluid_model():
+    """The fluid certificate of the stuck network states 'fluid-model', and verify re-derives just that."""
+    from certify.certificates import verify
+    from certify.certificates.writers import fluid_certificate
+    from certify.exact.stability import check_fluid
+    from certify.io.loader import from_dict
+    from certify.markov.chain import compile_chain
+
+    stuck = from_dict(dict(FB12, tie_breaking=[{"set": ["1", "2"], "probs": {"1": 1, "2": 0}}]))
+    chain = compile_chain(stuck)
+    from fractions import Fraction
+
+    w = [Fraction(1), Fraction(1)]
+    chk = check_fluid(chain, "linear", w)
+    assert chk.ok  # the fluid model itself is stable: only the step to the network fails
+    cert = fluid_certificate(stuck, chain, "linear", w, chk)
+    assert cert["semantics"] == "fluid-model" and "nothing is claimed about the network" in cert["statement"]
+    assert verify(stuck, cert).ok

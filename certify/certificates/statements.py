@@ -14,7 +14,7 @@ from ..core.errors import CertificateError
 from ..core.hypotheses import dai_violations
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.theorem_check import decisive_theorem
-from ..markov.chain import Chain
+from ..markov.chain import Chain, compile_chain, emptying_order
 from .readers import KINDS
 
 __all__ = ["STATEMENTS", "derived_claim"]
@@ -133,6 +133,12 @@ def derived_claim(kind: str, net: Network | ForkJoinNetwork, chain: Chain | None
             "Along every fluid path, under every tie-breaking rule, dV/dt <= -delta |z|_1 (quadratic) or <= -delta "
             "(linear) away from 0, and V >= eta |z|^2 (or eta |z|_1): the fluid model is stable"
         )
+        if isinstance(net, Network) and emptying_order(compile_chain(net)) is None:
+            return "fluid-model", (
+                f"{fluid}. Dai's theorem needs the network to empty when no customer arrives, which is not shown "
+                "here (a customer may cycle forever through ties broken as given): nothing is claimed about the "
+                "network itself."
+            )
         missing = dai_violations(net) if isinstance(net, Network) else []
         if missing:
             return "fluid-model", (

@@ -15,7 +15,7 @@ from math import lcm
 
 from ..core.model import Network
 
-__all__ = ["Chain", "compile_chain", "drain_order"]
+__all__ = ["Chain", "compile_chain", "drain_order", "emptying_order", "emptied_stations"]
 
 
 @dataclass(frozen=True)
@@ -258,4 +258,75 @@ def drain_order(chain: Chain) -> list[int] | None:
                 done.add(i)
                 order.append(i)
                 changed = True
+    return order if len(order) == chain.J else None
+
+
+def _moves_on(chain: Chain, choice: tuple[int, ...], done: set[int]) -> bool:
+    """Whether a customer routed by ``choice`` joins a station of ``done`` with positive probability once they are empty.
+
+    When the stations of ``done`` in ``choice`` are all empty they are all tied shortest, so the tied set S
+    satisfies ``choice & done <= S <= choice``; the customer joins ``done`` unless the tie-breaking rule of
+    some such S gives ``done`` probability 0 (the default, uniform, never does).
+    """
+    inside = {j for j in choice if j in done}
+    if not inside:
+        return False
+    for tied, probs in chain.ties:
+        if inside <= set(tied) <= set(choice) and sum(p for j, p in zip(tied, probs) if j in done) == 0:
+            return False
+    return True
+
+
+def emptied_stations(chain: Chain) -> list[int]:
+    """The stations :func:`emptying_order` shows to empty, in its order."""
+    order: list[int] = []
+    done: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i in range(chain.J):
+            if i not in done and (chain.leave[i] > 0 or any(
+                    src == i and p > 0 and _moves_on(chain, c, done) for src, c, p in chain.feedback)):
+                done.add(i)
+                order.append(i)
+                changed = True
+    return order
+
+
+def emptying_order(chain: Chain) -> list[int] | None:
+    """Stations in an order showing that the network empties, almost surely, when no customer arrives.
+
+    A station is added when its customers leave with positive probability,
+    or when it routes with positive probability to a choice set that holds an
+    added station and, once the added stations are empty, joins one of them
+    with positive probability (:func:`_moves_on`).  By induction each added
+    station completes finitely many services almost surely: the added
+    stations of its route are eventually empty forever, after which each of
+    its completions sends a customer into them with probability bounded below
+    (conditional Borel-Cantelli), which happens only finitely often.  A
+    non-idling station with finitely many completions is eventually empty,
+    whatever its service law.  This generalises
+    :func:`certify.markov.chain.drain_order` (a route into added stations only).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain data (:attr:`ProofContext.base <certify.proof.context.ProofContext.base>`).
+
+    Returns
+    -------
+    list of int or None
+        The stations in that order, or None when some station is not shown to empty.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> fb = Chain(("1", "2"), (F(1), F(1)), (((0,), F(2, 5)),), ((0, (0, 1), F(1)),), (F(0), F(1)))
+    >>> drain_order(fb), emptying_order(fb)
+    (None, [1, 0])
+    >>> stuck = Chain(fb.ids, fb.mu, fb.arrivals, fb.feedback, fb.leave, (((0, 1), (F(1), F(0))),))
+    >>> emptying_order(stuck) is None
+    True
+    """
+    order = emptied_stations(chain)
     return order if len(order) == chain.J else None
