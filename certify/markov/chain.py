@@ -278,7 +278,26 @@ def _moves_on(chain: Chain, choice: tuple[int, ...], done: set[int]) -> bool:
 
 
 def emptied_stations(chain: Chain) -> list[int]:
-    """The stations :func:`emptying_order` shows to empty, in its order."""
+    """The stations :func:`emptying_order` shows to empty, in its order (all of them exactly when it succeeds).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain data.
+
+    Returns
+    -------
+    list of int
+        The stations shown to empty, in the order they were added.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> fb = Chain(("1", "2"), (F(1), F(1)), (((0,), F(2, 5)),), ((0, (0, 1), F(1)),), (F(0), F(1)))
+    >>> stuck = Chain(fb.ids, fb.mu, fb.arrivals, fb.feedback, fb.leave, (((0, 1), (F(1), F(0))),))
+    >>> emptied_stations(fb), emptied_stations(stuck)
+    ([1, 0], [1])
+    """
     order: list[int] = []
     done: set[int] = set()
     changed = True
