@@ -8,6 +8,7 @@ exit probabilities and tie-breaking.  Pure Python, exact (no numpy).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -243,22 +244,24 @@ def drain_order(chain: Chain) -> list[int] | None:
     """
     if chain.proper():
         return None
+    order = _drained(chain, lambda c, done: set(c) <= done)
+    return order if len(order) == chain.J else None
+
+
+def _drained(chain: Chain, routes_out: Callable[[tuple[int, ...], set[int]], bool]) -> list[int]:
+    """Stations added one by one, while some station leaves, or routes by a choice set that ``routes_out`` accepts."""
     order: list[int] = []
     done: set[int] = set()
     changed = True
     while changed:
         changed = False
         for i in range(chain.J):
-            if i in done:
-                continue
-            ok = chain.leave[i] > 0 or any(
-                src == i and p > 0 and set(c) <= done for src, c, p in chain.feedback
-            )
-            if ok:
+            if i not in done and (chain.leave[i] > 0 or any(
+                    src == i and p > 0 and routes_out(c, done) for src, c, p in chain.feedback)):
                 done.add(i)
                 order.append(i)
                 changed = True
-    return order if len(order) == chain.J else None
+    return order
 
 
 def _moves_on(chain: Chain, choice: tuple[int, ...], done: set[int]) -> bool:
@@ -298,18 +301,7 @@ def emptied_stations(chain: Chain) -> list[int]:
     >>> emptied_stations(fb), emptied_stations(stuck)
     ([1, 0], [1])
     """
-    order: list[int] = []
-    done: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for i in range(chain.J):
-            if i not in done and (chain.leave[i] > 0 or any(
-                    src == i and p > 0 and _moves_on(chain, c, done) for src, c, p in chain.feedback)):
-                done.add(i)
-                order.append(i)
-                changed = True
-    return order
+    return _drained(chain, lambda c, done: _moves_on(chain, c, done))
 
 
 def emptying_order(chain: Chain) -> list[int] | None:
