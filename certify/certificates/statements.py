@@ -14,7 +14,7 @@ from ..core.errors import CertificateError
 from ..core.hypotheses import dai_violations
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.theorem_check import decisive_theorem
-from ..markov.chain import Chain, compile_chain, emptying_order
+from ..markov.chain import Chain, compile_chain, drain_order, emptying_order
 from .readers import KINDS
 
 __all__ = ["STATEMENTS", "derived_claim"]
@@ -133,7 +133,8 @@ def derived_claim(kind: str, net: Network | ForkJoinNetwork, chain: Chain | None
             "Along every fluid path, under every tie-breaking rule, dV/dt <= -delta |z|_1 (quadratic) or <= -delta "
             "(linear) away from 0, and V >= eta |z|^2 (or eta |z|_1): the fluid model is stable"
         )
-        if isinstance(net, Network) and emptying_order(compile_chain(net)) is None:
+        means = compile_chain(net) if isinstance(net, Network) else None
+        if means is not None and emptying_order(means) is None:
             return "fluid-model", (
                 f"{fluid}. Dai's theorem needs the network to empty when no customer arrives, which is not shown "
                 "here (a customer may cycle forever through ties broken as given): nothing is claimed about the "
@@ -145,9 +146,11 @@ def derived_claim(kind: str, net: Network | ForkJoinNetwork, chain: Chain | None
                 f"{fluid}. Dai's theorem needs every interarrival law unbounded and spread out, which this network "
                 f"breaks ({'; '.join(missing)}): nothing is claimed about the network itself."
             )
+        ties = "" if means is None or drain_order(means) is not None else (
+            ", with the tie-breaking given (the network empties when no customer arrives only through its ties)")
         return "general", (
-            f"{fluid}, so the network is positive Harris recurrent for every i.i.d. service and interarrival law with "
-            "these means whose interarrival times are unbounded and spread out (Dai 1995; Dai-Hasenbein-Kim 2007)."
+            f"{fluid}, so the network is positive Harris recurrent{ties} for every i.i.d. service and interarrival law "
+            "with these means whose interarrival times are unbounded and spread out (Dai 1995; Dai-Hasenbein-Kim 2007)."
         )
     if kind == "theorem":
         return _theorem_statement(net, template)

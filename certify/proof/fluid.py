@@ -19,6 +19,7 @@ from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.render import plural
 from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
 from ..exact.fluid_flow import flow_rates
+from ..markov.chain import drain_order
 from ..markov.fluid import FluidFace
 from ..markov.symmetry import Symmetry
 from .context import ProofContext
@@ -195,8 +196,11 @@ class Fluid(Stage):
         res.verdict, res.semantics = "stable", "general"
         res.method = method
         res.certificate = certificate()
+        ties = "every tie-breaking rule" if drain_order(ctx.base) is not None else (
+            "the tie-breaking given (the network empties when no customer arrives only through ties broken as "
+            "given: the verdict is for the tie-breaking given, not for every tie-breaking rule)")
         res.reasons.append(
-            f"{what}: stable (positive Harris recurrent, Dai 1995) for every tie-breaking rule and every "
+            f"{what}: stable (positive Harris recurrent, Dai 1995) for {ties} and every "
             "i.i.d. service and interarrival law with these means whose interarrival times are unbounded "
             "and spread out -- as every interarrival law of this network is (checked)"
         )

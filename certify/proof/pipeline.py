@@ -45,7 +45,6 @@ from ..certificates import dumps
 from ..core.clock import within
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.verdict import TheoremVerdict
-from ..markov.chain import drain_order
 from ..markov.regions import TimeLimitReached
 from ..search.solvers import check_solver
 from ..simulation.evidence import DEFAULT_BUDGET_S
@@ -198,15 +197,6 @@ def _prove_jsq(ctx: ProofContext) -> None:
     res.semantics = "markovian" if ctx.chain is not None else "general"
     if not run_stages(ctx, JSQ_STAGES):
         res.reasons.append(f"{ctx.run.summary()}; {ctx.run.necessary_text()}")
-    if res.verdict == "stable" and res.semantics == "general" and drain_order(ctx.base) is None:
-        # Emptiable passed only through a JSQ tie (feedback into a set holding a non-draining station): the
-        # network empties without arrivals under the tie-breaking given, which Dai's argument needs; under a
-        # rule that never sends the tie on, the last customer may cycle forever.
-        res.reasons.append(
-            "the network empties when no customer arrives only through ties broken as given (a station feeds back "
-            "into a choice set holding a station that does not drain): the verdict is for the tie-breaking given, "
-            "not for every tie-breaking rule"
-        )
 
 
 def _prove_forkjoin(res: Result, net: ForkJoinNetwork, solver: str | None, run: RunState) -> None:
