@@ -303,6 +303,7 @@ def to_dict(net: Network | ForkJoinNetwork) -> dict[str, Any]:
     >>> from_dict(to_dict(net)) == net
     True
     """
+    # one call per type: in_file_units is generic in the network type (mypy reads the union as neither)
     net = in_file_units(net) if isinstance(net, Network) else in_file_units(net)
     if isinstance(net, ForkJoinNetwork):
         doc: dict[str, Any] = {"format": FORK_JOIN_FORMAT, "name": net.name, "n": net.n, "k": net.k,

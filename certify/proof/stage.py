@@ -35,7 +35,7 @@ class Stage(ABC):
     ...         return NEXT
     >>> from types import SimpleNamespace
     >>> from certify.proof.result import Result
-    >>> ctx = SimpleNamespace(res=Result("x"))
+    >>> ctx = SimpleNamespace(res=Result("x"), run=SimpleNamespace(deadline=None))
     >>> run_stages(ctx, [Note(), Note()]), ctx.res.reasons
     (False, ['looked', 'looked'])
     """
@@ -76,13 +76,14 @@ def run_stages(ctx: ProofContext, stages: Sequence[Stage]) -> bool:
     >>> class Stop(Stage):
     ...     def run(self, ctx):
     ...         return STOP
-    >>> run_stages(None, [Stop()])
+    >>> from certify.proof.context import ProofContext
+    >>> run_stages(ProofContext.for_file("models/symmetric-jsq-J4.json"), [Stop()])
     True
     """
     for stage in stages:
         if not stage.applies(ctx):
             continue
-        with within(getattr(getattr(ctx, "run", None), "deadline", None)):
+        with within(ctx.run.deadline):
             if stage.run(ctx) is STOP:
                 return True
     return False
