@@ -123,7 +123,6 @@ def cmd_boundary(args: argparse.Namespace) -> int:
         tol = parse_number(args.tol)
         if tol is None or tol <= 0:
             raise OptionError("--tol", f"{args.tol!r} must be a positive number (the bracket width to stop at)")
-    args.grid = _grid(args)
     if len(args.file) > 1 or args.over is not None:
         return _many(args, parameter, lo, hi, tol)
     file = args.file[0]
@@ -166,20 +165,6 @@ def _written(res: BoundaryResult) -> list[tuple[str, dict[str, str]]]:
     if len(res.crossings) > 1:
         return [(f"crossing {i} {side}", p) for i, c in enumerate(res.crossings, 1) for side, p in c.paths.items()]
     return list(res.paths.items())
-
-
-def _grid(args: argparse.Namespace) -> int:
-    """The ``--grid N`` asked for (the default when the option is not given), checked: an integer from 0 to the maximum."""
-    from ..workflows.crossings import DEFAULT_GRID, MAX_GRID
-
-    raw = getattr(args, "grid", None)
-    if raw is None:
-        return DEFAULT_GRID
-    text = str(raw).strip()
-    if isinstance(raw, bool) or not text.isdigit() or int(text) > MAX_GRID:
-        raise OptionError("--grid", f"{raw!r} must be an integer from 0 to {MAX_GRID} (interior points probed before "
-                                    "bisecting)")
-    return int(text)
 
 
 def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fraction | None) -> int:

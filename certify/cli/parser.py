@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.version import __version__
 from ..proof.theorems import THEOREM_SHARE
+from ..workflows.crossings import DEFAULT_GRID, MAX_GRID
 from .boundary_command import cmd_boundary
 from .explain_command import EXPLAIN_FORMATS, cmd_explain
 from .model_commands import cmd_regions, cmd_stationary
@@ -192,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     bo.add_argument("--load", metavar="LO:HI", help="instead of --vary: a factor on every stream rate (1: as given)")
     bo.add_argument("--tol", metavar="T",
                     help="stop once the proved bracket is at most T wide (absolute; default: three significant digits)")
-    bo.add_argument("--grid", metavar="N",
+    bo.add_argument("--grid", type=int_at_least(0, MAX_GRID), default=DEFAULT_GRID, metavar="N",
                     help="interior points probed before bisecting, to find every crossing (default 7; 0: the ends only)")
     bo.add_argument("--out", metavar="DIR",
                     help="write each end's network and certificate here (stable.json, stable.cert.json, unstable...)")
