@@ -38,6 +38,7 @@ __all__ = [
     "verify_isolated",
     "generator",
     "drift",
+    "check_overflow",
     "lyapunov",
     "foster_function",
     "far_states",
@@ -143,13 +144,21 @@ def tie_probs(net, tied):
 
 
 def generator(net, x):
-    """Jumps (new state, rate) out of state x, written directly from the model's JSQ rules."""
+    """Jumps (new state, rate) out of state x, written directly from the model's JSQ rules.
+
+    A customer joins the shortest non-full station of its choice set and is lost when all are full.
+    """
     ids = net.station_ids
     out = []
 
+    cap = {st.id: st.capacity for st in net.stations}
+
     def join(choice, y, rate):
-        m = min(y[ids.index(s)] for s in choice)
-        tied = tuple(s for s in choice if y[ids.index(s)] == m)
+        room = [s for s in choice if cap[s] is None or y[ids.index(s)] < cap[s]]
+        if not room:
+            return  # every station of the set is full: the customer is lost
+        m = min(y[ids.index(s)] for s in room)
+        tied = tuple(s for s in room if y[ids.index(s)] == m)
         for s, p in tie_probs(net, tied).items():
             if p:
                 z = list(y)
@@ -580,10 +589,52 @@ def check_static_split(net, cert: dict) -> None:
         for j in C:
             back = sum((fb.prob * u[frozenset(fb.choice)] for fb in net.feedback if fb.source == j), Fraction(0))
             assert u[C] + w[j] - back >= 0, f"dual constraint for set {sorted(C)} at station {j} violated"
+    cap = {s.id: s.capacity for s in net.stations}
+    for C in lam:  # a set of capped stations may lose customers: flow balance with losses needs u_C >= 0 there
+        if all(cap[j] is not None for j in C):
+            assert u[C] >= 0, f"multiplier of the lossy set {sorted(C)} is {u[C]} < 0"
     value = sum((lam[C] * u[C] for C in lam), Fraction(0)) + sum((mu[s] * w[s] for s in ids), Fraction(0))
     assert value < 0, f"dual value {value} is not negative"
     assert rational(_claim(cert, "claims", "dual_value"), "claims.dual_value") == value
     assert _claim(cert, "claims", "overloaded") == [s for s in ids if w[s] > 0]
+
+
+def check_overflow(net, cert: dict, extra: tuple[int, ...] = (0, 1, 4, 17)) -> None:
+    """Re-evaluate an overflow certificate state by state: f = x_u + h(y) at x_u = L + k for every capped y.
+
+    The level L and delta are recomputed from the network, never read; the drift is the exact
+    generator's (:func:`generator`), at several x_u, so the shift invariance is tested too.
+    """
+    ids = list(net.station_ids)
+    u = cert.get("station")
+    if u not in ids:
+        raise Malformed(f"station {u!r}")
+    caps = {s.id: s.capacity for s in net.stations}
+    assert caps[u] is None and all(caps[s] is not None for s in ids if s != u), "one uncapped station"
+    capped = [s for s in ids if s != u]
+    table = {}
+    for key, v in _mapping(cert.get("table"), "table").items():
+        levels = tuple(int(t) for t in key.split(","))
+        if len(levels) != len(capped) or any(not 0 <= k <= caps[s] for s, k in zip(capped, levels)):
+            raise Malformed(f"table key {key!r}")
+        table[levels] = rational(v, f"table.{key}")
+    assert len(table) == math.prod(caps[s] + 1 for s in capped), "one value per capped level vector"
+    L = max(caps[s] for s in capped) + 2
+    iu = ids.index(u)
+
+    def f(x):
+        return x[iu] + table[tuple(x[i] for i, s in enumerate(ids) if s != u)]
+
+    sign = -1 if cert["kind"] == "overflow-foster" else 1
+    drifts = []
+    for y in table:
+        for k in extra:
+            x = list(y)
+            x.insert(iu, L + k)
+            drifts.append(drift(net, f, tuple(x)))
+    assert all(sign * d > 0 for d in drifts), f"drift of the wrong sign: {min(drifts)}, {max(drifts)}"
+    assert rational(_claim(cert, "claims", "delta"), "claims.delta") == min(sign * d for d in drifts)
+    assert _claim(cert, "claims", "level") == L
 
 
 # ---------------------------------------------------------------- fluid certificates

@@ -88,6 +88,23 @@ TRAP = {
     "feedback": [{"from": "2", "choice": ["2"], "prob": 1}],
 }
 
+# Every station but 3 capped (station 1: 2, station 2: 1), feedback from 3 into {1, 3}: the overflow kinds.
+def _spill(rate):
+    return lambda: from_dict({
+        "format": "jsq-network/1", "name": f"spill-{rate}",
+        "stations": {"1": {"mu": 1, "capacity": 2}, "2": {"mu": 1, "capacity": 1}, "3": {"mu": 2}},
+        "streams": [{"choice": ["1", "2", "3"], "rate": rate}],
+        "feedback": [{"from": "3", "choice": ["1", "3"], "prob": 0.25}],
+    })
+
+
+# Station 1 capped (2), station 2 uncapped with its own stream 1.2 > mu2: flow balance with a lossy set.
+LOSSY = {
+    "format": "jsq-network/1", "name": "lossy",
+    "stations": {"1": {"mu": 1, "capacity": 2}, "2": {"mu": 1}},
+    "streams": [{"choice": ["1"], "rate": 0.5}, {"choice": ["2"], "rate": 1.2}],
+}
+
 
 def _theorem(net):
     from certify.certificates import theorem_certificate
@@ -115,6 +132,9 @@ CASES = {
     "closed-set": (lambda: from_dict(TRAP), _prove, "closed-set"),
     "finite-state": (lambda: load(CORPUS / "loss2-a1.6-K3.json"), _prove, "finite-state"),
     "theorem": (lambda: load(CORPUS / "mmjsq-k2-m0.90.json"), _theorem, "theorem"),
+    "overflow-foster": (_spill(2), _prove, "overflow-foster"),
+    "overflow-growth": (_spill(3.5), _prove, "overflow-growth"),
+    "static-split-lossy": (lambda: from_dict(LOSSY), _prove, "static-split"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
     "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),

@@ -9,8 +9,10 @@ independently (tests/independent.py, none of it certify's templates or checker):
   dominating, phase vectors), V read from the file and the jumps written from the
   JSQ rules; V >= 0 there where the template promises it.
 * growth: Af >= delta at random states with f > level, the same way.
-* static-split: the dual constraints, the value < 0 and the claims, recomputed
-  exactly from the network.
+* static-split: the dual constraints (u >= 0 on the sets of capped stations), the
+  value < 0 and the claims, recomputed exactly from the network.
+* overflow: the drift of f = x_u + h(y) at x_u = L, L + 1, L + 4, L + 17 for every
+  capped level vector y, from the JSQ rules with capacities.
 * fluid: at random fluid states (ties, zeros) V >= eta |z|^2 (|z|_1 for linear) and
   every velocity of the true velocity set (a scipy LP written from the JSQ rules, as
   in tests/test_fluid.py) decreases V at rate delta.
@@ -74,6 +76,8 @@ def _confirm_cached(name, text, samples):
             ind.check_finite_state(net, cert)
         elif kind == "theorem":
             ind.check_theorem(net, cert)
+        elif kind in ("overflow-foster", "overflow-growth"):
+            ind.check_overflow(net, cert)
         else:
             return f"accepted a certificate of kind {kind!r}"
     except ind.Malformed as exc:
@@ -298,7 +302,7 @@ def edits_for(cls, net, cert):
         )
     if cls == "kind":
         kinds = ["foster", "growth", "static-split", "fluid", "fluid-flow", "fork-join-foster", "fork-join-capacity",
-                 "fork-join-independent", "Foster", "", None]
+                 "fork-join-independent", "overflow-foster", "overflow-growth", "Foster", "", None]
         templates = ["quadratic", "table", "piecewise", "quartic", "linear", "Table", None]
         return st.one_of(
             st.sampled_from(kinds).map(lambda k: [Edit("set", ("kind",), k)]),
@@ -392,6 +396,9 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("closed-set", lambda c: c.update(stations=["1", "2"])),
         ("finite-state", lambda c: c["claims"].update(states=c["claims"]["states"] + 1)),
         ("theorem", lambda c: c["claims"].update(verdict="unstable")),
+        ("overflow-foster", lambda c: c["claims"].update(delta=str(Fraction(c["claims"]["delta"]) * 2))),
+        ("overflow-growth", lambda c: c.update(table={k: "0" for k in c["table"]})),
+        ("static-split-lossy", lambda c: c["multipliers"]["sets"].update({"1": "-1"})),
     ):
         _, cert = case(name)
         bad = copy.deepcopy(cert)

@@ -23,6 +23,7 @@ from ..core.model import ForkJoinNetwork, Network
 from ..core.numbers import unq
 from ..exact.growth import table_problem
 from ..exact.instability import routed_sets
+from ..exact.overflow import lossy_sets
 from ..markov.chain import Chain, compile_chain
 from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
@@ -57,6 +58,8 @@ PAYLOAD_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "closed-set": (("stations",), ()),
     "finite-state": ((), ("phase_expansion",)),
     "theorem": (("theorem",), ()),
+    "overflow-foster": (("station", "table"), ()),
+    "overflow-growth": (("station", "table"), ()),
     "fork-join-capacity": (("capped",), ()),
     "fork-join-independent": (("lyapunov",), ()),
     "fork-join-foster": (("K", "classes", "table"), ()),
@@ -210,7 +213,7 @@ def read_static_split(net: Network, cert: dict[str, Any]) -> Reading:
     >>> from certify.core.model import Network, Station, Stream
     >>> mm1 = Network("mm1", (Station("1", F(1)),), (Stream(F(2), choice=("1",)),))
     >>> read_static_split(mm1, {"multipliers": {"sets": {"1": "-1"}, "stations": {"1": "1"}}}).args[1:]
-    ({(0,): Fraction(-1, 1)}, [Fraction(1, 1)])
+    ({(0,): Fraction(-1, 1)}, [Fraction(1, 1)], [])
     """
     chain = compile_chain(net)
     m = field_map(cert, "multipliers")
@@ -222,7 +225,8 @@ def read_static_split(net: Network, cert: dict[str, Any]) -> Reading:
             raise CertificateError(None, f"multipliers.{part}", f"must be a map, got {type(m[part]).__name__}")
     us = named_rationals(m["sets"], list(names), "multipliers.sets")
     ws = named_rationals(m["stations"], list(chain.ids), "multipliers.stations")
-    return Reading((chain, {names[k]: v for k, v in us.items()}, [ws[s] for s in chain.ids]), chain=chain)
+    lossy = lossy_sets(chain, [s.capacity for s in net.stations])  # derived from the network, never read
+    return Reading((chain, {names[k]: v for k, v in us.items()}, [ws[s] for s in chain.ids], lossy), chain=chain)
 
 
 def read_fluid(net: Network, cert: dict[str, Any]) -> Reading:

@@ -15,6 +15,7 @@ from ..core.hypotheses import dai_violations
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.theorem_check import decisive_theorem
 from ..markov.chain import Chain, compile_chain, drain_order, emptying_order
+from .overflow import OVERFLOW_STATEMENTS
 from .readers import KINDS
 
 __all__ = ["STATEMENTS", "derived_claim"]
@@ -118,9 +119,14 @@ def derived_claim(kind: str, net: Network | ForkJoinNetwork, chain: Chain | None
             f"state is reachable from every state: an irreducible finite CTMC is positive recurrent, {_primitives(chain)}."
         )
     if kind == "static-split":
+        losses = isinstance(net, Network) and net.has_capacities
         return "general", (
-            "No routing of the offered traffic keeps every station below its service rate: "
-            "not positive recurrent under any policy and any distributions with these means (flow balance)."
+            "No routing of the offered traffic"
+            + (", even one losing every customer whose choice set holds only capped stations," if losses else "")
+            + " keeps every station below its service rate: "
+            "not positive recurrent under any policy and any distributions with these means (flow balance"
+            + (" with losses" if losses else "")
+            + ")."
         )
     if kind == "closed-set":
         return "general", (
@@ -156,4 +162,6 @@ def derived_claim(kind: str, net: Network | ForkJoinNetwork, chain: Chain | None
         return _theorem_statement(net, template)
     if kind in STATEMENTS:
         return STATEMENTS[kind]
+    if kind in OVERFLOW_STATEMENTS:
+        return OVERFLOW_STATEMENTS[kind]
     raise CertificateError(None, "kind", f"unknown certificate kind {kind!r} (one of {', '.join(KINDS)})")

@@ -43,6 +43,7 @@ from ..exact.facts import Check, Facts
 from ..exact.fluid_flow import check_fluid_flow
 from ..exact.growth import check_growth
 from ..exact.instability import check_closed_set, check_static_split
+from ..exact.overflow import check_overflow
 from ..exact.stability import check_finite, check_fluid, check_foster
 from ..exact.theorem_check import check_theorem
 from ..forkjoin.checks import check_capacity, check_forkjoin_foster, check_independent
@@ -58,6 +59,7 @@ from .claims import (
 )
 from .fluid_flow import fluid_flow_claims, read_fluid_flow
 from .forkjoin import capacity_claims, independent_claims, lag_table_claims, read_capacity, read_independent, read_lag_table
+from .overflow import overflow_claims, read_overflow
 from .readers import (
     ENVELOPE_FIELDS,
     KINDS,
@@ -151,6 +153,9 @@ class Verifier(NamedTuple):
     claims: Callable[[Any], dict[str, Any]]
 
 
+#: The kinds that apply to a network with capacities (their checkers model the losses).
+CAPACITY_KINDS = ("finite-state", "static-split", "overflow-foster", "overflow-growth")
+
 # kind -> (reader, checker, claims): the whole of what verify does per kind.
 VERIFIERS: dict[str, Verifier] = {
     "foster": Verifier(read_foster, check_foster, foster_claims),
@@ -161,6 +166,8 @@ VERIFIERS: dict[str, Verifier] = {
     "closed-set": Verifier(read_closed_set, check_closed_set, closed_set_claims),
     "finite-state": Verifier(read_finite_state, check_finite, finite_state_claims),
     "theorem": Verifier(read_theorem, check_theorem, theorem_claims),
+    "overflow-foster": Verifier(read_overflow, check_overflow, overflow_claims),
+    "overflow-growth": Verifier(read_overflow, check_overflow, overflow_claims),
     "fork-join-capacity": Verifier(read_capacity, check_capacity, capacity_claims),
     "fork-join-independent": Verifier(read_independent, check_independent, independent_claims),
     "fork-join-foster": Verifier(read_lag_table, check_forkjoin_foster, lag_table_claims),
@@ -306,11 +313,11 @@ def _envelope(net: Network | ForkJoinNetwork, cert: dict[str, Any], failures: li
         what = "fork-join-redundancy/1" if isinstance(net, ForkJoinNetwork) else "jsq-network/1"
         failures.append(f"kind: a {kind} certificate does not apply to a {what} network")
         return None
-    if isinstance(net, Network) and net.has_capacities and kind != "finite-state":
+    if isinstance(net, Network) and net.has_capacities and kind not in CAPACITY_KINDS:
         capped = ", ".join(f"{s.id} ({s.capacity})" for s in net.stations if s.capacity is not None)
         failures.append(
             f"kind: a {kind} certificate is about the network without capacities, but stations {capped} have one "
-            "(losses change the chain); only finite-state certificates apply"
+            f"(losses change the chain); only {', '.join(CAPACITY_KINDS)} certificates apply"
         )
         return None
     required, optional = PAYLOAD_FIELDS[kind]

@@ -32,6 +32,7 @@ __all__ = [
     "FluidFlowFacts",
     "ClosedSetFacts",
     "FiniteStateFacts",
+    "OverflowFacts",
     "TheoremFacts",
 ]
 
@@ -384,6 +385,34 @@ class ClosedSetFacts(Facts):
 
     stations: list[str]
     inflow: Fraction
+
+
+@dataclass(frozen=True)
+class OverflowFacts(Facts):
+    """An overflow certificate holds: f = x_u + h(y) drifts by at least ``delta`` (down or up) wherever x_u >= ``level``.
+
+    Attributes
+    ----------
+    station : str
+        The uncapped station u.
+    delta : Fraction
+        The smallest margin of the drift over the capped level vectors (> 0).
+    level : int
+        L = max K + 2, from which the drift depends on the capped levels alone.
+    states : int
+        The number of capped level vectors checked.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> OverflowFacts("2", F(11, 70), 3, 2).as_dict()["delta"]
+    Fraction(11, 70)
+    """
+
+    station: str
+    delta: Fraction
+    level: int
+    states: int
 
 
 @dataclass(frozen=True)

@@ -60,11 +60,15 @@ def routed_sets(chain: Chain) -> list[tuple[int, ...]]:
     return sorted({c for c, _ in chain.arrivals} | {c for _, c, _ in chain.feedback}, key=lambda c: (len(c), c))
 
 
-def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: Sequence[Fraction]) -> Check[StaticSplitFacts]:
+def check_static_split(
+    chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: Sequence[Fraction], lossy: Sequence[tuple[int, ...]] = ()
+) -> Check[StaticSplitFacts]:
     """Check a dual certificate that the static split LP has value <= 0 (not positive recurrent).
 
     Conditions: w >= 0, sum w = 1, for every routed set C and j in C
-    u_C + w_j - sum_C' p[j][C'] u_C' >= 0, and sum_C lam_C u_C + sum_j mu_j w_j < 0.
+    u_C + w_j - sum_C' p[j][C'] u_C' >= 0, u_C >= 0 for every lossy set C (every
+    station of C has a capacity, so C may lose customers: flow balance with losses,
+    ``docs/math/capacities.md``), and sum_C lam_C u_C + sum_j mu_j w_j < 0.
     By weak duality every routing overloads some station (d_j > mu_j), which no
     stationary regime allows, whatever the distributions; the support of w is the
     overloaded set of stations.  (The value is required to be strictly negative,
@@ -78,6 +82,8 @@ def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: S
         One multiplier per routed set (:func:`routed_sets`).
     w : sequence of Fraction
         One weight per station.
+    lossy : sequence of tuple of int, optional
+        The routed sets that may lose customers (:func:`certify.exact.overflow.lossy_sets`; none without capacities).
 
     Returns
     -------
@@ -96,6 +102,11 @@ def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: S
     (True, Fraction(-1, 1), ['1'])
     >>> check_static_split(over, {(0,): F(0)}, [F(1)]).failures
     ['dual value 1 >= 0 proves nothing (it must be < 0)']
+
+    With capacity at station 1 the customers it cannot take are lost: u >= 0 is required there.
+
+    >>> check_static_split(over, {(0,): F(-1)}, [F(1)], lossy=[(0,)]).failures
+    ['multiplier of the lossy set {1} is -1 (must be >= 0: its customers may be lost)']
     """
     sets = routed_sets(chain)
     missing = [c for c in sets if c not in u]
@@ -118,6 +129,9 @@ def check_static_split(chain: Chain, u: Mapping[tuple[int, ...], Fraction], w: S
                 failures.append(
                     f"dual constraint for set {_set_str(chain, C)} at station {chain.ids[j]} is {val} (must be >= 0)"
                 )
+    for C in lossy:
+        if C in u and u[C] < 0:
+            failures.append(f"multiplier of the lossy set {_set_str(chain, C)} is {u[C]} (must be >= 0: its customers may be lost)")
     lam = dict(chain.arrivals)
     value = sum((lam.get(C, Fraction(0)) * u[C] for C in sets), Fraction(0)) + sum(
         (chain.mu[j] * w[j] for j in range(chain.J)), Fraction(0)

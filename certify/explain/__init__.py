@@ -40,6 +40,8 @@ EXPLAINERS: dict[str, tuple[str, str]] = {
     "closed-set": ("instability", "explain_closed_set"),
     "finite-state": ("direct", "explain_finite_state"),
     "theorem": ("direct", "explain_theorem"),
+    "overflow-foster": ("overflow", "explain_overflow"),
+    "overflow-growth": ("overflow", "explain_overflow"),
     "fork-join-capacity": ("forkjoin", "explain_capacity"),
     "fork-join-independent": ("forkjoin", "explain_independent"),
     "fork-join-foster": ("forkjoin_lags", "explain_lag_table"),

@@ -1,6 +1,7 @@
 """The first stages of ``prove``: finite capacities, closed sets, the necessary condition, reachability.
 
 * :class:`FiniteState` -- every station has a capacity: a finite irreducible chain (exact).
+  (Some but not all: :class:`~certify.proof.capacities.PartialCapacities`, after the necessary condition.)
 * :class:`ClosedSet` -- customers that never leave a set fed by exogenous arrivals: unstable (general).
 * :class:`NecessaryCondition` -- the static split LP; an exact dual certificate of overload: unstable (general).
 * :class:`Emptiable` -- the network must empty when no customer arrives (every stability verdict needs it).
@@ -27,6 +28,7 @@ from fractions import Fraction
 from ..certificates import closed_set_certificate, finite_certificate, static_split_certificate
 from ..core.render import plural
 from ..exact import check_closed_set, check_finite, check_static_split, closed_set
+from ..exact.overflow import lossy_sets
 from ..markov.chain import drain_order, emptied_stations, emptying_order
 from ..search.instability import static_split
 from ..search.solvers import TIME_LIMIT
@@ -50,8 +52,8 @@ class FiniteState(Stage):
     name = "finite state space"
 
     def applies(self, ctx: ProofContext) -> bool:
-        """Only networks with capacities."""
-        return ctx.net.has_capacities
+        """Only networks whose every station has a capacity (:class:`~certify.proof.capacities.PartialCapacities`: some)."""
+        return all(s.capacity is not None for s in ctx.net.stations)
 
     def run(self, ctx: ProofContext) -> bool:
         """Check the finite chain; always stops the pipeline (capacities leave nothing else to try)."""
@@ -66,12 +68,10 @@ class FiniteState(Stage):
                 + primitives(chain)
                 + " and the given tie-breaking"
             )
-        elif all(s.capacity is not None for s in net.stations):
+        else:
             res.reasons.append(
                 "finite capacities, but " + ("; ".join(fin.failures) if fin.failures else f"no Markovian form: {ctx.why}")
             )
-        else:
-            res.reasons.append("networks where only some stations have a capacity are not analysed yet")
         return STOP
 
 
@@ -92,6 +92,10 @@ class ClosedSet(Stage):
     """
 
     name = "closed set (customers never leave)"
+
+    def applies(self, ctx: ProofContext) -> bool:
+        """Networks without capacities (with some, a customer may be lost; flow balance with losses covers them)."""
+        return not ctx.net.has_capacities
 
     def run(self, ctx: ProofContext) -> bool:
         """Find a closed set and check it exactly; stops the pipeline when proved."""
@@ -144,9 +148,10 @@ class NecessaryCondition(Stage):
         """Solve the static split LP; stops the pipeline only with an exactly checked overload."""
         net, chain, res, run, solver = ctx.net, ctx.base, ctx.res, ctx.run, ctx.solver
         tol = self.tol
+        lossy = lossy_sets(chain, [s.capacity for s in net.stations]) if net.has_capacities else []
         with ctx.timer(self.name) as t:
             t.size = size_text(net, chain)
-            ss = static_split(chain, solver=solver)
+            ss = static_split(chain, solver=solver, lossy=lossy)
             if ss.slack is None and ss.status == TIME_LIMIT:
                 t.outcome = "stopped by the time limit (the solve was cut short; nothing is concluded from it)"
                 run.necessary = "stopped"
@@ -164,17 +169,18 @@ class NecessaryCondition(Stage):
                 return NEXT
             margins = (1e-9, 1e-7, 1e-5, 1e-3, 0.0) if ss.bounded else (1e-9, 1e-7, 0.0)
             for margin in margins:
-                cand = static_split(chain, margin=margin, solver=solver)
+                cand = static_split(chain, margin=margin, solver=solver, lossy=lossy)
                 if cand.slack is None:
                     continue
                 u = {C: Fraction(round(v * 2**40), 2**40) for C, v in cand.u.items()}
+                u.update({C: max(Fraction(0), u[C]) for C in lossy})
                 w = [max(Fraction(0), Fraction(round(v * 2**40), 2**40)) for v in cand.w]
                 total = sum(w, Fraction(0))
                 if total <= 0:
                     continue
                 u = {C: v / total for C, v in u.items()}
                 w = [v / total for v in w]
-                chk = check_static_split(chain, u, w)
+                chk = check_static_split(chain, u, w, lossy)
                 if chk.ok:
                     run.necessary = "fails"
                     t.outcome = f"FAILS: overloaded set {{{','.join(chk.facts.overloaded)}}} (exact)"
@@ -182,9 +188,13 @@ class NecessaryCondition(Stage):
                         t.outcome += "; no routing balances the flows (dual unbounded, solved with bounded multipliers)"
                     res.verdict, res.semantics, res.method = "unstable", "general", "static split LP dual (flow balance)"
                     res.certificate = static_split_certificate(net, chain, u, w, chk)
+                    losing = (
+                        ", even one losing every customer whose choice set holds only capped stations,"
+                        if lossy else ""
+                    )
                     res.reasons.append(
-                        f"no routing keeps stations {{{','.join(chk.facts.overloaded)}}} below capacity "
-                        f"(dual value {float(chk.facts.dual_value):.4g} < 0, checked exactly); "
+                        f"no routing{losing} keeps stations {{{','.join(chk.facts.overloaded)}}} below their service "
+                        f"rates (dual value {float(chk.facts.dual_value):.4g} < 0, checked exactly); "
                         "this holds for every routing policy and every distribution with these means"
                     )
                     return STOP

@@ -49,6 +49,7 @@ from ..markov.regions import TimeLimitReached
 from ..search.solvers import check_solver
 from ..simulation.evidence import DEFAULT_BUDGET_S
 from ..templates import TEMPLATES
+from .capacities import PartialCapacities
 from .context import ProofContext, RunState
 from .evidence import simulation_evidence
 from .fluid import Fluid
@@ -68,6 +69,7 @@ JSQ_STAGES: tuple[Stage, ...] = (
     FiniteState(),
     ClosedSet(),
     NecessaryCondition(),
+    PartialCapacities(),
     Emptiable(),
     Fluid(),
     Reachability(),

@@ -65,7 +65,12 @@ DUAL_BOUND = 1000.0
 
 
 def static_split(
-    chain: Chain, margin: float = 0.0, solver: str | None = None, bound: float | None = None, deadline: float | None = None
+    chain: Chain,
+    margin: float = 0.0,
+    solver: str | None = None,
+    bound: float | None = None,
+    deadline: float | None = None,
+    lossy: Sequence[tuple[int, ...]] = (),
 ) -> StaticSplit:
     """Solve the dual of the static split LP (DESIGN §6).
 
@@ -92,6 +97,9 @@ def static_split(
     deadline : float, optional
         A ``time.perf_counter()`` value: the LP gets the time left before it (and before the
         deadline in force); one it stops has the status ``time-limit`` and no slack.
+    lossy : sequence of tuple of int, optional
+        The routed sets that may lose customers (every station capped): their
+        multipliers are kept >= 0 (flow balance with losses, ``docs/math/capacities.md``).
 
     Returns
     -------
@@ -136,13 +144,15 @@ def static_split(
     A_eq = sp.csr_matrix(np.concatenate([np.zeros(nu), np.ones(J)]).reshape(1, -1))
     box = np.inf if bound is None else bound
     lo = np.concatenate([np.full(nu, -box), np.zeros(J)])
+    for C in lossy:
+        lo[pos[C]] = 0.0
     hi = np.concatenate([np.full(nu, box), np.full(J, np.inf)])
     res = solve_lp(cost, A_ub, np.full(r, -margin), A_eq, [1.0], bounds=(lo, hi), solver=solver or default_solver(interior=True),
                    time_limit=remaining(deadline))
     if res.failed:
         return StaticSplit(None, {}, [], res.outcome)
     if bound is None and res.status in ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded"):
-        return static_split(chain, margin=margin, solver=solver, bound=DUAL_BOUND, deadline=deadline)
+        return static_split(chain, margin=margin, solver=solver, bound=DUAL_BOUND, deadline=deadline, lossy=lossy)
     if not res.ok:
         return StaticSplit(None, {}, [], res.status, bound is not None)
     assert res.x is not None and res.objective is not None  # res.ok: the solution is set
