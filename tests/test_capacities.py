@@ -80,7 +80,7 @@ def test_static_split_of_the_uncapped_network_is_refused_with_losses():
     cert = prove(uncapped, time_limit=30, simulate=False).certificate
     assert cert is not None and cert["kind"] == "static-split"
     chain = compile_chain(capped)
-    from certify.certificates.readers import read_static_split
+    from certify.certificates.kinds.static_split import read_static_split
     from certify.exact import check_static_split
 
     args = read_static_split(capped, cert).args

@@ -43,8 +43,7 @@ def test_fluid_statement_claims_nothing_for_a_network_that_may_never_empty():
 
 def test_a_fluid_certificate_for_a_network_that_may_never_empty_claims_only_the_fluid_model():
     """The fluid certificate of the stuck network states 'fluid-model', and verify re-derives just that."""
-    from certify.certificates import verify
-    from certify.certificates.writers import fluid_certificate
+    from certify.certificates import fluid_certificate, verify
     from certify.exact.stability import check_fluid
     from certify.io.loader import from_dict
     from certify.markov.chain import compile_chain

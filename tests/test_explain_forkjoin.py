@@ -9,7 +9,7 @@ from itertools import combinations, product
 
 import pytest
 
-from certify.certificates.forkjoin import capacity_certificate, forkjoin_foster_certificate, independent_certificate
+from certify.certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
 from certify.core.model import ForkJoinNetwork
 from certify.explain import explain
 from certify.explain.formulas import frac_tex

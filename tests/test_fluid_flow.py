@@ -243,7 +243,7 @@ def test_exact_integer_weights():
 
 def test_reader_refuses_a_non_map():
     """weights must be a map from station ids to rationals."""
-    from certify.certificates.fluid_flow import read_fluid_flow
+    from certify.certificates.kinds.fluid_flow import read_fluid_flow
 
     net = from_dict(random_doc(3, 2, feedback=False, load="1/2"))
     with pytest.raises(CertificateError, match="weights: must be a map"):
@@ -252,7 +252,7 @@ def test_reader_refuses_a_non_map():
 
 def test_reader_refuses_weights_whose_common_denominator_is_huge():
     """Weights whose common denominator has more than MAX_DENOMINATOR_BITS bits are refused before any max flow runs."""
-    from certify.certificates.fluid_flow import read_fluid_flow
+    from certify.certificates.kinds.fluid_flow import read_fluid_flow
 
     doc = {"format": "jsq-network/1", "name": "wide", "stations": {str(i): {"mu": "1"} for i in range(1, 41)},
            "streams": [{"rate": "1", "choice": [str(i) for i in range(1, 41)]}]}

@@ -1,7 +1,6 @@
 """What a certificate reader returns, :class:`Reading`, and the field helpers every reader uses.
 
-A reader (:mod:`certify.certificates.readers`, :mod:`certify.certificates.fluid_flow`,
-:mod:`certify.certificates.forkjoin`) validates a payload field by field and
+A reader (each kind's, in :mod:`certify.certificates.kinds`) validates a payload field by field and
 refuses, with :class:`~certify.core.errors.CertificateError` naming the field, a
 map that is not one (:func:`field_map`), a set of names other than the expected
 one or a rational not in canonical form (:func:`named_rationals`), or a table
@@ -17,8 +16,13 @@ from typing import Any
 from ..core.errors import CertificateError
 from ..core.numbers import unq
 from ..markov.chain import Chain
+from ..markov.laws import NotPhaseType
+from ..markov.phases import markov_chain
+from ..markov.symmetry import Symmetry
+from ..templates.options import station_list
+from .claims import same_json
 
-__all__ = ["Reading", "cell_key", "field_map", "named_rationals"]
+__all__ = ["Reading", "cell_key", "field_map", "named_rationals", "markov_of", "symmetry_field", "server_list"]
 
 
 def cell_key(c: tuple[int, ...] | list[int]) -> str:
@@ -140,3 +144,115 @@ def named_rationals(values: dict[str, Any], want: list[str], field: str) -> dict
         extra = sorted(set(values) - set(want))[:3]
         raise CertificateError(None, field, f"must name exactly {len(want)} values: missing {missing}, unexpected {extra}")
     return {n: unq(values[n], f"{field}.{n}") for n in want}
+
+
+def markov_of(net: Any, cert: dict[str, Any]) -> Chain | str:
+    """The Markov chain a certificate is about, or why the network has none matching its ``phase_expansion``.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    cert : dict
+        The certificate (its optional ``phase_expansion`` field).
+
+    Returns
+    -------
+    Chain or str
+        The chain (a phase-type expansion, or the exponential chain), or the reason in words.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> markov_of(mm1, {}).J, markov_of(mm1, {"phase_expansion": ["x"]})
+    (1, "phase_expansion: ['x'] but the network's phase-type expansion is None")
+    """
+    try:
+        chain = markov_chain(net)
+    except NotPhaseType as exc:
+        return f"the network has no Markovian (phase-type) form: {exc}"
+    want = list(chain.expansion) if chain.has_phases else None
+    if not same_json(cert.get("phase_expansion"), want):
+        return f"phase_expansion: {cert.get('phase_expansion')!r} but the network's phase-type expansion is {want!r}"
+    return chain
+
+
+def symmetry_field(chain: Chain, value: Any) -> Symmetry:
+    """The ``symmetry`` field: station classes as lists of ids (disjoint, each in the network's order, sorted).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    value : object
+        The field as read from the file.
+
+    Returns
+    -------
+    Symmetry
+        The classes, by station index.
+
+    Raises
+    ------
+    CertificateError
+        When the field is not a non-empty list of disjoint, sorted classes of two or more known ids.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> symmetry_field(ch, [["1", "2"]]).classes
+    ((0, 1),)
+    """
+    if not isinstance(value, list) or not value:
+        raise CertificateError(None, "symmetry", f"{value!r} must be a non-empty list of station classes (lists of ids)")
+    classes: list[tuple[int, ...]] = []
+    for k, cl in enumerate(value):
+        ids = station_list(chain, cl, f"symmetry[{k}]")
+        if len(ids) < 2:
+            raise CertificateError(None, f"symmetry[{k}]", f"{cl!r}: a class has two or more stations")
+        classes.append(tuple(chain.ids.index(s) for s in ids))
+    flat = [a for c in classes for a in c]
+    if len(set(flat)) != len(flat):
+        raise CertificateError(None, "symmetry", f"{value!r}: the classes must be disjoint")
+    if classes != sorted(classes):
+        raise CertificateError(None, "symmetry", f"{value!r}: list the classes in the order of their first stations")
+    return Symmetry(tuple(classes))
+
+
+def server_list(net: Any, value: Any, field: str) -> list[str]:
+    """Distinct known server ids of a fork-join network, in the network's order (the canonical form).
+
+    Parameters
+    ----------
+    net : ForkJoinNetwork
+        The network.
+    value : object
+        The field as read from the file.
+    field : str
+        Where it is (named in the error).
+
+    Returns
+    -------
+    list of str
+        The server ids.
+
+    Raises
+    ------
+    CertificateError
+        When the value is not such a list.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> server_list(SimpleNamespace(servers=(("1", 1), ("2", 1))), ["2"], "capped")
+    ['2']
+    """
+    ids = [s for s, _ in net.servers]
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise CertificateError(None, field, f"{value!r} must be a list of server ids (strings)")
+    if any(s not in ids for s in value) or len(set(value)) != len(value) or value != [s for s in ids if s in value]:
+        raise CertificateError(None, field, f"{value!r} must list distinct server ids of {ids} in that order")
+    return value

@@ -23,59 +23,27 @@ re-derive:
   differ is refused, so a markovian proof is never reported as general and no
   forged sentence is ever printed.
 
-Each kind is one row of :data:`VERIFIERS`: its reader (payload -> the checker's
-arguments), its exact checker, and its claims (facts -> what the file must
-claim).  Pure Python: verifying needs no solver.
+Each kind is one :class:`~certify.certificates.kinds.base.Kind` of the registry
+(:data:`~certify.certificates.kinds.REGISTRY`): its reader (payload -> the
+checker's arguments), its exact checker, and its claims (facts -> what the file
+must claim).  Pure Python: verifying needs no solver.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..core.envelope import FORMAT, _body_digest, network_digest
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
-from ..exact.facts import Check, Facts
-from ..exact.fluid_flow import check_fluid_flow
-from ..exact.growth import check_growth
-from ..exact.instability import check_closed_set, check_static_split
-from ..exact.overflow import check_overflow
-from ..exact.stability import check_finite, check_fluid, check_foster
-from ..exact.theorem_check import check_theorem
-from ..forkjoin.checks import check_capacity, check_forkjoin_foster, check_independent
-from .claims import (
-    closed_set_claims,
-    compare_claims,
-    finite_state_claims,
-    fluid_claims,
-    foster_claims,
-    growth_claims,
-    static_split_claims,
-    theorem_claims,
-)
-from .fluid_flow import fluid_flow_claims, read_fluid_flow
-from .forkjoin import capacity_claims, independent_claims, lag_table_claims, read_capacity, read_independent, read_lag_table
-from .overflow import overflow_claims, read_overflow
-from .readers import (
-    ENVELOPE_FIELDS,
-    KINDS,
-    PAYLOAD_FIELDS,
-    read_closed_set,
-    read_finite_state,
-    read_fluid,
-    read_foster,
-    read_growth,
-    read_static_split,
-    read_theorem,
-)
-from .reading import Reading
-from .statements import derived_claim
+from ..exact.facts import Facts
+from .claims import compare_claims
+from .kinds import ENVELOPE_FIELDS, REGISTRY, Kind
 
-__all__ = ["MAX_FILE_BYTES", "Verifier", "VERIFIERS", "Verified", "Unverified", "Verification", "load_certificate", "verify"]
+__all__ = ["MAX_FILE_BYTES", "Verified", "Unverified", "Verification", "load_certificate", "verify"]
 
 MAX_FILE_BYTES = 64 * 2**20
 
@@ -126,53 +94,6 @@ def load_certificate(path: str | Path) -> dict[str, Any]:
         got = f"got {cert.get('format')!r:.60}" if isinstance(cert, dict) else "the file is not a JSON object"
         raise CertificateError(str(path), "format", f"must be {FORMAT!r} ({got})")
     return cert
-
-
-class Verifier(NamedTuple):
-    """How one kind of certificate is verified: read the payload, check it exactly, derive its claims.
-
-    Attributes
-    ----------
-    read : callable
-        ``read(net, cert)``: the checker's arguments (:class:`~certify.certificates.reading.Reading`),
-        or why the kind does not apply to the network (a failure); raises
-        :class:`~certify.core.errors.CertificateError` on a malformed field.
-    check : callable
-        The exact checker, called with the reading's arguments.
-    claims : callable
-        ``claims(facts)``: what the file must claim, derived from a passing check.
-
-    Examples
-    --------
-    >>> VERIFIERS["closed-set"].check.__name__
-    'check_closed_set'
-    """
-
-    read: Callable[[Any, dict[str, Any]], Reading | str]
-    check: Callable[..., Check[Any]]
-    claims: Callable[[Any], dict[str, Any]]
-
-
-#: The kinds that apply to a network with capacities (their checkers model the losses).
-CAPACITY_KINDS = ("finite-state", "static-split", "overflow-foster", "overflow-growth")
-
-# kind -> (reader, checker, claims): the whole of what verify does per kind.
-VERIFIERS: dict[str, Verifier] = {
-    "foster": Verifier(read_foster, check_foster, foster_claims),
-    "growth": Verifier(read_growth, check_growth, growth_claims),
-    "static-split": Verifier(read_static_split, check_static_split, static_split_claims),
-    "fluid": Verifier(read_fluid, check_fluid, fluid_claims),
-    "fluid-flow": Verifier(read_fluid_flow, check_fluid_flow, fluid_flow_claims),
-    "closed-set": Verifier(read_closed_set, check_closed_set, closed_set_claims),
-    "finite-state": Verifier(read_finite_state, check_finite, finite_state_claims),
-    "theorem": Verifier(read_theorem, check_theorem, theorem_claims),
-    "overflow-foster": Verifier(read_overflow, check_overflow, overflow_claims),
-    "overflow-growth": Verifier(read_overflow, check_overflow, overflow_claims),
-    "fork-join-capacity": Verifier(read_capacity, check_capacity, capacity_claims),
-    "fork-join-independent": Verifier(read_independent, check_independent, independent_claims),
-    "fork-join-foster": Verifier(read_lag_table, check_forkjoin_foster, lag_table_claims),
-}
-assert tuple(VERIFIERS) == KINDS
 
 
 @dataclass(frozen=True)
@@ -293,7 +214,7 @@ class Verification:
         return isinstance(self.facts, Verified) and not self.failures
 
 
-def _envelope(net: Network | ForkJoinNetwork, cert: dict[str, Any], failures: list[str]) -> str | None:
+def _envelope(net: Network | ForkJoinNetwork, cert: dict[str, Any], failures: list[str]) -> Kind | None:
     """Check the fields every certificate has; return the kind (None when it cannot be checked further)."""
     if cert.get("format") != FORMAT:
         failures.append(f"format: must be {FORMAT!r}")
@@ -305,28 +226,30 @@ def _envelope(net: Network | ForkJoinNetwork, cert: dict[str, Any], failures: li
         failures.append("network: must be a map with exactly the fields name and digest")
     elif network["digest"] != network_digest(net):
         failures.append("certificate was made for a different network (network digest differs)")
-    kind = cert.get("kind")
-    if not isinstance(kind, str) or kind not in PAYLOAD_FIELDS:
-        failures.append(f"kind: unknown certificate kind {kind!r} (one of {', '.join(KINDS)})")
+    name = cert.get("kind")
+    kind = REGISTRY.get(name) if isinstance(name, str) else None
+    if kind is None:
+        failures.append(f"kind: unknown certificate kind {name!r} (one of {', '.join(REGISTRY)})")
         return None
-    if isinstance(net, ForkJoinNetwork) != kind.startswith("fork-join") and kind != "theorem":
-        what = "fork-join-redundancy/1" if isinstance(net, ForkJoinNetwork) else "jsq-network/1"
-        failures.append(f"kind: a {kind} certificate does not apply to a {what} network")
+    fork_join = isinstance(net, ForkJoinNetwork)
+    if kind.networks != "any" and fork_join != (kind.networks == "fork-join"):
+        what = "fork-join-redundancy/1" if fork_join else "jsq-network/1"
+        failures.append(f"kind: a {kind.name} certificate does not apply to a {what} network")
         return None
-    if isinstance(net, Network) and net.has_capacities and kind not in CAPACITY_KINDS:
+    if isinstance(net, Network) and net.has_capacities and not kind.capacities:
         capped = ", ".join(f"{s.id} ({s.capacity})" for s in net.stations if s.capacity is not None)
+        apply = ", ".join(k.name for k in REGISTRY.values() if k.capacities)
         failures.append(
-            f"kind: a {kind} certificate is about the network without capacities, but stations {capped} have one "
-            f"(losses change the chain); only {', '.join(CAPACITY_KINDS)} certificates apply"
+            f"kind: a {kind.name} certificate is about the network without capacities, but stations {capped} have one "
+            f"(losses change the chain); only {apply} certificates apply"
         )
         return None
-    required, optional = PAYLOAD_FIELDS[kind]
-    unknown = sorted(set(cert) - set(ENVELOPE_FIELDS) - set(required) - set(optional))
-    missing = [k for k in (*ENVELOPE_FIELDS, *required) if k not in cert]
+    unknown = sorted(set(cert) - set(ENVELOPE_FIELDS) - set(kind.fields) - set(kind.optional))
+    missing = [k for k in (*ENVELOPE_FIELDS, *kind.fields) if k not in cert]
     if unknown:
-        failures.append(f"unknown field(s) {unknown} for a {kind} certificate")
+        failures.append(f"unknown field(s) {unknown} for a {kind.name} certificate")
     if missing:
-        failures.append(f"missing field(s) {missing} for a {kind} certificate")
+        failures.append(f"missing field(s) {missing} for a {kind.name} certificate")
     shape = isinstance(cert.get("claims"), dict) and isinstance(cert.get("certify_version"), str)
     if not shape:
         failures.append("claims must be a map and certify_version a string")
@@ -378,19 +301,19 @@ def verify(net: Network | ForkJoinNetwork, cert: Any) -> Verification:
     if not isinstance(cert, dict):
         return Verification([f"a certificate is a JSON object, got {type(cert).__name__}"], Unverified({}))
     try:
-        kind = _envelope(net, cert, failures)
-        if kind is None:
+        found = _envelope(net, cert, failures)
+        if found is None:
             return Verification(failures, Unverified({}))
-        read, check, claims = VERIFIERS[kind]
-        reading = read(net, cert)
+        kind = found.name
+        reading = found.read(net, cert)
         if isinstance(reading, str):
             failures.append(reading)
             return Verification(failures, Unverified({}))
-        res = check(*reading.args, **reading.kwargs)
+        res = found.check(*reading.args, **reading.kwargs)
         failures.extend(res.failures)
         if res.ok:
-            failures.extend(compare_claims(cert["claims"], claims(res.facts)))
-        semantics, statement = derived_claim(kind, net, reading.chain, reading.template)
+            failures.extend(compare_claims(cert["claims"], found.claims(res.facts)))
+        semantics, statement = found.statement(net, reading.chain, reading.template)
         if cert["semantics"] != semantics:
             failures.append(f"semantics: the file says {cert['semantics']!r} but a {kind} certificate proves {semantics!r}")
         if cert["statement"] != statement:

@@ -8,8 +8,9 @@ tables are summarised, the full ones in an appendix.  Only a certificate that
 :func:`~certify.certificates.verify` accepts is explained: every number in the
 text is re-derived by the checker's own code from the network and the file.
 
-Each certificate kind has one explainer (``Context -> Proof``), named in
-:data:`EXPLAINERS`; the document renders as Markdown, LaTeX or HTML
+Each certificate kind names its explainer (``Context -> Proof``, the kind's
+``explainer`` in :mod:`certify.certificates.kinds`; :func:`explainers` lists
+them); the document renders as Markdown, LaTeX or HTML
 (:meth:`Proof.render`, :mod:`certify.explain.render`).
 """
 
@@ -19,8 +20,8 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-from ..certificates.readers import KINDS
-from ..certificates.verifier import VERIFIERS, Verification, Verified, verify
+from ..certificates.kinds import REGISTRY
+from ..certificates.verifier import Verification, Verified, verify
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from .common import Context
@@ -28,30 +29,28 @@ from .document import Proof
 from .explanation import Explanation
 from .render import FORMATS
 
-__all__ = ["explain", "EXPLAINERS", "FORMATS", "Explanation", "Proof", "Context"]
+__all__ = ["explain", "explainers", "FORMATS", "Explanation", "Proof", "Context"]
 
-#: Certificate kind -> (module of certify.explain, function ``Context -> Proof``); imported when used.
-EXPLAINERS: dict[str, tuple[str, str]] = {
-    "foster": ("foster", "explain_foster"),
-    "growth": ("growth", "explain_growth"),
-    "static-split": ("instability", "explain_static_split"),
-    "fluid": ("fluid", "explain_fluid"),
-    "fluid-flow": ("fluid_flow", "explain_fluid_flow"),
-    "closed-set": ("instability", "explain_closed_set"),
-    "finite-state": ("direct", "explain_finite_state"),
-    "theorem": ("direct", "explain_theorem"),
-    "overflow-foster": ("overflow", "explain_overflow"),
-    "overflow-growth": ("overflow", "explain_overflow"),
-    "fork-join-capacity": ("forkjoin", "explain_capacity"),
-    "fork-join-independent": ("forkjoin", "explain_independent"),
-    "fork-join-foster": ("forkjoin_lags", "explain_lag_table"),
-}
-assert set(EXPLAINERS) == set(KINDS)
+
+def explainers() -> dict[str, str]:
+    """Certificate kind -> its explainer, ``"module:function"`` (a function ``Context -> Proof``, imported when used).
+
+    Returns
+    -------
+    dict of str to str
+        One entry per registered kind (:data:`~certify.certificates.kinds.REGISTRY`).
+
+    Examples
+    --------
+    >>> explainers()["closed-set"]
+    'certify.explain.instability:explain_closed_set'
+    """
+    return {name: kind.explainer for name, kind in REGISTRY.items()}
 
 
 def _explainer(kind: str) -> Callable[[Context], Proof]:
-    module, name = EXPLAINERS[kind]
-    fn: Callable[[Context], Proof] = getattr(import_module(f"{__name__}.{module}"), name)
+    module, name = REGISTRY[kind].explainer.split(":")
+    fn: Callable[[Context], Proof] = getattr(import_module(module), name)
     return fn
 
 
@@ -114,7 +113,7 @@ def explain(
         first = v.failures[0] if v.failures else "the check failed"
         raise CertificateError(certificate_file, None, f"does not verify, so there is no proof to explain: {first}")
     kind = cert["kind"]
-    reading = VERIFIERS[kind].read(net, cert)
+    reading = REGISTRY[kind].read(net, cert)
     if isinstance(reading, str):  # verify accepted the file, so its reader did too
         raise CertificateError(certificate_file, "kind", reading)
     facts = v.facts

@@ -1,6 +1,6 @@
 """What every readable proof shares: the context it is built from, the claim, the network, and how to re-check.
 
-An explainer (one per certificate kind, :data:`certify.explain.EXPLAINERS`)
+An explainer (one per certificate kind, named by the kind: :func:`certify.explain.explainers`)
 receives a :class:`Context`: the network, the certificate file's content, the
 facts :func:`~certify.certificates.verify` derived from it (an explanation is
 only written for a certificate that verified), the checker's arguments as the
@@ -323,7 +323,8 @@ def coefficient_table(names: Sequence[str], values: Sequence[Fraction], caption:
 def _example_context() -> Context:
     """The context of this module's examples: a verified closed-set certificate of a two-station trap."""
     from ..certificates import closed_set_certificate, verify
-    from ..certificates.verifier import VERIFIERS, Verified
+    from ..certificates.kinds import REGISTRY
+    from ..certificates.verifier import Verified
     from ..core.model import Feedback, Station, Stream
     from ..exact import check_closed_set
     from ..markov.chain import compile_chain
@@ -333,6 +334,6 @@ def _example_context() -> Context:
                    (Feedback("2", ("2",), Fraction(1)),))
     chain = compile_chain(trap)
     cert = closed_set_certificate(trap, chain, [1], check_closed_set(chain, [1]))
-    facts, reading = verify(trap, cert).facts, VERIFIERS["closed-set"].read(trap, cert)
+    facts, reading = verify(trap, cert).facts, REGISTRY["closed-set"].read(trap, cert)
     assert isinstance(facts, Verified) and isinstance(reading, Reading)  # a real certificate: it verifies
     return Context(trap, cert, facts, reading, "trap.json", "trap.cert.json")

@@ -94,7 +94,7 @@ def explain_capacity(ctx: Context) -> Proof:
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from certify.certificates.forkjoin import capacity_certificate
+    >>> from certify.certificates import capacity_certificate
     >>> from certify.explain import explain
     >>> from certify.forkjoin.checks import check_capacity
     >>> from certify.core.model import ForkJoinNetwork
@@ -240,7 +240,7 @@ def explain_independent(ctx: Context) -> Proof:
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from certify.certificates.forkjoin import independent_certificate
+    >>> from certify.certificates import independent_certificate
     >>> from certify.explain import explain
     >>> from certify.forkjoin.checks import check_independent
     >>> from certify.core.model import ForkJoinNetwork

@@ -75,7 +75,7 @@ def explain_lag_table(ctx: Context) -> Proof:
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from certify.certificates.forkjoin import forkjoin_foster_certificate
+    >>> from certify.certificates import forkjoin_foster_certificate
     >>> from certify.explain import explain
     >>> from certify.forkjoin.checks import check_forkjoin_foster
     >>> from certify.core.model import ForkJoinNetwork

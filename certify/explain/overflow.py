@@ -32,7 +32,7 @@ def explain_overflow(ctx: Context) -> Proof:
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from certify.certificates.overflow import overflow_certificate
+    >>> from certify.certificates import overflow_certificate
     >>> from certify.core.model import Network, Station, Stream
     >>> from certify.exact.overflow import check_overflow
     >>> from certify.explain import explain

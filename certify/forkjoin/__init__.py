@@ -7,7 +7,7 @@
 * :mod:`.prove` — the prover: capacity bound, the (k,k) quadratic, then the table search.
 
 The certificate files of the fork-join kinds are read and written by
-:mod:`certify.certificates.forkjoin`.
+:mod:`certify.certificates.kinds` (the ``fork_join_*`` modules).
 """
 
 __all__: list[str] = []

@@ -1,7 +1,7 @@
 """The fork-join prover: capacity bound, the (k,k) quadratic, then the search for a Foster lag table.
 
 The exact checks live in :mod:`certify.forkjoin.checks`, the certificate
-writers in :mod:`certify.certificates.forkjoin`; the numeric search (numpy and a
+writers in :mod:`certify.certificates.kinds` (``fork_join_*``); the numeric search (numpy and a
 solver) in :mod:`certify.forkjoin.search`, imported only when a table is searched.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..certificates.forkjoin import capacity_certificate, forkjoin_foster_certificate, independent_certificate
+from ..certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
 from ..core.model import ForkJoinNetwork
 from ..exact.facts import Check
 from .capacity import capped_servers, maximal_design, mu_star, throughput_capacity, traffic_intensity

@@ -10,7 +10,7 @@ never run on such a network, and the reason says so.
 
 from __future__ import annotations
 
-from ..certificates.overflow import overflow_certificate
+from ..certificates import overflow_certificate
 from ..core.render import plural
 from ..exact.overflow import MAX_OVERFLOW_STATES, check_overflow
 from ..search.overflow import overflow_table

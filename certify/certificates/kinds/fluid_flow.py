@@ -15,16 +15,21 @@ from fractions import Fraction
 from math import lcm
 from typing import Any
 
-from ..core.envelope import seal
-from ..core.errors import CertificateError
-from ..core.model import Network
-from ..core.numbers import q
-from ..exact.facts import Check, FluidFlowFacts
-from ..markov.chain import Chain, compile_chain
-from .reading import Reading, field_map, named_rationals
-from .statements import derived_claim
+from ...core.envelope import seal
+from ...core.errors import CertificateError
+from ...core.model import Network
+from ...core.numbers import q
+from ...exact.facts import (
+    Check,
+    FluidFlowFacts,
+)
+from ...exact.fluid_flow import check_fluid_flow
+from ...markov.chain import Chain, compile_chain
+from ..reading import Reading, field_map, named_rationals
+from .base import Kind, Statement
+from .fluid import fluid_statement
 
-__all__ = ["fluid_flow_claims", "fluid_flow_certificate", "read_fluid_flow", "MAX_DENOMINATOR_BITS"]
+__all__ = ['fluid_flow_claims', 'fluid_flow_certificate', 'read_fluid_flow', 'MAX_DENOMINATOR_BITS']
 
 #: The common denominator of a certificate's weights may have at most this many bits (refused beyond, before the check).
 MAX_DENOMINATOR_BITS = 8192
@@ -50,7 +55,6 @@ def fluid_flow_claims(f: FluidFlowFacts) -> dict[str, Any]:
     {'delta': '1/4', 'eta': '1', 'theta': '3/4', 'tightest': ['1', '2'], 'sets': 1}
     """
     return {"delta": q(f.delta), "eta": q(f.eta), "theta": q(f.theta), "tightest": list(f.tightest), "sets": f.sets}
-
 
 def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], check: Check[FluidFlowFacts]) -> dict[str, Any]:
     """A ``fluid-flow`` certificate (general distributions where Dai's conditions hold), exactly checked.
@@ -83,9 +87,7 @@ def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], ch
     ('fluid-flow', {'1': '1', '2': '1'}, '3/4', 'general')
     """
     payload = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}}
-    semantics, statement = derived_claim("fluid-flow", net, chain, "linear")
-    return seal(net, "fluid-flow", payload, fluid_flow_claims(check.facts), semantics, statement)
-
+    return seal(net, "fluid-flow", payload, fluid_flow_claims(check.facts), *fluid_flow_statement(net, chain, "linear"))
 
 def read_fluid_flow(net: Network, cert: dict[str, Any]) -> Reading:
     """Read a ``fluid-flow`` certificate: exactly one canonical rational weight per station id.
@@ -125,3 +127,35 @@ def read_fluid_flow(net: Network, cert: dict[str, Any]) -> Reading:
             raise CertificateError(None, "weights", f"the common denominator of the weights exceeds 2^{MAX_DENOMINATOR_BITS} "
                                    "(the exact max flows would run on integers that large)")
     return Reading((chain, [vals[s] for s in chain.ids]), chain=chain, template="linear")
+
+
+def fluid_flow_statement(net: Any, chain: Chain | None, template: str) -> Statement:
+    """What a fluid-flow certificate proves on ``net`` (semantics, statement), derived, never read.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    chain : Chain or None
+        The chain the certificate is about.
+    template : str
+        Unused.
+
+    Returns
+    -------
+    tuple of str
+        The semantics and the statement.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> fluid_flow_statement(mm1, None, '')[0]
+    'general'
+    """
+    return fluid_statement(net, chain, template)
+
+
+KIND = Kind("fluid-flow", "stable", ("weights",), read_fluid_flow, check_fluid_flow, fluid_flow_claims,
+            fluid_flow_statement, "certify.explain.fluid_flow:explain_fluid_flow")
