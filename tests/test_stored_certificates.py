@@ -1,0 +1,42 @@
+"""Certificate files written by an earlier version still verify, and today's writers write the same content.
+
+``tests/data/certificates/`` holds one network and one certificate per case of
+``tests/real_certificates.py`` (every kind), written before the certificate kinds
+became one module each (commit 663e7ed).  Regenerate only on purpose: a change
+here is a change of the file format.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import certify
+from certify.core.envelope import dumps
+from tests.real_certificates import CASES, case
+
+DATA = Path(__file__).resolve().parent / "data" / "certificates"
+NAMES = sorted(p.name[: -len(".cert.json")] for p in DATA.glob("*.cert.json"))
+
+
+def test_every_case_has_a_stored_certificate():
+    """Every case of tests/real_certificates.py has a stored network and certificate, and nothing else is stored."""
+    assert NAMES == sorted(CASES)
+    assert sorted(p.name for p in DATA.iterdir()) == sorted([f"{n}.json" for n in NAMES] + [f"{n}.cert.json" for n in NAMES])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stored_certificate_still_verifies(name):
+    """A certificate file written by the earlier version verifies against its network today."""
+    net = certify.load(DATA / f"{name}.json")
+    res = certify.verify(net, json.loads((DATA / f"{name}.cert.json").read_text()))
+    assert res.ok, res.failures
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_todays_writer_writes_the_same_file(name):
+    """The certificate built today for the same case is byte-identical to the stored one."""
+    _, cert = case(name)
+    assert dumps(cert) == (DATA / f"{name}.cert.json").read_text()
