@@ -51,12 +51,12 @@ TARGET_J3_S = 1.0
 BASELINE = """
 import sys
 import cvxpy  # noqa: F401  (imported at start-up, as before)
-import certify.forkjoin.search, certify.search.fluid, certify.search.instability, certify.search.linprog, certify.search.lp
+import certify.search.forkjoin, certify.search.fluid, certify.search.instability, certify.search.linprog, certify.search.lp
 from certify.cli import main
 direct = certify.search.linprog.solve_lp
 def through_cvxpy(*args, solver=None, via="auto", **kw):
     return direct(*args, solver=solver or "CLARABEL", via="cvxpy", **kw)
-for m in (certify.search.lp, certify.search.fluid, certify.search.instability, certify.forkjoin.search):
+for m in (certify.search.lp, certify.search.fluid, certify.search.instability, certify.search.forkjoin):
     m.solve_lp = through_cvxpy
 sys.exit(main(["prove", sys.argv[1], "--no-flow-bound"]))  # and the fluid faces listed first, as before
 """

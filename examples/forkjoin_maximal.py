@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import certify
 from certify.core.model import ForkJoinNetwork
-from certify.forkjoin.capacity import maximal_design, throughput_capacity
+from certify.exact.forkjoin_capacity import maximal_design, throughput_capacity
 
 DESIGNS = [
     (2, ("1/3", "1/3", "1/3")),

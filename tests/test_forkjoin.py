@@ -11,9 +11,9 @@ import certify
 from certify.cli import main
 from certify.core.envelope import _body_digest
 from certify.core.model import ForkJoinNetwork
-from certify.forkjoin.capacity import maximal_design, mu_star, server_rates, throughput_capacity, traffic_intensity
-from certify.forkjoin.checks import check_capacity, check_forkjoin_foster
-from certify.forkjoin.lags import (
+from certify.exact.forkjoin import check_capacity, check_forkjoin_foster
+from certify.exact.forkjoin_capacity import maximal_design, mu_star, server_rates, throughput_capacity, traffic_intensity
+from certify.exact.forkjoin_lags import (
     canonical,
     count_patterns,
     equal_rate_classes,
@@ -24,8 +24,8 @@ from certify.forkjoin.lags import (
     state_region,
     transitions,
 )
-from certify.forkjoin.prove import find_foster_table, prove_forkjoin
 from certify.io.loader import load
+from certify.proof.forkjoin import find_foster_table, prove_forkjoin
 from tests.conftest import assert_runs_without_numpy
 
 
@@ -241,7 +241,7 @@ def test_lag_table_proves_every_stable_public_case(corpus_dir):
 
 def test_lp_search_gives_checked_table(corpus_dir):
     """The cvxpy LP over the regions yields a table that passes the exact check."""
-    from certify.forkjoin.search import lp_table
+    from certify.search.forkjoin import lp_table
 
     net = load(corpus_dir / "fjr-n3k2-nonmax-602020-rho0.72.json")
     classes = equal_rate_classes(net)

@@ -17,15 +17,12 @@ RANKS = {
     "certify.markov": 2,
     "certify.templates": 3,
     "certify.exact": 4,
-    "certify.forkjoin": 4,
     "certify.certificates": 5,
     "certify.search": 5,
-    "certify.forkjoin.search": 5,
     "certify.simulation": 5,
     "certify.stationary": 5,
     "certify.proof": 6,
     "certify.explain": 6,
-    "certify.forkjoin.prove": 6,
     "certify.workflows": 7,
     "certify.cli": 8,
     "certify.__main__": 8,
@@ -63,24 +60,25 @@ def _type_checking(node: ast.If) -> bool:
     return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
 
 
-def _walk(tree: ast.AST, top: bool = True):
-    """Yield (import node, at module level), skipping ``if TYPE_CHECKING:`` blocks."""
+def _walk(tree: ast.AST, top: bool = True, typing: bool = False):
+    """Yield (import node, at module level), skipping ``if TYPE_CHECKING:`` blocks unless ``typing``."""
     for node in ast.iter_child_nodes(tree):
         if isinstance(node, ast.If) and _type_checking(node):
-            yield from _walk(ast.Module(body=node.orelse, type_ignores=[]), top)
+            body = node.orelse + (node.body if typing else [])
+            yield from _walk(ast.Module(body=body, type_ignores=[]), top, typing)
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node, top
         inner = top and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        yield from _walk(node, inner)
+        yield from _walk(node, inner, typing)
 
 
-def imports(module: str) -> list[tuple[str, int, bool]]:
-    """(imported certify module, line, at module level) for every import of certify in ``module``."""
+def imports(module: str, typing: bool = False) -> list[tuple[str, int, bool]]:
+    """(imported certify module, line, at module level) for every import of certify in ``module`` (type-only ones too if ``typing``)."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out = []
-    for node, top in _walk(ast.parse(path.read_text(), str(path))):
+    for node, top in _walk(ast.parse(path.read_text(), str(path)), typing=typing):
         if isinstance(node, ast.Import):
             out += [(a.name, node.lineno, top) for a in node.names if a.name.split(".")[0] == "certify"]
             continue
@@ -108,8 +106,22 @@ def numeric_imports(module: str) -> list[tuple[str, int]]:
     return out
 
 
-def graph() -> dict[str, set[str]]:
-    return {m: {t for t, _, _ in imports(m) if t in MODULES and t != m} for m in MODULES}
+def graph(typing: bool = True) -> dict[str, set[str]]:
+    """The module import graph, type-only imports included unless ``typing`` is False."""
+    return {m: {t for t, _, _ in imports(m, typing) if t in MODULES and t != m} for m in MODULES}
+
+
+def package_of(module: str) -> str:
+    """The package of a module: ``certify.X`` (the top-level modules are their own package)."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph() -> dict[str, set[str]]:
+    """The package import graph (type-only imports included): an edge for every import between two packages."""
+    edges: dict[str, set[str]] = {}
+    for m, targets in graph().items():
+        edges.setdefault(package_of(m), set()).update(package_of(t) for t in targets if package_of(t) != package_of(m))
+    return edges
 
 
 def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
@@ -159,9 +171,15 @@ def test_imports_resolve():
 
 
 def test_no_import_circles():
-    """The module import graph (lazy imports inside functions included) has no circle."""
-    cycle = find_cycle(graph())
+    """The module import graph (lazy imports included) has no circle."""
+    cycle = find_cycle(graph(typing=False))
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_no_package_circles():
+    """The package import graph (lazy and type-only imports included) has no circle."""
+    cycle = find_cycle(package_graph())
+    assert cycle is None, "package circle: " + " -> ".join(cycle or [])
 
 
 def test_checker_imports_no_search_layer():

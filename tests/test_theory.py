@@ -123,7 +123,7 @@ def test_fork_join_theorem_matches_corpus(corpus_dir):
     """Seed 003's criterion (lam < theta) gives every public fork-join label, and prove reports it."""
     for path in sorted(corpus_dir.glob("fjr-*.json")):
         net = load(path)
-        from certify.forkjoin.capacity import fork_join
+        from certify.exact.forkjoin_capacity import fork_join
 
         assert fork_join(net).verdict == net.expected["verdict"], path.name
         assert certify.prove(net).theorems[0]["theorem"].startswith("fork-join")

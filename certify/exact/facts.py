@@ -11,7 +11,7 @@ in :attr:`Check.partial`, for reports only.
 The field names of every facts record are the names the certificate files and
 ``certify verify --json`` use (``delta``, ``exceptional_l1_bound``, ...);
 :meth:`Facts.as_dict` gives them in that order.  The fork-join kinds' facts live
-with their checker, in :mod:`certify.forkjoin.checks`.  Pure Python.
+with their checker, in :mod:`certify.exact.forkjoin`.  Pure Python.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A ``theorem`` certificate names a known theorem; nothing else in it is
 believed.  The theorem's criterion is re-run on the network (its hypotheses
 checked exactly: :func:`certify.exact.theory.theorem_verdicts`, or
-:func:`certify.forkjoin.capacity.fork_join` for a fork-join network), and the
+:func:`certify.exact.forkjoin_capacity.fork_join` for a fork-join network), and the
 certificate holds when that criterion applies and proves ``stable`` or
 ``unstable``.  Pure Python.
 """
@@ -14,6 +14,7 @@ from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from ..markov.chain import compile_chain
 from .facts import Check, TheoremFacts
+from .forkjoin_capacity import fork_join
 from .theory import theorem_verdicts
 from .verdict import TheoremVerdict
 
@@ -55,8 +56,6 @@ def decisive_theorem(net: Network | ForkJoinNetwork, name: str) -> TheoremVerdic
     ...     print(str(exc).split(" (")[0])
     theorem: 'no such theorem' does not apply to this network
     """
-    from ..forkjoin.capacity import fork_join  # here: certify.forkjoin imports this level as it loads
-
     found = [fork_join(net)] if isinstance(net, ForkJoinNetwork) else theorem_verdicts(compile_chain(net), net)
     for tv in found:
         if tv.theorem == name and not tv.decides:

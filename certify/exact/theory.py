@@ -58,7 +58,7 @@ that the minimum cut gives the maximizing set), in polynomial time, never by
 listing the subsets.  The set reported is the smallest maximizer, the first in
 combinations order among equals (the one the enumeration by size reported).
 
-The fork-join theorem (fork-join redundancy, lam < theta) is :func:`certify.forkjoin.capacity.fork_join`.
+The fork-join theorem (fork-join redundancy, lam < theta) is :func:`certify.exact.forkjoin_capacity.fork_join`.
 """
 
 from __future__ import annotations

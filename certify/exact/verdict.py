@@ -1,7 +1,7 @@
 """What a theorem says about a network: :class:`TheoremVerdict`, and :class:`Hypotheses` beyond the means.
 
 A criterion of :mod:`certify.exact.theory` (or the fork-join theorem,
-:func:`certify.forkjoin.capacity.fork_join`) answers with a
+:func:`certify.exact.forkjoin_capacity.fork_join`) answers with a
 :class:`TheoremVerdict`: the outcome of its deciding inequality, the numbers,
 the source, the hypotheses it checked, and whether that outcome is proved on
 the network.  The helpers here build the verdict of the common shape: a stable

@@ -12,9 +12,9 @@
 The shared pieces (the network section, the title, Foster's statement) are used
 by :mod:`certify.explain.forkjoin_lags` too.
 
-Every number is the checker's (:mod:`certify.forkjoin.checks`) or re-derived
-with the exact functions it uses (:func:`~certify.forkjoin.lags.region_drift`,
-:func:`~certify.forkjoin.lags.canonical`, :func:`~certify.forkjoin.lags.transitions`).
+Every number is the checker's (:mod:`certify.exact.forkjoin`) or re-derived
+with the exact functions it uses (:func:`~certify.exact.forkjoin_lags.region_drift`,
+:func:`~certify.exact.forkjoin_lags.canonical`, :func:`~certify.exact.forkjoin_lags.transitions`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from fractions import Fraction
 from math import ceil, comb
 
 from ..core.model import ForkJoinNetwork
-from ..forkjoin.capacity import mu_star, server_rates
-from ..forkjoin.checks import CapacityFacts, IndependentFacts
-from ..forkjoin.lags import transitions
+from ..exact.forkjoin import CapacityFacts, IndependentFacts
+from ..exact.forkjoin_capacity import mu_star, server_rates
+from ..exact.forkjoin_lags import transitions
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Display, Math, Proof, Section, Table, para, summarised
 from .formulas import frac_tex, set_tex, station_tex, vector_tex
@@ -96,7 +96,7 @@ def explain_capacity(ctx: Context) -> Proof:
     >>> from fractions import Fraction as F
     >>> from certify.certificates import capacity_certificate
     >>> from certify.explain import explain
-    >>> from certify.forkjoin.checks import check_capacity
+    >>> from certify.exact.forkjoin import check_capacity
     >>> from certify.core.model import ForkJoinNetwork
     >>> net = ForkJoinNetwork("n3k2", 3, 2, F(1, 2), (("1", F(3, 5)), ("2", F(1, 5)), ("3", F(1, 5))))
     >>> proof = explain(net, capacity_certificate(net, ["1"], check_capacity(net, ["1"])))
@@ -201,7 +201,7 @@ def explain_capacity(ctx: Context) -> Proof:
         fj_network(net),
         hypotheses_section("Flow balance for fork-join jobs (the throughput bound)",
                            "the capacity bound of 'Stability of Fork-Join Systems with Redundancy and Heterogeneous "
-                           "Servers', as in certify.forkjoin.checks", statement, checks),
+                           "Servers', as in certify.exact.forkjoin", statement, checks),
         bound_sec,
         recheck_section(ctx, independent),
     )
@@ -242,7 +242,7 @@ def explain_independent(ctx: Context) -> Proof:
     >>> from fractions import Fraction as F
     >>> from certify.certificates import independent_certificate
     >>> from certify.explain import explain
-    >>> from certify.forkjoin.checks import check_independent
+    >>> from certify.exact.forkjoin import check_independent
     >>> from certify.core.model import ForkJoinNetwork
     >>> net = ForkJoinNetwork("n2k2", 2, 2, F(1, 2), (("1", F(1)), ("2", F(1))))
     >>> proof = explain(net, independent_certificate(net, check_independent(net)))
@@ -334,7 +334,7 @@ def explain_independent(ctx: Context) -> Proof:
     independent: list[Block] = [
         para(
             "Independently, at any state q: list its jumps by the fork/cancel rules (the function transitions of "
-            "certify.forkjoin.lags lists them), add rate times (V(target) - V(q)), and compare with ",
+            "certify.exact.forkjoin_lags lists them), add rate times (V(target) - V(q)), and compare with ",
             Math(f"-{frac_tex(f.slope)}\\,{norm} + {frac_tex(const)}"), ". For example at ", Math(f"q = {vector_tex(state)}"),
             " (every server busy, ", Math(f"{norm} = {m * net.n} \\ge {frac_tex(f.bound)}"), "):",
         ),

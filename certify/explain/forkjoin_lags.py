@@ -1,9 +1,9 @@
 """The readable proof of a lag-table certificate (kind ``fork-join-foster``): V = N + h(min(N - Q, K)).
 
 Foster's criterion, one drift inequality per region of lag levels; every number
-is the checker's (:mod:`certify.forkjoin.checks`) or re-derived with the exact
-functions it uses (:func:`~certify.forkjoin.lags.region_drift`,
-:func:`~certify.forkjoin.lags.canonical`, :func:`~certify.forkjoin.lags.transitions`).
+is the checker's (:mod:`certify.exact.forkjoin`) or re-derived with the exact
+functions it uses (:func:`~certify.exact.forkjoin_lags.region_drift`,
+:func:`~certify.exact.forkjoin_lags.canonical`, :func:`~certify.exact.forkjoin_lags.transitions`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from ..core.model import ForkJoinNetwork
-from ..forkjoin.capacity import mu_star, server_rates
-from ..forkjoin.checks import LagTableFacts
-from ..forkjoin.lags import State, canonical, count_patterns, lag_regions, region_drift, transitions
+from ..exact.forkjoin import LagTableFacts
+from ..exact.forkjoin_capacity import mu_star, server_rates
+from ..exact.forkjoin_lags import State, canonical, count_patterns, lag_regions, region_drift, transitions
 from .common import Context, claim_section, hypotheses_section, recheck_section
 from .document import Block, Display, Math, Proof, Section, Table, para, summarised
 from .forkjoin import FOSTER, fj_net, fj_network, fj_title, foster_statement, server_ids
@@ -77,7 +77,7 @@ def explain_lag_table(ctx: Context) -> Proof:
     >>> from fractions import Fraction as F
     >>> from certify.certificates import forkjoin_foster_certificate
     >>> from certify.explain import explain
-    >>> from certify.forkjoin.checks import check_forkjoin_foster
+    >>> from certify.exact.forkjoin import check_forkjoin_foster
     >>> from certify.core.model import ForkJoinNetwork
     >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
     >>> h = {(0, 0, 0): F(0), (1, 0, 0): F(-1, 2)}
@@ -195,7 +195,7 @@ def explain_lag_table(ctx: Context) -> Proof:
     independent: list[Block] = [
         para(
             "Independently, at any state q with N > K: list its jumps by the fork/cancel rules of the network section "
-            "(the function transitions of certify.forkjoin.lags lists them), evaluate ",
+            "(the function transitions of certify.exact.forkjoin_lags lists them), evaluate ",
             Math("V = N + h(\\min(N - Q, K))"), " at each target (h at the orbit representative), and check that the sum "
             "of rate times (V(target) - V(q)) is at most ", Math(f"-{frac_tex(delta)}"), ". For example at ",
             Math(f"q = {vector_tex(state)}"), f" (N = {N0}, in the tightest region {_levels_text(reg0, K)}):",

@@ -202,8 +202,8 @@ def _prove_jsq(ctx: ProofContext) -> None:
 
 
 def _prove_forkjoin(res: Result, net: ForkJoinNetwork, solver: str | None, run: RunState) -> None:
-    """The fork-join vertical (:func:`certify.forkjoin.prove.prove_forkjoin`), recorded in ``res``."""
-    from ..forkjoin.prove import prove_forkjoin
+    """The fork-join vertical (:func:`certify.proof.forkjoin.prove_forkjoin`), recorded in ``res``."""
+    from .forkjoin import prove_forkjoin
 
     fj = prove_forkjoin(net, solver=solver, deadline=run.deadline)
     res.verdict, res.semantics, res.method, res.certificate = fj.verdict, fj.semantics, fj.method, fj.certificate

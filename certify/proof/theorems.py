@@ -84,7 +84,7 @@ def weigh_theorems(
     from ..exact.theory import theorem_verdicts
 
     if isinstance(net, ForkJoinNetwork):
-        from ..forkjoin.capacity import fork_join
+        from ..exact.forkjoin_capacity import fork_join
 
         found = [fork_join(net)]
     elif net.has_capacities:

@@ -1,7 +1,7 @@
 """The ``fork-join-capacity`` kind: flow balance on a fork-join system, a set R of capped servers.
 
 Payload: ``capped`` (server ids, distinct, in the network's order).  The exact check is
-:func:`certify.forkjoin.checks.check_capacity`.  Pure Python.
+:func:`certify.exact.forkjoin.check_capacity`.  Pure Python.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ...core.numbers import q
 from ...exact.facts import (
     Check,
 )
-from ...forkjoin.checks import (
+from ...exact.forkjoin import (
     CapacityFacts,
     check_capacity,
 )
@@ -57,7 +57,7 @@ def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Che
     capped : sequence of str
         The set R (server ids).
     check : Check of CapacityFacts
-        The passing :func:`~certify.forkjoin.checks.check_capacity` of R.
+        The passing :func:`~certify.exact.forkjoin.check_capacity` of R.
 
     Returns
     -------
@@ -67,7 +67,7 @@ def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Che
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from certify.forkjoin.checks import check_capacity
+    >>> from certify.exact.forkjoin import check_capacity
     >>> net = ForkJoinNetwork("n3k2", 3, 2, F(1, 2), (("1", F(3, 5)), ("2", F(1, 5)), ("3", F(1, 5))))
     >>> cert = capacity_certificate(net, ["1"], check_capacity(net, ["1"]))
     >>> cert["kind"], cert["capped"], cert["claims"]
@@ -89,7 +89,7 @@ def read_capacity(net: ForkJoinNetwork, cert: dict[str, Any]) -> Reading:
     Returns
     -------
     Reading
-        The arguments of :func:`~certify.forkjoin.checks.check_capacity`.
+        The arguments of :func:`~certify.exact.forkjoin.check_capacity`.
 
     Raises
     ------

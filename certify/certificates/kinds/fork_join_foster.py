@@ -1,6 +1,6 @@
 """The ``fork-join-foster`` kind: V = N + h(min(N - Q, K)), a bounded table over the clipped lags.
 
-Payload: ``K``, ``classes``, ``table``.  The exact check is :func:`certify.forkjoin.checks.check_forkjoin_foster`.
+Payload: ``K``, ``classes``, ``table``.  The exact check is :func:`certify.exact.forkjoin.check_forkjoin_foster`.
 Pure Python.
 """
 
@@ -17,11 +17,11 @@ from ...core.numbers import q, unq
 from ...exact.facts import (
     Check,
 )
-from ...forkjoin.checks import (
+from ...exact.forkjoin import (
     LagTableFacts,
     check_forkjoin_foster,
 )
-from ...forkjoin.lags import State
+from ...exact.forkjoin_lags import State
 from ...markov.chain import Chain
 from ...templates.options import MAX_CLIP_LEVEL
 from ..reading import Reading, cell_key, server_list
@@ -70,7 +70,7 @@ def forkjoin_foster_certificate(
     table : mapping of cell to Fraction
         The table h.
     check : Check of LagTableFacts
-        The passing :func:`~certify.forkjoin.checks.check_forkjoin_foster` of the table.
+        The passing :func:`~certify.exact.forkjoin.check_forkjoin_foster` of the table.
 
     Returns
     -------
@@ -80,7 +80,7 @@ def forkjoin_foster_certificate(
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from certify.forkjoin.checks import check_forkjoin_foster
+    >>> from certify.exact.forkjoin import check_forkjoin_foster
     >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
     >>> h = {(0, 0, 0): F(0), (1, 0, 0): F(-1, 2)}
     >>> cert = forkjoin_foster_certificate(net, 1, h, check_forkjoin_foster(net, 1, h))
@@ -109,7 +109,7 @@ def read_lag_table(net: ForkJoinNetwork, cert: dict[str, Any]) -> Reading:
     Returns
     -------
     Reading
-        The arguments of :func:`~certify.forkjoin.checks.check_forkjoin_foster`.
+        The arguments of :func:`~certify.exact.forkjoin.check_forkjoin_foster`.
 
     Raises
     ------

@@ -1,7 +1,7 @@
 """The ``fork-join-independent`` kind: k = n, every server an M/M/1 queue: V = sum_i Q_i^2.
 
 Payload: ``lyapunov`` (the fixed text ``sum_i Q_i^2``).  The exact check is
-:func:`certify.forkjoin.checks.check_independent`.  Pure Python.
+:func:`certify.exact.forkjoin.check_independent`.  Pure Python.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ...core.numbers import q
 from ...exact.facts import (
     Check,
 )
-from ...forkjoin.checks import (
+from ...exact.forkjoin import (
     IndependentFacts,
     check_independent,
 )
@@ -55,7 +55,7 @@ def independent_certificate(net: ForkJoinNetwork, check: Check[IndependentFacts]
     net : ForkJoinNetwork
         The network.
     check : Check of IndependentFacts
-        The passing :func:`~certify.forkjoin.checks.check_independent`.
+        The passing :func:`~certify.exact.forkjoin.check_independent`.
 
     Returns
     -------
@@ -65,7 +65,7 @@ def independent_certificate(net: ForkJoinNetwork, check: Check[IndependentFacts]
     Examples
     --------
     >>> from fractions import Fraction as F
-    >>> from certify.forkjoin.checks import check_independent
+    >>> from certify.exact.forkjoin import check_independent
     >>> net = ForkJoinNetwork("n2k2", 2, 2, F(1, 2), (("1", F(1)), ("2", F(1))))
     >>> independent_certificate(net, check_independent(net))["claims"]["slope"]
     '1'
@@ -86,7 +86,7 @@ def read_independent(net: ForkJoinNetwork, cert: dict[str, Any]) -> Reading:
     Returns
     -------
     Reading
-        The arguments of :func:`~certify.forkjoin.checks.check_independent`.
+        The arguments of :func:`~certify.exact.forkjoin.check_independent`.
 
     Raises
     ------

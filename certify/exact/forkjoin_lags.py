@@ -18,7 +18,7 @@ N and of the clipped lags min(L, K) is constant on each *region* (each server's
 lag level 0..K or ">= K+1", at most k-1 of them positive): :func:`region_drift`.
 Servers of equal rate are interchangeable, and one region per orbit suffices
 (:func:`canonical`).  The exact check that uses these is
-:func:`certify.forkjoin.checks.check_forkjoin_foster`.  Exact, numpy-free.
+:func:`certify.exact.forkjoin.check_forkjoin_foster`.  Exact, numpy-free.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from math import comb
 from typing import Any
 
 from ..core.model import ForkJoinNetwork
-from .capacity import server_rates
+from .forkjoin_capacity import server_rates
 
 __all__ = [
     "State",

@@ -1,8 +1,8 @@
 """The fork-join prover: capacity bound, the (k,k) quadratic, then the search for a Foster lag table.
 
-The exact checks live in :mod:`certify.forkjoin.checks`, the certificate
+The exact checks live in :mod:`certify.exact.forkjoin`, the certificate
 writers in :mod:`certify.certificates.kinds` (``fork_join_*``); the numeric search (numpy and a
-solver) in :mod:`certify.forkjoin.search`, imported only when a table is searched.
+solver) in :mod:`certify.search.forkjoin`, imported only when a table is searched.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 from ..certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
 from ..core.model import ForkJoinNetwork
 from ..exact.facts import Check
-from .capacity import capped_servers, maximal_design, mu_star, throughput_capacity, traffic_intensity
-from .checks import LagTableFacts, check_capacity, check_independent
-from .lags import State, count_patterns, equal_rate_classes
+from ..exact.forkjoin import LagTableFacts, check_capacity, check_independent
+from ..exact.forkjoin_capacity import capped_servers, maximal_design, mu_star, throughput_capacity, traffic_intensity
+from ..exact.forkjoin_lags import State, count_patterns, equal_rate_classes
 
 __all__ = ["ForkJoinOutcome", "find_foster_table", "prove_forkjoin", "FOSTER_K"]
 
@@ -99,7 +99,7 @@ def find_foster_table(
     >>> K, chk.facts.regions, notes
     (1, 3, [])
     """
-    from .search import search_table
+    from ..search.forkjoin import search_table
 
     classes = equal_rate_classes(net)
     attempts: list[tuple[str, str, float, str]] = []

@@ -18,7 +18,7 @@ Two searches, cheapest first:
   is small.
 
 What comes out is only a candidate, rounded to rationals;
-:func:`certify.forkjoin.checks.check_forkjoin_foster` decides.
+:func:`certify.exact.forkjoin.check_forkjoin_foster` decides.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ import scipy.sparse.linalg as spla
 
 from ..core.model import ForkJoinNetwork
 from ..exact.facts import Check
+from ..exact.forkjoin import LagTableFacts, check_forkjoin_foster
+from ..exact.forkjoin_capacity import server_rates
+from ..exact.forkjoin_lags import canonical, count_patterns, lag_cells, lag_regions, region_drift
 from ..search.linprog import solve_lp
 from ..search.solvers import default_solver
-from .capacity import server_rates
-from .checks import LagTableFacts, check_forkjoin_foster
-from .lags import canonical, count_patterns, lag_cells, lag_regions, region_drift
 
 __all__ = ["TableSearch", "search_table", "poisson_table", "lp_table", "GRIDS", "LP_MAX_ROWS"]
 

@@ -2,8 +2,8 @@
 
 Exact and numpy-free: everything a fork-join verdict rests on is computed here
 in :class:`fractions.Fraction` (or scaled integer) arithmetic.  The numeric
-search for the Lyapunov table lives in :mod:`certify.forkjoin.search`; the
-chain and its lag regions in :mod:`certify.forkjoin.lags`.
+search for the Lyapunov table lives in :mod:`certify.search.forkjoin`; the
+chain and its lag regions in :mod:`certify.exact.forkjoin_lags`.
 
 Theorems used (fork-join)
 -------------------------
@@ -47,8 +47,8 @@ from math import lcm
 
 from ..core.model import ForkJoinNetwork
 from ..exact.facts import Check, Facts
-from .capacity import server_rates, throughput_capacity
-from .lags import State, canonical, count_patterns, equal_rate_classes, lag_cells, lag_regions, region_drift
+from .forkjoin_capacity import server_rates, throughput_capacity
+from .forkjoin_lags import State, canonical, count_patterns, equal_rate_classes, lag_cells, lag_regions, region_drift
 
 __all__ = [
     "CHECK_LIMIT",
@@ -73,7 +73,7 @@ class CapacityFacts(Facts):
     bound : Fraction
         d(R^c)/(k - ``|R|``) for the capped set R.
     theta : Fraction
-        The throughput capacity (:func:`~certify.forkjoin.capacity.throughput_capacity`).
+        The throughput capacity (:func:`~certify.exact.forkjoin_capacity.throughput_capacity`).
     lam : Fraction
         The job rate.
     capped : list of str
@@ -266,7 +266,7 @@ def check_forkjoin_foster(
         The clip level (>= 1).
     table : mapping of cell to Fraction
         h on each cell (orbit representatives under ``classes``,
-        :func:`~certify.forkjoin.lags.lag_cells`).
+        :func:`~certify.exact.forkjoin_lags.lag_cells`).
     classes : sequence of sequence of int, optional
         Symmetry classes of servers; default the equal-rate classes.
     orbits : bool
