@@ -15,6 +15,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
+from ..core.latex import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex, text_tex
 from ..exact.facts import FosterFacts
 from ..exact.stability import foster_template
 from ..markov.chain import Chain
@@ -31,7 +32,6 @@ from .common import (
     recheck_section,
 )
 from .document import Block, Display, Inline, Math, Proof, Section, Table, para, summarised
-from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex, text_tex
 
 __all__ = ["explain_foster", "region_cell", "count_tex"]
 

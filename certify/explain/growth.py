@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..core.latex import frac_tex, linear_tex, region_tex, set_tex, station_tex, vector_tex
 from ..core.render import plural
 from ..exact.facts import GrowthFacts
 from ..exact.growth import growth_drift, growth_levels
@@ -24,7 +25,6 @@ from ..markov.regions import enumerate_regions
 from ..templates.table import table_cells
 from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
 from .document import Block, Display, Inline, Math, Proof, Section, Table, joined, para, summarised
-from .formulas import frac_tex, linear_tex, region_tex, set_tex, station_tex, vector_tex
 
 __all__ = ["explain_growth"]
 
