@@ -63,24 +63,27 @@ def _type_checking(node: ast.If) -> bool:
     return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
 
 
-def _walk(tree: ast.AST, top: bool = True):
-    """Yield (import node, at module level), skipping ``if TYPE_CHECKING:`` blocks."""
+def _walk(tree: ast.AST, top: bool = True, type_only: bool = False):
+    """Yield (import node, at module level), skipping ``if TYPE_CHECKING:`` blocks unless ``type_only``."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _type_checking(node):
+        if isinstance(node, ast.If) and _type_checking(node) and not type_only:
             yield from _walk(ast.Module(body=node.orelse, type_ignores=[]), top)
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node, top
         inner = top and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        yield from _walk(node, inner)
+        yield from _walk(node, inner, type_only)
 
 
-def imports(module: str) -> list[tuple[str, int, bool]]:
-    """(imported certify module, line, at module level) for every import of certify in ``module``."""
+def imports(module: str, type_only: bool = False) -> list[tuple[str, int, bool]]:
+    """(imported certify module, line, at module level) for every import of certify in ``module``.
+
+    With ``type_only``, the imports under ``if TYPE_CHECKING:`` are listed too.
+    """
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out = []
-    for node, top in _walk(ast.parse(path.read_text(), str(path))):
+    for node, top in _walk(ast.parse(path.read_text(), str(path)), type_only=type_only):
         if isinstance(node, ast.Import):
             out += [(a.name, node.lineno, top) for a in node.names if a.name.split(".")[0] == "certify"]
             continue
@@ -108,8 +111,8 @@ def numeric_imports(module: str) -> list[tuple[str, int]]:
     return out
 
 
-def graph() -> dict[str, set[str]]:
-    return {m: {t for t, _, _ in imports(m) if t in MODULES and t != m} for m in MODULES}
+def graph(type_only: bool = False) -> dict[str, set[str]]:
+    return {m: {t for t, _, _ in imports(m, type_only) if t in MODULES and t != m} for m in MODULES}
 
 
 def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
@@ -161,6 +164,12 @@ def test_imports_resolve():
 def test_no_import_circles():
     """The module import graph (lazy imports inside functions included) has no circle."""
     cycle = find_cycle(graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_no_import_circles_through_type_only_imports():
+    """Counting the imports under ``if TYPE_CHECKING:`` too, the module import graph has no circle."""
+    cycle = find_cycle(graph(type_only=True))
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
 
