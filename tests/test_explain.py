@@ -13,9 +13,9 @@ import pytest
 import sympy
 
 from certify.certificates import verify
+from certify.core.latex import station_tex
 from certify.core.model import Network, Station, Stream
 from certify.explain import explain
-from certify.explain.formulas import station_tex
 from certify.explain.render import LATEX_PACKAGES
 from tests.real_certificates import CASES, case
 

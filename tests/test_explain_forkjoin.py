@@ -10,10 +10,10 @@ from itertools import combinations, product
 import pytest
 
 from certify.certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
+from certify.core.latex import frac_tex
 from certify.core.model import ForkJoinNetwork
 from certify.exact.forkjoin import check_capacity, check_forkjoin_foster, check_independent
 from certify.explain import explain
-from certify.explain.formulas import frac_tex
 from tests.real_certificates import case
 
 ODD = "a_b&c"

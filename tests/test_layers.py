@@ -171,8 +171,8 @@ def test_imports_resolve():
 
 
 def test_no_import_circles():
-    """The module import graph (lazy imports included) has no circle."""
-    cycle = find_cycle(graph(typing=False))
+    """The module import graph (lazy and type-only imports included) has no circle."""
+    cycle = find_cycle(graph())
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
 

@@ -18,10 +18,10 @@ from typing import Any
 
 from ..certificates.reading import Reading
 from ..certificates.verifier import Verified
+from ..core.latex import frac_tex, set_tex, station_tex
 from ..core.model import ForkJoinNetwork, Network
 from ..markov.chain import Chain, drain_order
 from .document import Block, Commands, Items, Math, Para, Section, Table, para
-from .formulas import frac_tex, set_tex, station_tex
 
 __all__ = [
     "Context", "claim_section", "network_section", "recheck_section", "hypotheses_section", "reachability_para",

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from math import prod
 
+from ..core.latex import station_tex
 from ..exact.facts import FiniteStateFacts, TheoremFacts
 from ..markov.chain import Chain, drain_order
 from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
 from .document import Block, Display, Math, Proof, Section, Table, para, summarised
-from .formulas import station_tex
 
 __all__ = ["explain_finite_state", "explain_theorem"]
 

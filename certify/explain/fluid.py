@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
+from ..core.latex import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex
 from ..core.model import Network
 from ..exact.facts import FluidFacts
 from ..markov.chain import Chain
@@ -22,7 +23,6 @@ from ..markov.regions import region_of
 from ..markov.symmetry import Symmetry
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Display, Math, Proof, Section, Table, para, summarised
-from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex
 
 __all__ = ["explain_fluid"]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
+from ..core.latex import frac_tex, linear_tex, set_tex, station_tex, text_tex
 from ..core.model import Network
 from ..core.render import plural
 from ..exact.facts import FluidFlowFacts
@@ -19,7 +20,6 @@ from ..markov.chain import Chain
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Display, Inline, Math, Proof, Section, Table, para, summarised
 from .fluid import DAI, DAI_SOURCE
-from .formulas import frac_tex, linear_tex, set_tex, station_tex, text_tex
 
 __all__ = ["explain_fluid_flow"]
 

@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from math import ceil, comb
 
+from ..core.latex import frac_tex, set_tex, station_tex, vector_tex
 from ..core.model import ForkJoinNetwork
 from ..exact.forkjoin import CapacityFacts, IndependentFacts
 from ..exact.forkjoin_capacity import mu_star, server_rates
 from ..exact.forkjoin_lags import transitions
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Display, Math, Proof, Section, Table, para, summarised
-from .formulas import frac_tex, set_tex, station_tex, vector_tex
 
 __all__ = ["explain_capacity", "explain_independent"]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
+from ..core.latex import frac_tex, station_tex, vector_tex
 from ..core.model import ForkJoinNetwork
 from ..exact.forkjoin import LagTableFacts
 from ..exact.forkjoin_capacity import mu_star, server_rates
@@ -18,7 +19,6 @@ from ..exact.forkjoin_lags import State, canonical, count_patterns, lag_regions,
 from .common import Context, claim_section, hypotheses_section, recheck_section
 from .document import Block, Display, Math, Proof, Section, Table, para, summarised
 from .forkjoin import FOSTER, fj_net, fj_network, fj_title, foster_statement, server_ids
-from .formulas import frac_tex, station_tex, vector_tex
 
 __all__ = ["explain_lag_table"]
 

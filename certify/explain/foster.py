@@ -1,26 +1,28 @@
-"""The readable proof of a Foster–Lyapunov certificate (kind ``foster``: quadratic, table, piecewise, quartic).
+"""The readable proof of a Foster–Lyapunov certificate (kind ``foster``, every template).
 
 Everything is recomputed by the checker's own code: the template is rebuilt by
 :func:`~certify.exact.stability.foster_template` on the regions the check
-evaluates (the sorted chamber's under a symmetry), the drift rows and their
-exact slopes by the template (``row_keys``, ``row_values``, ``affine_drifts``,
-or the quartic's drift polynomials), so the slack printed on each region is the
-one the check saw.
+evaluates (the sorted chamber's under a symmetry).  The template writes its own
+part, from its own exact methods: V and why it is bounded below
+(:meth:`~certify.templates.base.Template.explain_function`), and the drift on
+each unbounded region (:meth:`~certify.templates.base.Template.explain_drift`),
+so the slack printed on each region is the one the check saw.  This module adds
+what every Foster proof shares (the theorem and its hypotheses, the regions,
+the exceptional set) and turns the template's plain pieces
+(:mod:`certify.templates.readable`) into document blocks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from fractions import Fraction
 from math import comb
-from typing import Any
 
+from ..core.latex import frac_tex, norm_tex, set_tex
 from ..exact.facts import FosterFacts
 from ..exact.stability import foster_template
 from ..markov.chain import Chain
-from ..markov.jumps import RegionDrift
 from ..templates.base import Template
-from ..templates.linear import LinearTemplate
+from ..templates.readable import Coefficients, Formulas, Part, Piece, Sentence, Tex
 from .common import (
     Context,
     claim_section,
@@ -30,53 +32,15 @@ from .common import (
     reachability_para,
     recheck_section,
 )
-from .document import Block, Display, Inline, Math, Proof, Section, Table, para, summarised
-from .formulas import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex, text_tex
+from .document import Block, Display, Inline, Math, Para, Proof, Section, Table, para, summarised
 
-__all__ = ["explain_foster", "region_cell", "count_tex"]
-
-GE, LE = "\\ge", "\\le"
+__all__ = ["explain_foster", "count_tex"]
 
 FOSTER = "Foster's criterion for continuous-time Markov chains"
 FOSTER_SOURCE = (
     "F. G. Foster, 'On the stochastic matrices associated with certain queuing processes', Ann. Math. Statist. 24 (1953); "
     "in CTMC form, S. P. Meyn and R. L. Tweedie, 'Stability of Markovian processes III', Adv. Appl. Probab. 25 (1993)"
 )
-_TEMPLATE_WORDS = {
-    "quadratic": "a quadratic form",
-    "table": "a quadratic form plus linear terms weighted by bounded tables",
-    "piecewise": "a continuous piecewise-quadratic function",
-    "quartic": "a quartic form with sum-of-squares multipliers",
-}
-
-
-def region_cell(rd: RegionDrift, ids: Sequence[str]) -> Math:
-    """A region's constraints as math (and the phases of a phase-type region, as text).
-
-    Parameters
-    ----------
-    rd : RegionDrift
-        The region's drift (its region, and its phases for a phase-type chain).
-    ids : sequence of str
-        The station ids.
-
-    Returns
-    -------
-    Math
-        E.g. ``x_{1} \\le x_{2},\\ x_{1} \\ge 1``.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> from certify.markov.chain import Chain
-    >>> from certify.markov.drift import compile_drifts
-    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
-    >>> region_cell(compile_drifts(ch)[-1], ch.ids).tex
-    'x_{1} = x_{2},\\\\ x_{1} \\\\ge 1'
-    """
-    tex = region_tex(rd.region.describe(ids, [station_tex(s) for s in ids]))
-    phases = rd.describe(ids).partition("; ")[2]
-    return Math(tex + (f";\\ {text_tex(phases)}" if phases else ""))
 
 
 def count_tex(n: int) -> str:
@@ -100,109 +64,32 @@ def count_tex(n: int) -> str:
     return str(n) if n < 10**12 else f"\\approx 10^{{{len(str(n)) - 1}}}"
 
 
-# ---------------------------------------------------------------- V in closed form
+# ---------------------------------------------------------------- the template's own text, as blocks
 
-def _function(tmpl: Template, theta: list[Fraction], names: list[str], ctx: Context) -> tuple[list[Block], list[Section]]:
-    """V written out, the condition that makes it bounded below, and the long coefficient lists for the appendix."""
-    ids, J, name = tmpl.chain.ids, tmpl.chain.J, tmpl.name
-    blocks: list[Block] = []
-    appendix: list[Section] = []
-    t: Any = tmpl
-    if name in ("quadratic", "table"):
-        quad = poly_tex(quadratic_terms(zip(t.pairs, theta[: len(t.pairs)]), J), ids)
-        if name == "quadratic":
-            blocks.append(Display((f"V(x) = {quad}",)))
-        else:
-            arg = ", ".join(f"\\min({station_tex(ids[a])}, {t.K})" for a in t.fast)
-            phases = "\\varphi" if tmpl.chain.has_phases else ""
-            mult = ", ".join(ids[m] for m in t.mult)
-            targs = ", ".join(a for a in (arg, phases) if a)
-            vargs = ", ".join(a for a in ("x", phases) if a)
-            blocks.append(Display((f"V({vargs}) = {quad} + \\sum_{{l \\in \\{{{mult}\\}}}} x_{{l}}\\, T_{{l}}({targs})",)))
-            blocks.append(para(
-                f"The tables T_l have {len(t.cells)} cells each: the fast stations {', '.join(ids[a] for a in t.fast) or 'none'} "
-                f"clipped at K = {t.K}" + (", and the phase vector" if phases else "") + "; their exact values are in the appendix."
-            ))
-            table = coefficient_table(names[len(t.pairs):], theta[len(t.pairs):], "The table values T[l|cell]")
-            appendix.append(Section("The tables of V", (table,)))
-        deficits = t._deficits(theta)
-        strict = t.strict_side()
-        rows = tuple(
-            (ids[i], Math(frac_tex(d)), Math(frac_tex(need)), Math(frac_tex(d - need))) for i, (d, need) in enumerate(deficits)
-        )
-        blocks.append(para(
-            "V is bounded below: every diagonal entry P_ii is at least (for the table template: strictly more than) the sum of the "
-            "magnitudes of the negative entries of row i, so P is copositive: ", Math("x^\\top P x \\ge 0"), " on the orthant"
-            + (" and dominates the bounded table terms." if strict else "."),
-        ))
-        blocks.append(Table(("station i", "P_ii", "negative off-diagonal mass", "margin"), rows, "Diagonal dominance of P"))
-    elif name == "piecewise":
-        arr = t.arr
-        pieces = []
-        for c in range(len(arr.cells)):
-            vals = [theta[t._p(c, i, j)] for i, j in t.pairs]
-            signs = [f"{station_tex(ids[a])} {GE if sg > 0 else LE} {station_tex(ids[b])}"
-                     for (a, b), sg in zip(arr.walls, arr.cells[c])]
-            pieces.append((",\\ ".join(signs) or "\\text{all states}", poly_tex(quadratic_terms(zip(t.pairs, vals), J), ids)))
-        walls = ", ".join(f"x{ids[a]} = x{ids[b]}" for a, b in arr.walls) or "none"
-        blocks.append(para(f"V(x) = x'P_s x on each of the {len(arr.cells)} ordering cells s cut by the walls {walls}; "
-                           "continuity across each wall is checked exactly (P_+ - P_- = h t' + t h'):"))
-        lines = tuple(f"V(x) &= {q} && \\text{{where }} {cell}" for cell, q in pieces)
-        if len(lines) <= ctx.max_rows:
-            blocks.append(Display(lines))
-        else:
-            blocks.append(Display(lines[: ctx.max_rows]))
-            blocks.append(para(f"(the first {ctx.max_rows} of {len(lines)} cells; all coefficients are in the appendix)"))
-            appendix.append(Section("The pieces of V", (coefficient_table(names, theta, "Every coefficient"),)))
-        blocks.append(para("V is bounded below: on each cell s, G_s'P_s G_s is diagonally dominant plus nonnegative "
-                           "(G_s the generators of the cell's closure), so x'P_s x >= 0 there (checked exactly)."))
-    else:  # quartic
-        nv = len(t.vmonos)
-        blocks.append(Display((f"V(x) = {poly_tex(dict(zip(t.vmonos, theta[:nv])), ids)}",)))
-        slacks = t._v_slacks(theta)
-        blocks.append(para(
-            "V is nonnegative on the orthant: V(x) = m(x)'T m(x) + sum_a w_a x^a with m(x) the degree-2 monomials, "
-            f"T positive semidefinite (exact LDL' factorisation, {len(t.qmonos)} x {len(t.qmonos)}) and every w_a >= 0 "
-            f"(the least is {min(slacks)})."
-        ))
-        appendix.append(Section("The Gram matrices and multipliers", (coefficient_table(names, theta, "Every coefficient"),)))
-    return blocks, appendix
+def _inline(part: Part) -> Inline:
+    return Math(part.tex) if isinstance(part, Tex) else part
+
+
+def _block(piece: Piece) -> Block:
+    """A piece of a template's text (:mod:`certify.templates.readable`) as a document block."""
+    if isinstance(piece, Sentence):
+        return Para(tuple(_inline(p) for p in piece.parts))
+    if isinstance(piece, Formulas):
+        return Display(piece.lines)
+    if isinstance(piece, Coefficients):
+        return coefficient_table(piece.names, piece.values, piece.caption)
+    return Table(piece.header, tuple(tuple(_inline(c) for c in row) for row in piece.rows), piece.caption)
+
+
+def _function(tmpl: Template, theta: list[Fraction], ctx: Context) -> tuple[list[Block], list[Section]]:
+    """V as its template writes it (V, why it is bounded below), with the appendix sections it needs."""
+    text = tmpl.explain_function(theta, ctx.max_rows)
+    intro = para(f"The Lyapunov function (template {tmpl.name}: {tmpl.summary}), with the certificate's exact coefficients:")
+    appendix = [Section(a.title, tuple(_block(p) for p in a.pieces)) for a in text.appendix]
+    return [intro, *(_block(p) for p in text.pieces)], appendix
 
 
 # ---------------------------------------------------------------- the drift on each region
-
-def _linear_rows(tmpl: LinearTemplate, theta: list[Fraction], delta: Fraction) -> list[tuple[Fraction, tuple[Any, ...]]]:
-    ids = tmpl.chain.ids
-    values, scale = tmpl.row_values(theta)
-    affine, s = tmpl.affine_drifts(theta)
-    worst: dict[int, Fraction] = {}
-    count: dict[int, int] = {}
-    for row, v in zip(tmpl.row_keys(), values):
-        ratio = Fraction(v, scale * row.weight)
-        worst[row.region] = max(worst.get(row.region, ratio), ratio)
-        count[row.region] = count.get(row.region, 0) + 1
-    out = []
-    for r, w in worst.items():
-        a, c = affine[r]
-        bound = linear_tex([Fraction(ai, s) for ai in a], ids, Fraction(c, s))
-        cells = (f"r{r}", region_cell(tmpl.drifts[r], ids), str(count[r]), Math(f"AV(x) \\le {bound}"), Math(frac_tex(w)),
-                 Math(frac_tex(-w - delta)))
-        out.append((-w - delta, cells))
-    return out
-
-
-def _quartic_rows(tmpl: Any, theta: list[Fraction]) -> list[tuple[Fraction, tuple[Any, ...]]]:
-    ids = tmpl.chain.ids
-    polys, den = tmpl._drift_polys(theta)
-    out = []
-    for blk, av in zip(tmpl.blocks, polys):
-        least = min((theta[blk.noff + m] for m in range(len(blk.bmonos))), default=Fraction(0))
-        poly = poly_tex({a: Fraction(co, den) for a, co in av.items()}, ids)
-        gens = ", ".join(set_tex([ids[k] for k in range(len(g)) if g[k]]) for g in blk.G)
-        cells = (f"r{blk.region}", region_cell(tmpl.drifts[blk.region], ids), Math(gens), Math(f"AV(x) = {poly}"), Math(frac_tex(least)))
-        out.append((least, cells))
-    return out
-
 
 def _drift_section(
     tmpl: Template, theta: list[Fraction], facts: FosterFacts, levels: dict[int, int], ctx: Context
@@ -220,37 +107,13 @@ def _drift_section(
         f"on each of the other {facts.regions - bounded}, every state is "
         "p + y with ", Math(f"p \\in [0, {L}]^{{{J}}}"), " and y in the region's recession cone, generated by 0/1 vectors g.",
     )]
-    if isinstance(tmpl, LinearTemplate):
-        rows = _linear_rows(tmpl, theta, delta)
-        header: tuple[str, ...] = ("", "region", "generators", "drift on the region", "steepest slope per unit of |g|_1", "slack")
-        lead.append(para(
-            "On each unbounded region the drift is bounded by an affine function whose slope along every generator g is at most ",
-            Math("-\\delta \\lVert g\\rVert_{1}"), " with ", Math(f"\\delta = {frac_tex(delta)}"),
-            f" ({facts.rows} inequalities, each checked exactly). The slack is how far the steepest slope stays below ",
-            Math("-\\delta"), ":",
-        ))
-    else:
-        rows = _quartic_rows(tmpl, theta)
-        header = ("", "region", "cone generators", "drift on the region (exact)", "least n_b")
-        lead.append(para(
-            "On each unbounded region R with generators g_1..g_K, writing y = sum_k lam_k g_k, the identity ",
-            Math("-C_R(y) - \\delta (\\textstyle\\sum_k \\lambda_k)^3 = "
-                 "\\sum_k \\lambda_k \\lambda' Q_{R,k} \\lambda + \\sum_{b} n_{R,b} \\lambda^b"),
-            " holds coefficient by coefficient, with ", Math(f"\\delta = {frac_tex(delta)}"),
-            ", every Q_{R,k} positive semidefinite (exact LDL') and every n_{R,b} >= 0; C_R is the cubic part of AV on R. "
-            f"({facts.rows} identities.) So the cubic part decreases at least like -delta (|y|_1/J)^3, and AV(x) <= -delta far out:",
-        ))
-    rows.sort(key=lambda t: t[0])
-    table = Table(header, tuple(cells for _, cells in rows), "The drift on each unbounded region, tightest first")
+    text = tmpl.explain_drift(theta, delta)
+    lead.append(_block(text.method))
+    table = Table(text.header, tuple(tuple(_inline(c) for c in row) for row in text.rows),
+                  "The drift on each unbounded region, tightest first")
     shown, appendix = summarised(table, ctx.max_rows, "The drift on every region")
     lead += shown
-    if isinstance(tmpl, LinearTemplate):
-        hence: list[Inline] = ["Hence ", Math(f"AV(x) \\le M_R - \\delta {norm_tex()}"),
-                               " on each region R, with M_R the region's bound at the points p; taken over the regions, "]
-    else:
-        hence = ["Hence, with the lower-degree part of AV on R bounded from its coefficients at the points p (the bound "
-                 "of certify.templates.polynomial), ", Math("AV(x) \\le -\\delta s^3/h^3 + e_2 s^2 + e_1 s + e_0"),
-                 " with ", Math(f"s = {norm_tex()} - JL"), "; taken over the regions, "]
+    hence = [_inline(p) for p in text.hence]
     lead.append(para(*hence, Math(f"AV(x) \\le -\\delta = {frac_tex(-delta)}"), " at every state with ",
                      Math(f"{norm_tex()} \\ge N = {frac_tex(N)}"), "."))
     return Section("The drift condition, region by region", tuple(lead)), appendix
@@ -329,11 +192,8 @@ def explain_foster(ctx: Context) -> Proof:
         raise AssertionError(built)
     tmpl, levels = built
     facts: FosterFacts = ctx.facts.checked
-    names = tmpl.variables()
-    theta = [theta_map[n] for n in names]
-    function, app1 = _function(tmpl, theta, names, ctx)
-    words = _TEMPLATE_WORDS.get(template, template)
-    function.insert(0, para(f"The Lyapunov function (template {template}: {words}), with the certificate's exact coefficients:"))
+    theta = [theta_map[n] for n in tmpl.variables()]
+    function, app1 = _function(tmpl, theta, ctx)
     drift, app2 = _drift_section(tmpl, theta, facts, levels, ctx)
     independent = [para(
         "Independently of the regions: for any state x, AV(x) is the sum over the transitions out of x (an arrival to a shortest "

@@ -10,12 +10,13 @@ recomputed with the checker's exact functions
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
+from ..core.latex import frac_tex, linear_tex, region_tex, set_tex, station_tex, vector_tex
 from ..core.render import plural
 from ..exact.facts import GrowthFacts
-from ..exact.growth import growth_drift, growth_levels
+from ..exact.growth import GrowthDrift, growth_drift, growth_levels
 from ..markov.chain import Chain
 from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift, compile_drifts
@@ -24,7 +25,6 @@ from ..markov.regions import enumerate_regions
 from ..templates.table import table_cells
 from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
 from .document import Block, Display, Inline, Math, Proof, Section, Table, joined, para, summarised
-from .formulas import frac_tex, linear_tex, region_tex, set_tex, station_tex, vector_tex
 
 __all__ = ["explain_growth"]
 
@@ -34,23 +34,11 @@ FMM = (
 )
 
 
-
-
-
-
-@dataclass(frozen=True)
-class _Region:
-    """One region of the checker's refinement with f's drift there (exact)."""
+class _Region(NamedTuple):
+    """One region of the checker's refinement and f's drift there (exact, as the checker computes it)."""
 
     rd: RegionDrift
-    unbounded: bool  # some cone generator g has w'g > 0
-    linear: Fraction  # w'm_R
-    table: Fraction  # the table's term
-    cell: tuple[int, ...]
-
-    @property
-    def drift(self) -> Fraction:
-        return self.linear + self.table
+    gd: GrowthDrift
 
 
 def _growth_regions(
@@ -58,11 +46,8 @@ def _growth_regions(
 ) -> tuple[list[_Region], dict[int, int]]:
     """The regions check_growth compiles, each with Af (constant on it) split as w'm_R + table term."""
     levels = growth_levels(chain, fast, K) if table is not None else dict(chain.base_levels)
-    out = []
-    for rd in compile_drifts(chain, enumerate_regions(chain, levels)):
-        gd = growth_drift(chain, rd, w, table, fast, K)
-        out.append(_Region(rd, gd.unbounded, gd.linear, gd.table, gd.cell))
-    return out, levels
+    drifts = compile_drifts(chain, enumerate_regions(chain, levels))
+    return [_Region(rd, growth_drift(chain, rd, w, table, fast, K)) for rd in drifts], levels
 
 
 def _phases(chain: Chain, rd: RegionDrift) -> str:
@@ -116,8 +101,8 @@ def explain_growth(ctx: Context) -> Proof:
     facts: GrowthFacts = ctx.facts.checked
     ids, J = chain.ids, chain.J
     regions, levels = _growth_regions(chain, w, table, fast, K)
-    grow = sorted((r for r in regions if r.unbounded), key=lambda r: r.drift)
-    flat = [r for r in regions if not r.unbounded]
+    grow = sorted((r for r in regions if r.gd.unbounded), key=lambda r: r.gd.drift)
+    flat = [r for r in regions if not r.gd.unbounded]
     big_t = max((abs(v) for v in (table or {}).values()), default=Fraction(0))
     B, wsum, wmax = vertex_bound(J, levels), sum(w, Fraction(0)), max(w)
     lam = chain.total_rate
@@ -209,8 +194,8 @@ def explain_growth(ctx: Context) -> Proof:
     tab_head = ("cell", "w'm_R", "table term") if table is not None else ()
     drift_rows = tuple(
         (*_region_cells(chain, r), _state(chain, r.rd), Math(vector_tex([Fraction(m, chain.scale) for m in r.rd.mean])),
-         *((str(r.cell), Math(frac_tex(r.linear)), Math(frac_tex(r.table))) if table is not None else ()),
-         Math(frac_tex(r.drift)), Math(frac_tex(r.drift - facts.delta)))
+         *((str(r.gd.cell), Math(frac_tex(r.gd.linear)), Math(frac_tex(r.gd.table))) if table is not None else ()),
+         Math(frac_tex(r.gd.drift)), Math(frac_tex(r.gd.drift - facts.delta)))
         for r in grow
     )
     drift_table = Table(("region", *ph_head, "a state of it", "mean drift m_R", *tab_head, "Af", "slack Af - delta"),

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from ..core.latex import frac_tex, set_tex, station_tex
 from ..core.render import plural
 from ..exact.facts import ClosedSetFacts, StaticSplitFacts
 from ..exact.instability import routed_sets
 from ..markov.chain import Chain
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Display, Math, Para, Proof, Section, Table, joined, para, summarised
-from .formulas import frac_tex, set_tex, station_tex
 
 __all__ = ["explain_static_split", "explain_closed_set"]
 

@@ -7,11 +7,11 @@ from the network and the file.  The theorem is in ``docs/math/capacities.md``.
 
 from __future__ import annotations
 
+from ..core.latex import frac_tex
 from ..exact.facts import OverflowFacts
 from ..exact.overflow import overflow_drifts
 from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
 from .document import Block, Math, Para, Proof, Section, Table, para, summarised
-from .formulas import frac_tex
 
 __all__ = ["explain_overflow"]
 

@@ -22,36 +22,9 @@ from .laws import PhaseType
 from .phases import PhaseChain
 from .regions import Region, check_deadline
 
-__all__ = ["PhaseDrift", "phase_transitions", "compile_phase_drifts", "lower_bound"]
+__all__ = ["PhaseDrift", "phase_transitions", "compile_phase_drifts"]
 
 PhaseMove = tuple[Jump, tuple[int, ...], int]
-
-
-def lower_bound(region: Region, a: int) -> int:
-    """The least value of x_a on the region.
-
-    Parameters
-    ----------
-    region : Region
-        The region.
-    a : int
-        A station.
-
-    Returns
-    -------
-    int
-        ``-dbm[0][a + 1]``.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> from certify.markov.chain import Chain
-    >>> from certify.markov.regions import enumerate_regions
-    >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
-    >>> [lower_bound(r, 0) for r in enumerate_regions(mm1, {0: 1})]
-    [0, 1, 2]
-    """
-    return -region.dbm[0][a + 1]
 
 
 def _exactly_one(region: Region, a: int) -> bool:

@@ -32,13 +32,32 @@ import scipy.sparse as sp
 from scipy.optimize import brentq
 from scipy.sparse.linalg import ArpackNoConvergence, eigs
 
-__all__ = ["phase_count", "PhaseBlocks", "phase_blocks", "perron_abscissa", "caudal_eta"]
+__all__ = ["rate_classes", "phase_count", "PhaseBlocks", "phase_blocks", "perron_abscissa", "caudal_eta"]
 
 #: Below this many phases chi(z) comes from a dense eigenvalue solve.
 DENSE = 64
 
 
-def _classes(mu: Sequence[float], lump: bool) -> list[list[int]]:
+def rate_classes(mu: Sequence[float], lump: bool) -> list[list[int]]:
+    """The stations the min-queue QBD keeps apart: one class per rate with ``lump``, else one per station.
+
+    Parameters
+    ----------
+    mu : sequence of float
+        The service rates.
+    lump : bool
+        Whether stations of equal rate are lumped (exact for uniform ties only).
+
+    Returns
+    -------
+    list of list of int
+        The classes, each a list of station indices, in order of first appearance.
+
+    Examples
+    --------
+    >>> rate_classes([1.0, 2.0, 1.0], True), rate_classes([1.0, 2.0, 1.0], False)
+    ([[0, 2], [1]], [[0], [1], [2]])
+    """
     if not lump:
         return [[i] for i in range(len(mu))]
     out: dict[float, list[int]] = {}
@@ -73,7 +92,7 @@ def phase_count(mu: Sequence[float], D: int, lump: bool) -> int:
     (26281, 50388)
     """
     every = no_zero = 1
-    for c in _classes(mu, lump):
+    for c in rate_classes(mu, lump):
         every *= comb(D + len(c), len(c))
         no_zero *= comb(D - 1 + len(c), len(c))
     return every - no_zero
@@ -206,7 +225,7 @@ def phase_blocks(lam: float, mu: Sequence[float], D: int,
         raise ValueError(f"D = {D} must be >= 1")
     k = len(mu)
     mus = np.asarray(mu, dtype=float)
-    classes = _classes(list(mus), lump)
+    classes = rate_classes(list(mus), lump)
     per = [np.array(list(combinations_with_replacement(range(D + 1), len(c))), dtype=np.int64) for c in classes]
     sizes = [len(p) for p in per]
     stride = np.cumprod([1] + sizes[::-1])[:-1][::-1]  # row-major over the classes: the product order

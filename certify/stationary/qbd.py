@@ -29,7 +29,7 @@ from scipy.sparse.linalg import splu
 
 from ..core.model import Network
 from ..markov.phases import markov_chain
-from .caudal import phase_count
+from .caudal import phase_count, rate_classes
 from .closed_forms import jsq_tail_theorem, parallel_jsq
 from .tail_sequence import decay_sequence, increasing_limit
 
@@ -41,15 +41,6 @@ PHASE_BUDGET = 50_000
 DEFAULT_TOL = 1e-7
 #: Default largest cap D of the differences.
 MAX_DIFFERENCE = 60
-
-
-def _classes(mu: Sequence[float], lump: bool) -> list[list[int]]:
-    if not lump:
-        return [[i] for i in range(len(mu))]
-    out: dict[float, list[int]] = {}
-    for i, m in enumerate(mu):
-        out.setdefault(m, []).append(i)
-    return list(out.values())
 
 
 def qbd_blocks(
@@ -98,7 +89,7 @@ def qbd_blocks(
     ([(0, 0), (0, 1), (0, 2)], [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     """
     J = len(mu)
-    classes = _classes(mu, lump)
+    classes = rate_classes(mu, lump)
     per = [list(combinations_with_replacement(range(D + 1), len(c))) for c in classes]
     phases_c = [p for p in product(*per) if min(min(t) for t in p) == 0]
 
@@ -421,7 +412,7 @@ def min_queue_decay(net: Network, max_difference: int | None = None, tol: float 
     chain = markov_chain(net)
     uniform = all(len(set(probs)) == 1 for _, probs in chain.ties)  # lumping needs symmetric ties
     mu_f = [float(m) for m in mus]
-    classes = _classes(mu_f, uniform)
+    classes = rate_classes(mu_f, uniform)
     lumped = ", lumped by equal rates" if any(len(c) > 1 for c in classes) else ""
     first = phase_count(mu_f, 1, uniform)
     if first > max_phases:

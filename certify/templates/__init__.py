@@ -1,7 +1,9 @@
 """Lyapunov templates: an exact core (:class:`Template`) and the linear rows of the LP templates (:class:`LinearTemplate`).
 
-Register a new template by adding it to :data:`TEMPLATES`; the search loop and
-the exact checker look templates up here by name and need no other change.
+Register a new template by adding it to :data:`TEMPLATES`; the search loop, the
+exact checker, the certificate reader and ``certify explain`` look templates up
+here by name and need no other change (CONTRIBUTING.md's checklist;
+``tests/test_extension_points.py`` registers a toy template this way).
 """
 
 from .base import Template

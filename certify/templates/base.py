@@ -12,12 +12,16 @@ whose conditions the checker verifies exactly.  :class:`Template` declares what
 * ``exact_drift(theta, levels)``: the exact drift condition and the
   exceptional-set bound;
 * ``candidates(theta)``: rational roundings of a float solution, to be checked;
-* ``formula(theta)`` and ``vertex_bound(levels)``.
+* ``formula(theta)`` and ``vertex_bound(levels)``;
+* its part of the readable proof (``certify explain``): ``explain_function`` (V and
+  why it is bounded below) and ``explain_drift`` (the drift region by region), as
+  the plain pieces of :mod:`certify.templates.readable`.
 
 Templates whose drift conditions are linear rows in the coefficients (the LP
-templates) add the rows through :class:`certify.templates.linear.LinearTemplate`;
-an SDP template (:class:`certify.templates.polynomial.QuarticSOS`) derives from
-:class:`Template` alone.  The numeric searches live in :mod:`certify.search`:
+templates) add the rows through :class:`certify.templates.linear.LinearTemplate`
+(which also writes their drift argument); an SDP template
+(:class:`certify.templates.polynomial.QuarticSOS`) derives from :class:`Template`
+alone.  The numeric searches live in :mod:`certify.search`:
 :func:`certify.search.template.search_template` dispatches by template type.
 
 The module also holds the rounding the templates share; the validators of their
@@ -36,6 +40,7 @@ from ..markov.chain import Chain
 from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift
 from ..markov.symmetry import Symmetry, reducing
+from .readable import DriftText, FunctionText
 
 __all__ = ["Template", "DENOMINATORS", "round_to_grid"]
 
@@ -327,6 +332,63 @@ class Template(ABC):
         -------
         str
             E.g. ``V = 1*x1^2 + 1*x2^2``.
+        """
+
+    # ---- the readable proof (certify explain) ----
+
+    @abstractmethod
+    def explain_function(self, theta: Sequence[Fraction], max_rows: int) -> FunctionText:
+        """V written out with the certificate's exact coefficients, and why it is bounded below, for the readable proof.
+
+        Parameters
+        ----------
+        theta : sequence of Fraction
+            The coefficients (a certificate that passed the check), in :meth:`variables` order.
+        max_rows : int
+            The longest list kept in the text (longer ones go to the appendix).
+
+        Returns
+        -------
+        FunctionText
+            The text (V first) and the appendix sections it needs.
+
+        Examples
+        --------
+        >>> from fractions import Fraction as F
+        >>> from certify.markov.chain import Chain
+        >>> from certify.markov.drift import compile_drifts
+        >>> from certify.templates import Quadratic
+        >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+        >>> Quadratic(mm1, compile_drifts(mm1)).explain_function([F(1)], max_rows=20).pieces[0].lines
+        ('V(x) = x_{1}^{2}',)
+        """
+
+    @abstractmethod
+    def explain_drift(self, theta: Sequence[Fraction], delta: Fraction) -> DriftText:
+        """How the drift condition holds on each unbounded region, for the readable proof.
+
+        Parameters
+        ----------
+        theta : sequence of Fraction
+            The coefficients (a certificate that passed the check).
+        delta : Fraction
+            The drift margin the check derived.
+
+        Returns
+        -------
+        DriftText
+            The argument, and one row per unbounded region, tightest first.
+
+        Examples
+        --------
+        >>> from fractions import Fraction as F
+        >>> from certify.markov.chain import Chain
+        >>> from certify.markov.drift import compile_drifts
+        >>> from certify.templates import Quadratic
+        >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+        >>> text = Quadratic(mm1, compile_drifts(mm1)).explain_drift([F(1)], F(2))  # V = x^2: slope -2 = -delta
+        >>> [c if isinstance(c, str) else c.tex for c in text.rows[0]]
+        ['r1', 'x_{1} \\\\ge 1', '1', 'AV(x) \\\\le - 2 x_{1} + 13', '-2', '0']
         """
 
     # ---- rounding and the exceptional set ----

@@ -15,6 +15,10 @@ template needs no edit to the search or to the checker:
 * ``repair(theta)``: mend what rounding to rationals broke (e.g. a diagonal);
 * ``affine_drifts(theta)``: AV <= a'x + c on each region, for the exceptional-set bound.
 
+It then gets the readable drift argument too (:meth:`LinearTemplate.explain_drift`:
+the affine bound and the steepest slope on each region); only
+``explain_function`` (V itself) is the template's own to write.
+
 :meth:`LinearTemplate.exact_drift` checks the rows and derives the exceptional
 set from the affine drifts; :func:`certify.search.lp.solve_template` solves the rows.
 """
@@ -28,7 +32,9 @@ from fractions import Fraction
 from math import ceil
 from typing import TYPE_CHECKING, Any
 
+from ..core.latex import frac_tex, linear_tex, norm_tex
 from .base import Template, _gen_str
+from .readable import DriftText, Part, Sentence, Tex, region_cell
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -344,3 +350,46 @@ class LinearTemplate(Template):
             N = max(N, (worst + delta * chain.J * L + delta) / delta)
         facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)))
         return failures, facts
+
+    # ---- the readable proof ----
+
+    def explain_drift(self, theta: Sequence[Fraction], delta: Fraction) -> DriftText:
+        """Per unbounded region: the affine bound on AV (:meth:`affine_drifts`), its steepest slope per unit of ``|g|_1``, the slack.
+
+        Parameters
+        ----------
+        theta, delta
+            As for :meth:`Template.explain_drift`.
+
+        Returns
+        -------
+        DriftText
+            The rows, tightest first.
+        """
+        ids = self.chain.ids
+        keys = self.row_keys()
+        values, scale = self.row_values(theta)
+        affine, s = self.affine_drifts(theta)
+        worst: dict[int, Fraction] = {}
+        count: dict[int, int] = {}
+        for row, v in zip(keys, values):
+            ratio = Fraction(v, scale * row.weight)
+            worst[row.region] = max(worst.get(row.region, ratio), ratio)
+            count[row.region] = count.get(row.region, 0) + 1
+        rows: list[tuple[Fraction, tuple[Part, ...]]] = []
+        for r, w in worst.items():
+            a, c = affine[r]
+            bound = linear_tex([Fraction(ai, s) for ai in a], ids, Fraction(c, s))
+            rows.append((-w - delta, (f"r{r}", region_cell(self.drifts[r], ids), str(count[r]), Tex(f"AV(x) \\le {bound}"),
+                                      Tex(frac_tex(w)), Tex(frac_tex(-w - delta)))))
+        rows.sort(key=lambda row: row[0])
+        method = Sentence((
+            "On each unbounded region the drift is bounded by an affine function whose slope along every generator g is at most ",
+            Tex("-\\delta \\lVert g\\rVert_{1}"), " with ", Tex(f"\\delta = {frac_tex(delta)}"),
+            f" ({len(keys)} inequalities, each checked exactly). The slack is how far the steepest slope stays below ",
+            Tex("-\\delta"), ":",
+        ))
+        header = ("", "region", "generators", "drift on the region", "steepest slope per unit of |g|_1", "slack")
+        hence = ("Hence ", Tex(f"AV(x) \\le M_R - \\delta {norm_tex()}"),
+                 " on each region R, with M_R the region's bound at the points p; taken over the regions, ")
+        return DriftText(method, header, tuple(cells for _, cells in rows), hence)

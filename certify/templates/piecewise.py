@@ -55,12 +55,14 @@ from math import lcm
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CertificateError, NotSupported
+from ..core.latex import poly_tex, quadratic_terms, station_tex
 from ..markov.cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
 from ..markov.chain import Chain
 from ..markov.drift import Jump, RegionDrift, compile_drifts
 from .base import DENOMINATORS, _gen_str, round_to_grid
 from .continuity import ContinuousPieces
 from .linear import LinearTemplate, SideRow
+from .readable import Appendix, Coefficients, Formulas, FunctionText, Piece, Sentence
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -69,6 +71,7 @@ __all__ = ["PiecewiseQuadratic", "MAX_STATIONS"]
 
 # Larger networks are declined: 5 stations with full choice already give 120 cells.
 MAX_STATIONS = 4
+_GE, _LE = "\\ge", "\\le"
 
 
 class PiecewiseQuadratic(LinearTemplate):
@@ -414,3 +417,22 @@ class PiecewiseQuadratic(LinearTemplate):
         head = f"V = x'P_s x on {len(arr.cells)} cells (walls {walls}), continuous"
         return head + (": " + "; ".join(pieces) if pieces else "")
 
+    def explain_function(self, theta: Sequence[Fraction], max_rows: int) -> FunctionText:
+        """The piece of V on each cell (the first ``max_rows`` in the text), and why each piece is nonnegative on its cell."""
+        ids, J, arr = self.chain.ids, self.chain.J, self.arr
+        lines = []
+        for c, signs in enumerate(arr.cells):
+            sides = [f"{station_tex(ids[a])} {_GE if sg > 0 else _LE} {station_tex(ids[b])}" for (a, b), sg in zip(arr.walls, signs)]
+            piece = poly_tex(quadratic_terms(((p, theta[self._p(c, *p)]) for p in self.pairs), J), ids)
+            lines.append(f"V(x) &= {piece} && \\text{{where }} " + (",\\ ".join(sides) or "\\text{all states}"))
+        walls = ", ".join(f"x{ids[a]} = x{ids[b]}" for a, b in arr.walls) or "none"
+        text: list[Piece] = [Sentence((f"V(x) = x'P_s x on each of the {len(arr.cells)} ordering cells s cut by the walls {walls}; "
+                                       "continuity across each wall is checked exactly (P_+ - P_- = h t' + t h'):",))]
+        appendix: tuple[Appendix, ...] = ()
+        text.append(Formulas(tuple(lines[:max_rows])))
+        if len(lines) > max_rows:
+            text.append(Sentence((f"(the first {max_rows} of {len(lines)} cells; all coefficients are in the appendix)",)))
+            appendix = (Appendix("The pieces of V", (Coefficients(tuple(self.variables()), tuple(theta), "Every coefficient"),)),)
+        text.append(Sentence(("V is bounded below: on each cell s, G_s'P_s G_s is diagonally dominant plus nonnegative "
+                              "(G_s the generators of the cell's closure), so x'P_s x >= 0 there (checked exactly).",)))
+        return FunctionText(tuple(text), appendix)

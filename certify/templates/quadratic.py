@@ -7,9 +7,11 @@ from fractions import Fraction
 from math import lcm
 from typing import TYPE_CHECKING, Any
 
+from ..core.latex import frac_tex, poly_tex, quadratic_terms
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift
 from .linear import LinearTemplate, SideRow
+from .readable import Formulas, FunctionText, Piece, Rows, Sentence, Tex
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -352,3 +354,26 @@ class Quadratic(LinearTemplate):
                 coef = v if i == j else 2 * v
                 terms.append(f"{coef}*x{ids[i]}" + ("^2" if i == j else f"*x{ids[j]}"))
         return "V = " + (" + ".join(terms) if terms else "0")
+
+    # ---- the readable proof ----
+
+    def explain_function(self, theta: Sequence[Fraction], max_rows: int) -> FunctionText:
+        """V = x'P x written out, and the diagonal dominance that makes it copositive (a table of margins)."""
+        return FunctionText((Formulas((f"V(x) = {self._quadratic_tex(theta)}",)), *self._dominance_text(theta)))
+
+    def _quadratic_tex(self, theta: Sequence[Fraction]) -> str:
+        """x'Px with P from ``theta`` (its first entries), as LaTeX."""
+        return poly_tex(quadratic_terms(zip(self.pairs, theta), self.chain.J), self.chain.ids)
+
+    def _dominance_text(self, theta: Sequence[Fraction]) -> tuple[Piece, ...]:
+        """Why V is bounded below: each P_ii against its row's negative off-diagonal mass."""
+        ids = self.chain.ids
+        rows = tuple(
+            (ids[i], Tex(frac_tex(d)), Tex(frac_tex(need)), Tex(frac_tex(d - need))) for i, (d, need) in enumerate(self._deficits(theta))
+        )
+        why = Sentence((
+            "V is bounded below: every diagonal entry P_ii is at least (for the table template: strictly more than) the sum of the "
+            "magnitudes of the negative entries of row i, so P is copositive: ", Tex("x^\\top P x \\ge 0"), " on the orthant"
+            + (" and dominates the bounded table terms." if self.strict_side() else "."),
+        ))
+        return why, Rows(("station i", "P_ii", "negative off-diagonal mass", "margin"), rows, "Diagonal dominance of P")

@@ -14,11 +14,13 @@ from math import lcm
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CertificateError
+from ..core.latex import station_tex
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift, cell_moves, cell_of
 from .linear import SideRow
 from .options import MAX_REFINEMENT, clip_level, refinement_factor, station_list
 from .quadratic import Quadratic
+from .readable import Appendix, Coefficients, Formulas, FunctionText, Sentence
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -383,3 +385,19 @@ class LinearTable(Quadratic):
         F = ",".join(ids[a] for a in self.fast)
         arg = ", ".join(([f"min(x_{{{F}}}, {self.K})"] if self.fast else []) + (["phases"] if self.chain.has_phases else []))
         return super().formula(theta[: self.nq]) + f" + sum_l x_l T_l[{arg}] ({len(self.mult)} tables of {len(self.cells)} cells)"
+
+    def explain_function(self, theta: Sequence[Fraction], max_rows: int) -> FunctionText:
+        """x'Px plus the tables, their cells, the diagonal dominance; the table values go to the appendix."""
+        ids = self.chain.ids
+        arg = ", ".join(f"\\min({station_tex(ids[a])}, {self.K})" for a in self.fast)
+        phases = "\\varphi" if self.chain.has_phases else ""
+        mult = ", ".join(ids[m] for m in self.mult)
+        targs = ", ".join(a for a in (arg, phases) if a)
+        vargs = ", ".join(a for a in ("x", phases) if a)
+        v = f"V({vargs}) = {self._quadratic_tex(theta[: self.nq])} + \\sum_{{l \\in \\{{{mult}\\}}}} x_{{l}}\\, T_{{l}}({targs})"
+        cells = Sentence((
+            f"The tables T_l have {len(self.cells)} cells each: the fast stations {', '.join(ids[a] for a in self.fast) or 'none'} "
+            f"clipped at K = {self.K}" + (", and the phase vector" if phases else "") + "; their exact values are in the appendix.",
+        ))
+        values = Coefficients(tuple(self.variables()[self.nq :]), tuple(theta[self.nq :]), "The table values T[l|cell]")
+        return FunctionText((Formulas((v,)), cells, *self._dominance_text(theta)), (Appendix("The tables of V", (values,)),))

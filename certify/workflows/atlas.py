@@ -15,11 +15,9 @@ Public: :func:`plot_atlas`, :func:`theorem_sign`, :data:`VERDICT_STYLE`.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .sweep_result import SweepResult
+from typing import Any, Protocol
 
 __all__ = ["VERDICT_STYLE", "plot_atlas", "theorem_sign"]
 
@@ -37,7 +35,43 @@ _FINE_1D = 201
 _FINE_2D = 61
 
 
-def theorem_sign(result: SweepResult, values: tuple[Fraction, ...]) -> tuple[int | None, str | None]:
+class _Point(Protocol):
+    """What the atlas reads of a point of a sweep."""
+
+    @property
+    def values(self) -> tuple[Fraction, ...]: ...
+
+    @property
+    def verdict(self) -> str: ...
+
+
+class _Sweep(Protocol):
+    """What the atlas reads of a sweep: :class:`~certify.workflows.sweep_result.SweepResult` has it (no import of it here)."""
+
+    @property
+    def network(self) -> str: ...
+
+    @property
+    def paths(self) -> tuple[str, ...]: ...
+
+    @property
+    def values(self) -> tuple[tuple[Fraction, ...], ...]: ...
+
+    @property
+    def points(self) -> Sequence[_Point]: ...
+
+    @property
+    def time_limit(self) -> float: ...
+
+    @property
+    def sim_budget(self) -> float: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+    def network_at(self, values: Sequence[Any]) -> Any: ...
+
+
+def theorem_sign(result: _Sweep, values: tuple[Fraction, ...]) -> tuple[int | None, str | None]:
     """The known theorem's verdict at a point of a sweep, as a sign, with the theorem's name.
 
     Parameters
@@ -97,7 +131,7 @@ def _fine(lo: Fraction, hi: Fraction, n: int) -> list[Fraction]:
     return [lo + (hi - lo) * k / (n - 1) for k in range(n)]
 
 
-def _boundary_1d(result: SweepResult) -> tuple[list[float], set[str]]:
+def _boundary_1d(result: _Sweep) -> tuple[list[float], set[str]]:
     """Exact-arithmetic bisection of the points where the theorem's verdict changes along the one axis."""
     xs = result.values[0]
     lo, hi = min(xs), max(xs)
@@ -132,7 +166,7 @@ def _boundary_1d(result: SweepResult) -> tuple[list[float], set[str]]:
     return out, names
 
 
-def _boundary_2d(result: SweepResult) -> tuple[Any, Any, Any, set[str]] | None:
+def _boundary_2d(result: _Sweep) -> tuple[Any, Any, Any, set[str]] | None:
     """The theorem's sign on a fine grid (masked where no theorem applies); None when none applies anywhere."""
     import numpy as np
 
@@ -159,7 +193,7 @@ def _boundary_2d(result: SweepResult) -> tuple[Any, Any, Any, set[str]] | None:
 
 
 def plot_atlas(
-    result: SweepResult,
+    result: _Sweep,
     path: str | os.PathLike,
     *,
     overlays: list[dict[str, Any]] | None = None,

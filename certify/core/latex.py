@@ -5,8 +5,13 @@ alphanumeric is set as ``\\text``).  Numbers stay exact: a
 :class:`~fractions.Fraction` becomes ``\\frac{p}{q}``.  Nothing here is
 numeric: sympy receives the exact coefficients and only prints.
 
+The readable proofs (:mod:`certify.explain`) and the Lyapunov templates, which
+write their own part of a Foster proof, share these writers; they sit at the
+bottom layer so that both can.
+
 Public: :func:`station_tex`, :func:`frac_tex`, :func:`poly_tex`,
-:func:`linear_tex`, :func:`region_tex`, :func:`set_tex`, :func:`norm_tex`.
+:func:`quadratic_terms`, :func:`linear_tex`, :func:`region_tex`,
+:func:`set_tex`, :func:`norm_tex`, :func:`text_tex`, :func:`vector_tex`.
 """
 
 from __future__ import annotations
