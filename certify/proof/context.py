@@ -17,6 +17,7 @@ from math import prod
 from ..core.errors import NotSupported
 from ..core.model import Network
 from ..core.render import plural
+from ..core.vocabulary import NecessaryState
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
 from ..markov.jumps import RegionDrift
@@ -48,7 +49,7 @@ class RunState:
     ran: list[str] = field(default_factory=list)  # certificate searches that ran (LPs/SDPs solved)
     skipped: list[str] = field(default_factory=list)  # searches not run because the time limit had passed
     cut: str | None = None  # the stage the time limit interrupted
-    necessary: str = "unknown"  # holds | borderline | doubtful | unknown | stopped | fails
+    necessary: NecessaryState = "unknown"  # set by the necessary condition's stage
     budget: float | None = None  # seconds given to the stages when a theorem already decides (deadline shortened)
 
     def expired(self) -> bool:
@@ -69,13 +70,14 @@ class RunState:
 
     def necessary_text(self) -> str:
         """The necessary condition's state, in words (empty when it failed: then the network was proved unstable)."""
-        return {
+        words: dict[NecessaryState, str] = {
             "holds": "the necessary condition holds",
             "borderline": "the necessary condition holds at best with equality (critical load, within solver tolerance)",
             "doubtful": "the necessary condition is in doubt (the static split LP looks infeasible, without an exact dual)",
             "unknown": "the necessary condition was not decided (solver failure)",
             "stopped": "the necessary condition was not decided (its LP was stopped by the time limit)",
-        }.get(self.necessary, "")
+        }
+        return words.get(self.necessary, "")
 
     def summary(self) -> str:
         """Which certificate searches ran, and why the others did not."""

@@ -17,6 +17,7 @@ from typing import Any
 from ..certificates import fluid_certificate, fluid_flow_certificate
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.render import plural
+from ..core.vocabulary import FLUID_KINDS, FluidKind
 from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
 from ..exact.fluid_flow import flow_rates
 from ..markov.chain import drain_order
@@ -28,8 +29,6 @@ from .result import Attempt
 from .stage import NEXT, STOP, Stage
 
 __all__ = ["FLUID_KINDS", "FLOW_FIRST_ORBITS", "Fluid"]
-
-FLUID_KINDS = ("linear", "quadratic")
 #: Without a symmetry reduction for it, the quadratic fluid certificate of a symmetric network is tried up to this size.
 MAX_UNREDUCED_J = 12
 #: Networks with feedback and at least this many station orbits (station classes count once, whether or not the
@@ -109,7 +108,7 @@ class Fluid(Stage):
             t.outcome = "enumerated"
         return faces
 
-    def _try(self, ctx: ProofContext, kind: str, faces: list[FluidFace], sym: Symmetry | None) -> bool:
+    def _try(self, ctx: ProofContext, kind: FluidKind, faces: list[FluidFace], sym: Symmetry | None) -> bool:
         from ..search.fluid import fluid_candidates, solve_fluid
 
         base, deadline = ctx.base, ctx.run.deadline
@@ -162,7 +161,7 @@ class Fluid(Stage):
         return self._conclude(ctx, what, lambda: fluid_flow_certificate(ctx.net, ctx.base, w, chk),
                               "fluid linear Lyapunov certificate (max-flow bound)")
 
-    def _proved(self, ctx: ProofContext, kind: str, coeffs: Any, chk: Any, sym: Symmetry | None) -> bool:
+    def _proved(self, ctx: ProofContext, kind: FluidKind, coeffs: Any, chk: Any, sym: Symmetry | None) -> bool:
         V = "w'z" if kind == "linear" else "z'Pz"
         per = " per unit of |z|_1" if kind == "quadratic" else ""
         where = "every face" if sym is None else (

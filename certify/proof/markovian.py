@@ -8,6 +8,7 @@ for the exponential (phase-type) laws and the tie-breaking given, nothing more.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..certificates import foster_certificate, growth_certificate
@@ -25,7 +26,7 @@ from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
 from .stage import NEXT, STOP, Stage
 
-__all__ = ["GROWTH_TABLE_K", "MarkovianForm", "Markovian", "schedule"]
+__all__ = ["GROWTH_TABLE_K", "FosterTry", "GrowthTry", "MarkovianForm", "Markovian", "schedule"]
 
 # Clip levels of the bounded table in growth certificates, tried in order.
 GROWTH_TABLE_K = (6, 12, 24)
@@ -55,18 +56,63 @@ class MarkovianForm(Stage):
         return NEXT
 
 
-def _growth_stages(chain: Chain) -> list[tuple[str, list[int], int]]:
-    fast = default_fast(chain)
-    stages: list[tuple[str, list[int], int]] = [("linear growth (transience)", [], 0)]
+@dataclass(frozen=True)
+class FosterTry:
+    """One Foster search of the :func:`schedule`: a template with one option set of its escalation.
+
+    Attributes
+    ----------
+    template : str
+        The template's name (a key of :data:`certify.templates.TEMPLATES`).
+    options : dict
+        The options as the escalation gives them (resolved by the template before use).
+
+    Examples
+    --------
+    >>> FosterTry("quadratic", {}).template
+    'quadratic'
+    """
+
+    template: str
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class GrowthTry:
+    """One growth (transience) search of the :func:`schedule`: linear, or with a bounded table.
+
+    Attributes
+    ----------
+    stage : str
+        Its name, as the attempts and the run's summary list it.
+    fast : tuple of int
+        The stations whose clipped lengths the table reads (empty: no clipped lengths).
+    K : int
+        The clip level of the table (0 without one).
+
+    Examples
+    --------
+    >>> GrowthTry("growth + table (K=6, transience)", (0, 1), 6).K
+    6
+    """
+
+    stage: str
+    fast: tuple[int, ...] = ()
+    K: int = 0
+
+
+def _growth_stages(chain: Chain) -> list[GrowthTry]:
+    fast = tuple(default_fast(chain))
+    stages = [GrowthTry("linear growth (transience)")]
     if chain.has_phases:
-        stages.append(("growth + table (phases only, transience)", [], 0))
+        stages.append(GrowthTry("growth + table (phases only, transience)"))
     if fast and len(fast) <= 3:
         for K in GROWTH_TABLE_K if len(fast) <= 2 else GROWTH_TABLE_K[:2]:
-            stages.append((f"growth + table (K={K}, transience)", fast, K))
+            stages.append(GrowthTry(f"growth + table (K={K}, transience)", fast, K))
     return stages
 
 
-def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
+def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry]:
     """The Markovian searches in order: cheapest first, instability searches interleaved with the Foster ones.
 
     The first Foster template, then linear growth; then the richer Foster tries,
@@ -83,47 +129,46 @@ def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
 
     Returns
     -------
-    list of tuple
-        ``("foster", name, options)`` and ``("growth", stage, fast, K)`` items.
+    list of FosterTry or GrowthTry
+        The searches, in the order they are tried.
 
     Examples
     --------
     >>> from certify.io.loader import load
     >>> from certify.markov.chain import compile_chain
-    >>> [item[:2] for item in schedule(compile_chain(load("models/symmetric-jsq-J4.json")), ["quadratic"])]
-    [('foster', 'quadratic'), ('growth', 'linear growth (transience)')]
+    >>> schedule(compile_chain(load("models/symmetric-jsq-J4.json")), ["quadratic"])
+    [FosterTry(template='quadratic', options={}), GrowthTry(stage='linear growth (transience)', fast=(), K=0)]
     """
-    foster = []
+    foster: list[FosterTry] = []
     for name in templates:
         for opts in TEMPLATES[name].escalation(chain):
             try:
                 TEMPLATES[name].resolve_options(chain, opts)
             except CertificateError:  # an escalation step too large for this chain (the refinement bound): not tried
                 continue
-            foster.append(("foster", name, opts))
-    growth = [("growth", *g) for g in _growth_stages(chain)]
-    out: list[tuple] = []
+            foster.append(FosterTry(name, opts))
+    growth = _growth_stages(chain)
+    out: list[FosterTry | GrowthTry] = []
     if foster:
         out.append(foster.pop(0))
     out.append(growth.pop(0))  # linear growth
     for item in foster:
         out.append(item)
-        _, name, raw = item
-        opts = TEMPLATES[name].resolve_options(chain, raw)
-        if name != "table":
+        opts = TEMPLATES[item.template].resolve_options(chain, item.options)
+        if item.template != "table":
             continue
         level = opts.get("K", 0) if opts.get("fast") else 0
-        while growth and growth[0][3] <= level:
+        while growth and growth[0].K <= level:
             out.append(growth.pop(0))
     return out + growth
 
 
-def _label(chain: Chain, item: tuple) -> str:
+def _label(chain: Chain, item: FosterTry | GrowthTry) -> str:
     """The name of a :func:`schedule` item as the run's summary lists it."""
-    if item[0] == "growth":
-        return str(item[1])
-    cls = TEMPLATES[item[1]]
-    return f"{cls.label(cls.resolve_options(chain, item[2]))} Foster"
+    if isinstance(item, GrowthTry):
+        return item.stage
+    cls = TEMPLATES[item.template]
+    return f"{cls.label(cls.resolve_options(chain, item.options))} Foster"
 
 
 class Markovian(Stage):
@@ -146,12 +191,11 @@ class Markovian(Stage):
         if ctx.run.expired():  # no region is enumerated past the deadline (or after a solve it stopped)
             ctx.run.skipped.extend(_label(ctx.chain, item) for item in items)
             return NEXT
-        first = next((item[1] for item in items if item[0] == "foster"), None)
+        first = next((item.template for item in items if isinstance(item, FosterTry)), None)
         ctx.regions.get({}, self._symmetry(ctx, first) if first is not None else None)
         for item in items:
-            if item[0] == "foster":
-                _, name, raw = item
-                if self._foster(ctx, name, raw):
+            if isinstance(item, FosterTry):
+                if self._foster(ctx, item.template, item.options):
                     if ctx.use_fluid:
                         ctx.res.reasons.append(
                             "no fluid certificate was found: stability is proved for the "
@@ -159,10 +203,8 @@ class Markovian(Stage):
                             + " network with the given tie-breaking only"
                         )
                     return STOP
-            else:
-                _, stage, fast_set, K = item
-                if self._growth(ctx, stage, fast_set, K):
-                    return STOP
+            elif self._growth(ctx, item.stage, list(item.fast), item.K):
+                return STOP
         return NEXT
 
     @staticmethod

@@ -91,7 +91,7 @@ def weigh_theorems(
         return False
     elif found is None:
         found = theorem_verdicts(base if base is not None else compile_chain(net), net)
-    res.theorems = [tv.to_json() for tv in found]
+    res.theorems = list(found)
     proved = [tv for tv in found if tv.decides]
     said = {tv.verdict for tv in proved}
     if len(said) > 1:
@@ -129,6 +129,7 @@ def weigh_theorems(
             return True
         res.reasons.append(f"agrees with the theorem '{tv.theorem}' ({tv.numbers}; {tv.source})")
         return False
+    assert tv.verdict != "critical"  # a proved verdict (decides)
     res.verdict, res.semantics = tv.verdict, tv.semantics
     res.method = f"theorem: {tv.theorem}"
     try:

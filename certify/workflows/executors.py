@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any, TypedDict
 
 from ..core.errors import NetworkError
+from ..core.vocabulary import Semantics, Verdict
 from .sweep_result import ERROR_METHOD
 
 __all__ = ["PointTask", "PointOutcome", "run_point", "run_serial", "run_pool", "run_dask", "executor"]
@@ -67,9 +68,9 @@ class PointOutcome(TypedDict):
     """
 
     index: int
-    verdict: str
+    verdict: Verdict
     method: str
-    semantics: str
+    semantics: Semantics
     time_s: float
     reasons: list[str]
     theorems: list[dict]
@@ -120,7 +121,8 @@ def run_point(task: PointTask) -> PointOutcome:
                 "semantics": "markovian", "time_s": time.perf_counter() - t0, "reasons": [f"prove raised {exc!r}"],
                 "theorems": []}
     return {"index": task["index"], "verdict": res.verdict, "method": res.method, "semantics": res.semantics,
-            "time_s": res.time_s, "reasons": list(res.reasons), "theorems": list(res.theorems)}
+            "time_s": res.time_s, "reasons": list(res.reasons),
+            "theorems": [tv.to_json() for tv in res.theorems]}
 
 
 def _worker_init() -> None:
