@@ -8,7 +8,7 @@ for the exponential (phase-type) laws and the tie-breaking given, nothing more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..certificates import foster_certificate, growth_certificate
@@ -16,6 +16,7 @@ from ..core.errors import CertificateError
 from ..core.render import plural
 from ..exact import check_foster, check_growth
 from ..markov.chain import Chain, drain_order
+from ..markov.regions import TimeLimitReached
 from ..markov.symmetry import Symmetry, reducing
 from ..search.instability import growth_candidates, solve_growth
 from ..search.template import search_template
@@ -24,7 +25,7 @@ from ..templates.table import default_fast
 from .context import ProofContext, primitives, table_text
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
-from .stage import NEXT, STOP, Stage
+from .stage import NEXT, Decision, Interrupted, Stage, StageOutcome, decide, go_on, stop
 
 __all__ = ["GROWTH_TABLE_K", "FosterTry", "GrowthTry", "MarkovianForm", "Markovian", "schedule"]
 
@@ -38,21 +39,19 @@ class MarkovianForm(Stage):
     Examples
     --------
     >>> from certify.proof.context import ProofContext
-    >>> MarkovianForm().run(ProofContext.for_file("models/distribution-h2-J3.json"))
+    >>> MarkovianForm().run(ProofContext.for_file("models/distribution-h2-J3.json")).stop
     False
     """
 
     name = "Markovian form"
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Stops the pipeline (saying why) when there is no usable Markovian form."""
         if ctx.chain is None:
             tried = ctx.run.summary() if ctx.use_fluid else "fluid certificates not tried"
-            ctx.res.reasons.append(f"{ctx.why}: no Markovian form; {tried}; {ctx.run.necessary_text()}")
-            return STOP
+            return stop(f"{ctx.why}: no Markovian form; {tried}; {ctx.run.necessary_text()}")
         if drain_order(ctx.chain) is None:
-            ctx.res.reasons.append("some phase of a service or interarrival law can never finish: not analysed")
-            return STOP
+            return stop("some phase of a service or interarrival law can never finish: not analysed")
         return NEXT
 
 
@@ -177,35 +176,53 @@ class Markovian(Stage):
     Examples
     --------
     >>> from certify.proof.context import ProofContext
-    >>> ctx = ProofContext.for_file("models/symmetric-jsq-J4.json")
-    >>> Markovian().run(ctx), ctx.res.verdict, ctx.res.method
+    >>> out = Markovian().run(ProofContext.for_file("models/symmetric-jsq-J4.json"))
+    >>> out.stop, out.decision.verdict, out.decision.method
     (True, 'stable', 'quadratic Foster-Lyapunov certificate')
     """
 
     name = "Foster and growth certificates"
 
-    def run(self, ctx: ProofContext) -> bool:
-        """Run the schedule; stops the pipeline at the first certificate that passed the exact check."""
+    def run(self, ctx: ProofContext) -> StageOutcome:
+        """Run the schedule; stops the pipeline at the first certificate that passed the exact check.
+
+        Solver failures are reasons, and the directions where no Foster function decreased are hints for the
+        simulation checks; the time limit interrupts the stage (:class:`~certify.proof.stage.Interrupted`) with both.
+        """
         assert ctx.chain is not None
         items = schedule(ctx.chain, ctx.templates)
         if ctx.run.expired():  # no region is enumerated past the deadline (or after a solve it stopped)
             ctx.run.skipped.extend(_label(ctx.chain, item) for item in items)
             return NEXT
+        found = _Found()
+        try:
+            proved = self._search(ctx, items, found)
+        except TimeLimitReached as exc:
+            raise Interrupted(exc.stage, go_on(*found.reasons, hints=found.hints)) from exc
+        if proved is None:
+            return go_on(*found.reasons, hints=found.hints)
+        return replace(proved, reasons=(*found.reasons, *proved.reasons), hints=tuple(found.hints))
+
+    def _search(self, ctx: ProofContext, items: list[FosterTry | GrowthTry], found: _Found) -> StageOutcome | None:
+        """The schedule's searches in order; the first proof's outcome, or None."""
+        assert ctx.chain is not None
         first = next((item.template for item in items if isinstance(item, FosterTry)), None)
         ctx.regions.get({}, self._symmetry(ctx, first) if first is not None else None)
         for item in items:
             if isinstance(item, FosterTry):
-                if self._foster(ctx, item.template, item.options):
-                    if ctx.use_fluid:
-                        ctx.res.reasons.append(
-                            "no fluid certificate was found: stability is proved for the "
-                            + ("phase-type" if ctx.chain.has_phases else "exponential")
-                            + " network with the given tie-breaking only"
-                        )
-                    return STOP
-            elif self._growth(ctx, item.stage, list(item.fast), item.K):
-                return STOP
-        return NEXT
+                proved = self._foster(ctx, item.template, item.options, found)
+                if proved is not None and ctx.use_fluid:
+                    proved = replace(proved, reasons=(
+                        *proved.reasons,
+                        "no fluid certificate was found: stability is proved for the "
+                        + ("phase-type" if ctx.chain.has_phases else "exponential")
+                        + " network with the given tie-breaking only",
+                    ))
+            else:
+                proved = self._growth(ctx, item.stage, list(item.fast), item.K)
+            if proved is not None:
+                return proved
+        return None
 
     @staticmethod
     def _symmetry(ctx: ProofContext, name: str) -> Symmetry | None:
@@ -215,8 +232,8 @@ class Markovian(Stage):
             return None
         return reducing(ctx.symmetry)
 
-    def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any]) -> bool:
-        """One Foster template with one option set; True when a certificate passed the exact check."""
+    def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any], found: _Found) -> StageOutcome | None:
+        """One Foster template with one option set; the decision when a certificate passed the exact check."""
         chain, res, run = ctx.chain, ctx.res, ctx.run
         assert chain is not None
         cls = TEMPLATES[name]
@@ -224,12 +241,12 @@ class Markovian(Stage):
         label = f"{cls.label(opts)} Foster"
         if run.expired():
             run.skipped.append(label)
-            return False
+            return None
         sym = self._symmetry(ctx, name)
         drifts = ctx.regions.get(cls.clip_levels(chain, opts), sym)
         if drifts is None:
             res.attempts.append(Attempt(label, "too many regions x cells", 0.0, "skipped"))
-            return False
+            return None
         run.ran.append(label)
         with ctx.timer(label) as t:
             tmpl = cls(chain, drifts, symmetry=sym, **opts)
@@ -238,9 +255,9 @@ class Markovian(Stage):
                 run.stopped(f"the {label} {'SDP' if name == 'quartic' else 'LP'}")
             failed = lp.status == "solver-error"
             if failed:
-                res.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
+                found.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
             elif not lp.found and lp.binding_generators:
-                res.hints.extend(g for g in lp.binding_generators if g not in res.hints)
+                found.hints.extend(g for g in lp.binding_generators if g not in found.hints)
             got = search_round_check(
                 t,
                 lp,
@@ -252,12 +269,11 @@ class Markovian(Stage):
                 run.deadline,
             )
             if got is None:
-                return False
+                return None
             assert got.candidate is not None and got.check is not None
             theta, chk = got.candidate, got.check
-            res.verdict, res.method = "stable", f"{name} Foster-Lyapunov certificate"
-            res.semantics = "markovian"
-            res.certificate = foster_certificate(ctx.net, chain, name, theta, chk)
+            decision = Decision("stable", "markovian", f"{name} Foster-Lyapunov certificate",
+                                foster_certificate(ctx.net, chain, name, theta, chk))
             if name == "quadratic" and chain.J <= 3:
                 what = tmpl.formula(theta)
             elif name == "table":
@@ -268,24 +284,24 @@ class Markovian(Stage):
             if sym is not None:
                 how += (f" on one region per orbit of {plural(len(sym.classes), 'station class')} (exchanging stations of "
                         "a class is an exact symmetry of the network, checked, and V is invariant)")
-            res.reasons.append(
+            return decide(
+                decision,
                 f"{what}: AV <= -{float(chk.facts.delta):.3g} at every state with |x|_1 >= "
                 f"{chk.facts.exceptional_l1_bound} ({how}; Foster's criterion): positive recurrent "
-                "for " + primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)"
+                "for " + primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)",
             )
-            return True
 
-    def _growth(self, ctx: ProofContext, stage: str, fast_set: list[int], K: int) -> bool:
-        """One growth stage (linear, or with a bounded table over (min(x_fast, K), phases)); True when proved."""
+    def _growth(self, ctx: ProofContext, stage: str, fast_set: list[int], K: int) -> StageOutcome | None:
+        """One growth stage (linear, or with a bounded table over (min(x_fast, K), phases)); the decision when proved."""
         chain, res, run = ctx.chain, ctx.res, ctx.run
         assert chain is not None
         if run.expired():
             run.skipped.append(stage)
-            return False
+            return None
         drifts = ctx.regions.get({a: K for a in fast_set})
         if drifts is None:
             res.attempts.append(Attempt(stage, "too many regions x cells", 0.0, "skipped"))
-            return False
+            return None
         run.ran.append(stage)
         use_table = bool(fast_set) or (chain.has_phases and "table" in stage)
         with ctx.timer(stage) as t:
@@ -310,17 +326,25 @@ class Markovian(Stage):
                 (w, table), chk = got.candidate, got.check
                 t.size = f"support {{{','.join(chain.ids[j] for j in support)}}}, {len(drifts)} regions"
                 t.outcome = found_text(chk.facts.delta)
-                res.verdict, res.semantics = "unstable", "markovian"
-                res.method = "growth certificate" + (" with bounded table" if table else " (linear)")
-                res.certificate = growth_certificate(ctx.net, chain, w, chk, table=table, fast=fast_set, K=K)
+                decision = Decision("unstable", "markovian",
+                                    "growth certificate" + (" with bounded table" if table else " (linear)"),
+                                    growth_certificate(ctx.net, chain, w, chk, table=table, fast=fast_set, K=K))
                 tt = f" + T({table_text(chain, fast_set, K)})" if table else ""
-                res.reasons.append(
+                return decide(
+                    decision,
                     f"f = w'x{tt} grows by at least {float(chk.facts.delta):.3g} per unit time wherever it is large "
                     "(checked exactly; Fayolle-Malyshev-Menshikov): the chain is transient, for "
                     + primitives(chain)
-                    + " and the given tie-breaking"
+                    + " and the given tie-breaking",
                 )
-                return True
             t.size = t.size or f"{tried} supports, {len(drifts)} regions"
             t.outcome = t.outcome or "none found"
-        return False
+        return None
+
+
+@dataclass
+class _Found:
+    """What the Markovian searches found on the way, without a proof: solver failures and Foster hints."""
+
+    reasons: list[str] = field(default_factory=list)
+    hints: list[tuple[int, ...]] = field(default_factory=list)

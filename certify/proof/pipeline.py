@@ -51,13 +51,13 @@ from ..simulation.evidence import DEFAULT_BUDGET_S
 from ..templates import TEMPLATES
 from .capacities import PartialCapacities
 from .context import ProofContext, RunState
-from .evidence import simulation_evidence
+from .evidence import SimulationOutcome, simulation_evidence
 from .fluid import Fluid
 from .markovian import Markovian, MarkovianForm
 from .necessary import ClosedSet, Emptiable, FiniteState, NecessaryCondition, Reachability
 from .result import VERDICTS, Attempt, AttemptLog, Result
-from .stage import Stage, run_stages
-from .theorems import THEOREM_SHARE, deciding_theorems, weigh_theorems
+from .stage import Decision, Interrupted, Stage, StageOutcome, run_stages
+from .theorems import THEOREM_SHARE, Weighing, deciding_theorems, weigh_theorems
 
 __all__ = ["Attempt", "Result", "prove", "VERDICTS", "JSQ_STAGES"]
 
@@ -171,19 +171,22 @@ def prove(
                 with within(run.deadline):  # the fork-join solves get the time left too
                     _prove_forkjoin(res, net, solver, run)
         except TimeLimitReached as exc:
+            if isinstance(exc, Interrupted):  # what the stage had found before the clock stopped it
+                _record(res, exc.partial)
             run.cut = exc.stage
             res.verdict, res.method, res.certificate = "undecided", "none", None
             limit = "time limit" if run.budget is None else "certificate stages' budget"
             res.reasons.append(f"{limit} reached during {exc.stage}: nothing is concluded from a partial enumeration")
             res.reasons.append(run.summary())
-        disagree = weigh_theorems(res, net, ctx.base if ctx is not None else None, found)
+        weighing = weigh_theorems(res, net, ctx.base if ctx is not None else None, found)
+        _weigh(res, weighing)
         use_sim = templates is None if simulate is None else simulate
-        if res.verdict == "undecided" and use_sim and not disagree and sim_budget > 0 and isinstance(net, Network):
+        if res.verdict == "undecided" and use_sim and not weighing.disagree and sim_budget > 0 and isinstance(net, Network):
             left = run.deadline - time.perf_counter()
             if left < 1.0:
                 res.reasons.append("time limit reached before the simulation checks")
             else:
-                simulation_evidence(res, net, min(sim_budget, left), seed)
+                _simulated(res, simulation_evidence(res, net, min(sim_budget, left), seed))
     finally:
         res.time_s = time.perf_counter() - t0
     if res.certificate is not None and out is not None:
@@ -193,12 +196,48 @@ def prove(
 
 
 def _prove_jsq(ctx: ProofContext) -> None:
-    """Run :data:`JSQ_STAGES`; when none decides, say which searches ran and the necessary condition's state."""
+    """Run :data:`JSQ_STAGES`, recording each outcome; when none stops, say which searches ran and the necessary condition."""
     res = ctx.res
     res.expansion = list(ctx.chain.expansion) if ctx.chain is not None else []
     res.semantics = "markovian" if ctx.chain is not None else "general"
-    if not run_stages(ctx, JSQ_STAGES):
+    stopped = False
+    for outcome in run_stages(ctx, JSQ_STAGES):
+        _record(res, outcome)
+        stopped = outcome.stop
+    if not stopped:
         res.reasons.append(f"{ctx.run.summary()}; {ctx.run.necessary_text()}")
+
+
+def _decided(res: Result, d: Decision) -> None:
+    """Write a decision into the result (the one place a verdict is set from a stage's, theorem's or run's outcome)."""
+    res.verdict, res.semantics, res.method, res.certificate = d.verdict, d.semantics, d.method, d.certificate
+    if d.means_only:  # the means alone decide: no phase expansion involved
+        res.expansion = []
+
+
+def _record(res: Result, outcome: StageOutcome) -> None:
+    """Compose a stage's outcome into the result: its decision, then its reasons and hints after those so far."""
+    if outcome.decision is not None:
+        _decided(res, outcome.decision)
+    res.reasons.extend(outcome.reasons)
+    res.hints.extend(h for h in outcome.hints if h not in res.hints)
+
+
+def _weigh(res: Result, w: Weighing) -> None:
+    """Compose the theorems' weighing into the result: the theorems, a decision if any, the reasons before and after."""
+    res.theorems = list(w.theorems)
+    if w.decision is not None:
+        _decided(res, w.decision)
+    res.reasons[:0] = w.first
+    res.reasons.extend(w.reasons)
+
+
+def _simulated(res: Result, s: SimulationOutcome) -> None:
+    """Compose the simulation checks into the result: the evidence, its reasons, a ``likely-*`` verdict if any."""
+    res.simulation = s.simulation
+    res.reasons.extend(s.reasons)
+    if s.decision is not None:
+        _decided(res, s.decision)
 
 
 def _prove_forkjoin(res: Result, net: ForkJoinNetwork, solver: str | None, run: RunState) -> None:
