@@ -40,14 +40,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..certificates import dumps
 from ..core.clock import within
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.verdict import TheoremVerdict
 from ..markov.regions import TimeLimitReached
-from ..search.solvers import check_solver
-from ..simulation.evidence import DEFAULT_BUDGET_S
 from ..templates import TEMPLATES
 from .capacities import PartialCapacities
 from .context import ProofContext, RunState
@@ -55,11 +54,12 @@ from .evidence import SimulationOutcome, simulation_evidence
 from .fluid import Fluid
 from .markovian import Markovian, MarkovianForm
 from .necessary import ClosedSet, Emptiable, FiniteState, NecessaryCondition, Reachability
+from .options import ProveOptions
 from .result import VERDICTS, Attempt, AttemptLog, Result
 from .stage import Decision, Interrupted, Stage, StageOutcome, run_stages
-from .theorems import THEOREM_SHARE, Weighing, deciding_theorems, weigh_theorems
+from .theorems import Weighing, deciding_theorems, weigh_theorems
 
-__all__ = ["Attempt", "Result", "prove", "VERDICTS", "JSQ_STAGES"]
+__all__ = ["Attempt", "Result", "ProveOptions", "prove", "VERDICTS", "JSQ_STAGES"]
 
 #: The stages of a JSQ network, in order (each may stop the pipeline: decided, or nothing more to conclude).
 #: :class:`Emptiable` guards every stability stage (Dai's theorem needs the network to empty without arrivals);
@@ -80,56 +80,44 @@ JSQ_STAGES: tuple[Stage, ...] = (
 
 def prove(
     net: Network | ForkJoinNetwork,
+    options: ProveOptions | None = None,
     *,
-    time_limit: float = 120.0,
     out: str | Path | None = None,
-    templates: list[str] | None = None,
-    solver: str | None = None,
-    fluid: bool | None = None,
-    simulate: bool | None = None,
-    sim_budget: float = DEFAULT_BUDGET_S,
-    seed: int = 0,
     progress: Callable[[Attempt], None] | None = None,
-    symmetry: bool = True,
-    theorem_share: float = THEOREM_SHARE,
-    flow_bound: bool = True,
+    **kw: Any,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
     Parameters
     ----------
-    net : a network from :func:`certify.load` or :func:`certify.from_graph`.
-    time_limit : seconds for the whole run.  Enumerations stop when it passes
-        ("time limit reached during <stage>", verdict ``undecided``), no new search
-        starts after it, and the simulation checks get at most what is left.  The
-        overshoot is the step under way: one LP solve and its exact check.  When a known
-        theorem whose hypotheses hold already decides the network (checked first: polynomial
-        time) and ``templates`` is not given, the certificate stages get a quarter of the time
-        limit (``theorem_share``); the theorem's verdict stands if they find no certificate in it.
-    out : where to write the certificate (if one is found; finite-state and theorem
-        verdicts have certificates too).
-    templates : Foster templates to try, cheapest first (default None: all registered; ``[]``: none, e.g.
-        with ``fluid=True`` for the fluid certificates alone).
-    fluid : try fluid certificates first (general distributions); default True unless
-        ``templates`` is given.
-    simulate : when every search fails, run simulation checks (evidence, verdicts
-        ``likely-stable``/``likely-unstable``); default True unless ``templates`` is given.
-    sim_budget : wall-clock seconds for the simulation checks (at most the time left).
-    seed : seed of the simulation checks (identical arguments give identical results).
-    progress : called with each :class:`Attempt` as soon as it is recorded (live reports of long runs).
-    symmetry : reduce by the network's station classes (exact automorphisms; :mod:`certify.markov.symmetry`):
-        the linear fluid certificate is searched and checked on one face per orbit.
-    solver : a solver name: HIGHS or CLARABEL (direct), or another cvxpy solver (default: HiGHS for the LPs).
-    flow_bound : try the max-flow bound (kind ``fluid-flow``, no fluid face listed) before the fluid faces, on
-        networks without feedback (there it proves every network Bramson's subset condition proves) or with 8 or
-        more station orbits; False lists the faces first (the exact fluid margin, the station-class reduction).
-    theorem_share : the share of ``time_limit`` (in (0, 1]) the certificate stages get when a theorem already
-        decides the network (default :data:`certify.proof.theorems.THEOREM_SHARE`; 1: all of it).
+    net : Network or ForkJoinNetwork
+        A network from :func:`certify.load` or :func:`certify.from_graph`.
+    options : ProveOptions, optional
+        How to search (:class:`~certify.proof.options.ProveOptions`: the time limit, the templates, the
+        solver, the simulation checks, ...); default: every default.
+    out : str or Path, optional
+        Where to write the certificate (if one is found; finite-state and theorem verdicts have
+        certificates too).
+    progress : callable, optional
+        Called with each :class:`Attempt` as soon as it is recorded (live reports of long runs).
+    **kw
+        Fields of :class:`~certify.proof.options.ProveOptions` by name (``time_limit=5``,
+        ``templates=["quadratic"]``, ``fluid``, ``simulate``, ``sim_budget``, ``seed``, ``solver``,
+        ``symmetry``, ``theorem_share``, ``flow_bound``): they replace those of ``options``.
 
     Returns
     -------
     Result
         ``verdict`` is ``stable``/``unstable`` only with an exactly checked proof.
+
+    Raises
+    ------
+    ValueError
+        A ``theorem_share`` outside (0, 1].
+    SolverError
+        An unknown solver name (:class:`~certify.search.solvers.SolverNotInstalled`).
+    TypeError
+        A keyword that names no option.
 
     Examples
     --------
@@ -138,13 +126,12 @@ def prove(
     >>> net = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
     >>> prove(net).verdict
     'stable'
+    >>> prove(net, ProveOptions(templates=["quadratic"])).method, prove(net, templates=["quadratic"]).method
+    ('quadratic Foster-Lyapunov certificate', 'quadratic Foster-Lyapunov certificate')
     """
-    if not 0 < theorem_share <= 1:
-        raise ValueError(f"theorem_share = {theorem_share!r} must be in (0, 1] (a share of the time limit)")
-    if solver is not None:
-        solver = check_solver(solver)  # an unknown name: SolverNotInstalled (a SolverError) listing the installed ones
+    opts = ProveOptions.of(options, "prove", **kw)
     t0 = time.perf_counter()
-    run = RunState(deadline=t0 + time_limit)
+    run = RunState(deadline=t0 + opts.time_limit)
     res = Result(network=net.name)
     if progress is not None:
         assert isinstance(res.attempts, AttemptLog)
@@ -154,14 +141,14 @@ def prove(
         ctx: ProofContext | None = None
         if isinstance(net, Network):
             res.reasons.extend(f"note: {n}" for n in net.notes)
-            use_fluid = templates is None if fluid is None else fluid
-            ctx = ProofContext(net, res, run, solver, use_fluid, list(TEMPLATES) if templates is None else templates,
-                              symmetry=symmetry, flow_bound=flow_bound)
+            templates = list(TEMPLATES) if opts.templates is None else list(opts.templates)
+            ctx = ProofContext(net, res, run, opts.solver, opts.use_fluid, templates, symmetry=opts.symmetry,
+                               flow_bound=opts.flow_bound)
             found = deciding_theorems(net, ctx.base)
-            if templates is None and any(tv.decides for tv in found):
+            if opts.templates is None and any(tv.decides for tv in found):
                 # the verdict is already proved: the certificate stages get a share of the time, not all of it
-                budget = time_limit * theorem_share
-                if theorem_share < 1 and t0 + budget < run.deadline:
+                budget = opts.time_limit * opts.theorem_share
+                if opts.theorem_share < 1 and t0 + budget < run.deadline:
                     run.deadline, run.budget = t0 + budget, budget
         try:
             if ctx is not None:
@@ -169,7 +156,7 @@ def prove(
             else:
                 assert isinstance(net, ForkJoinNetwork)
                 with within(run.deadline):  # the fork-join solves get the time left too
-                    _prove_forkjoin(res, net, solver, run)
+                    _prove_forkjoin(res, net, opts.solver, run)
         except TimeLimitReached as exc:
             if isinstance(exc, Interrupted):  # what the stage had found before the clock stopped it
                 _record(res, exc.partial)
@@ -180,13 +167,13 @@ def prove(
             res.reasons.append(run.summary())
         weighing = weigh_theorems(res, net, ctx.base if ctx is not None else None, found)
         _weigh(res, weighing)
-        use_sim = templates is None if simulate is None else simulate
+        use_sim, sim_budget = opts.use_simulation, opts.sim_budget
         if res.verdict == "undecided" and use_sim and not weighing.disagree and sim_budget > 0 and isinstance(net, Network):
             left = run.deadline - time.perf_counter()
             if left < 1.0:
                 res.reasons.append("time limit reached before the simulation checks")
             else:
-                _simulated(res, simulation_evidence(res, net, min(sim_budget, left), seed))
+                _simulated(res, simulation_evidence(res, net, min(sim_budget, left), opts.seed))
     finally:
         res.time_s = time.perf_counter() - t0
     if res.certificate is not None and out is not None:

@@ -15,14 +15,12 @@ from ..certificates import theorem_certificate
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.verdict import TheoremVerdict
 from ..markov.chain import Chain, compile_chain
+from .options import THEOREM_SHARE
 from .result import Result
 from .stage import Decision
 
 __all__ = ["THEOREM_SHARE", "Weighing", "deciding_theorems", "weigh_theorems"]
 
-#: When a theorem whose hypotheses hold already decides the network, the certificate stages of the default
-#: pipeline get this share of the time limit (the rest would only be spent before giving the theorem's verdict).
-THEOREM_SHARE = 0.25
 
 
 def deciding_theorems(net: Network, base: Chain) -> list[TheoremVerdict]:
