@@ -4,8 +4,10 @@ The context holds the network, the chain on the stated means (compiled once),
 its Markovian form (the phase-type expansion, compiled once), the regions and
 their drifts per clip-level set (compiled once and shared by every Foster and
 growth stage), the run's deadline and bookkeeping (:class:`RunState`), and the
-:class:`~certify.proof.result.Result` the stages fill in.  :class:`Timer` records
-one :class:`~certify.proof.result.Attempt`.
+:class:`~certify.proof.result.Result` the pipeline composes: the stages only
+time their attempts into it and return what they found
+(:class:`~certify.proof.stage.StageOutcome`).  :class:`Timer` records one
+:class:`~certify.proof.result.Attempt`.
 """
 
 from __future__ import annotations
@@ -180,7 +182,7 @@ class ProofContext:
     net : Network
         The JSQ network.
     res : Result
-        Filled in by the stages.
+        The run's result: the stages record their attempts in it, the pipeline everything else.
     run : RunState
         The deadline and what has run.
     solver : str or None

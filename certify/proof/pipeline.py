@@ -27,6 +27,11 @@ What each verdict claims, and the theorem it rests on:
 * theorems: the verdict and hypotheses of :class:`certify.exact.verdict.TheoremVerdict`;
   ``critical`` (the theorem's inequality holds with equality) is never a verdict.
 
+Each stage returns a :class:`~certify.proof.stage.StageOutcome`, the theorems
+a :class:`~certify.proof.theorems.Weighing`, the simulation checks a
+:class:`~certify.proof.evidence.SimulationOutcome`; only this module writes them
+into the :class:`Result`.
+
 ``time_limit`` bounds the run: region, drift and fluid-face enumeration poll
 the deadline and stop with "time limit reached during <stage>" (verdict
 ``undecided``, never a verdict from a partial enumeration); no new search
