@@ -36,6 +36,7 @@ _API = {
     "Network": "core.model",
     "ForkJoinNetwork": "core.model",
     "prove": "proof.pipeline",
+    "ProveOptions": "proof.options",
     "Result": "proof.pipeline",
     "compile_chain": "markov.chain",
     "enumerate_regions": "markov.regions",

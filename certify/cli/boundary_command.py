@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING
 from ..core.errors import NetworkError, OptionError
 from ..core.numbers import as_fraction, exact_str, parse_number
 from .inputs import load_network, refuse_fork_join
-from .options import check_output
+from .options import check_output, prove_options
 
 if TYPE_CHECKING:
     from ..workflows.boundary_result import BoundaryResult
 
 __all__ = ["cmd_boundary"]
+
+# The prove options of ``boundary`` (its --time-limit is the whole run's, --point-limit each probe's).
+_PROBE_FLAGS = ("template", "solver")
 
 
 def _interval(args: argparse.Namespace) -> tuple[str, str, str]:
@@ -140,8 +143,8 @@ def cmd_boundary(args: argparse.Namespace) -> int:
         shown = exact_str(tol) if tol is not None else exact_str(default_tolerance(a, b))
         print(f"boundary of {net.name} along {parameter} in [{lo}, {hi}] (tolerance {shown})", flush=True)
     try:
-        res = boundary(net, parameter, lo, hi, tol=tol, grid=args.grid, point_limit=args.point_limit,
-                       time_limit=args.time_limit, templates=args.template, solver=args.solver, progress=show)
+        res = boundary(net, parameter, lo, hi, prove_options(args, _PROBE_FLAGS), tol=tol, grid=args.grid,
+                       point_limit=args.point_limit, time_limit=args.time_limit, progress=show)
     except NetworkError as exc:
         raise NetworkError(exc.file or file, exc.path, exc.rule) from None
     if args.out is not None and res.certificates:
@@ -189,8 +192,8 @@ def _many(args: argparse.Namespace, parameter: str, lo: str, hi: str, tol: Fract
             print(f"boundaries along {parameter} in [{lo}, {hi}] for {len(nets)} network(s){over} ({len(tasks)} "
                   f"boundaries), {where}", flush=True)
 
-    curve = boundaries(nets, parameter, lo, hi, over=args.over, tol=tol, grid=args.grid, point_limit=args.point_limit,
-                       time_limit=args.time_limit, templates=args.template, solver=args.solver, workers=args.workers,
+    curve = boundaries(nets, parameter, lo, hi, prove_options(args, _PROBE_FLAGS), over=args.over, tol=tol, grid=args.grid,
+                       point_limit=args.point_limit, time_limit=args.time_limit, workers=args.workers,
                        scheduler=args.scheduler, progress=done, started=header)
     if args.json:
         print(json.dumps(curve.to_json(), sort_keys=True))

@@ -5,9 +5,12 @@ The ``type=`` functions refuse a bad value with
 the option (``certify prove: argument --time-limit: '0' must be a positive
 finite number of seconds``) and exits with status 2.  :func:`check_output`
 refuses an output path that cannot be written before any work starts.
+:func:`prove_options` turns a command's parsed options into the one
+:class:`~certify.proof.options.ProveOptions` it proves with.
 
 Public: :func:`positive_finite`, :func:`nonnegative_finite`,
-:func:`int_at_least`, :func:`solver_name`, :func:`check_output`, and the limits
+:func:`int_at_least`, :func:`solver_name`, :func:`check_output`,
+:func:`prove_options`, :data:`PROVE_FLAGS`, and the limits
 :data:`MAX_SEED`, :data:`MAX_REPS`, :data:`MAX_WORKERS`, :data:`MAX_TRUNCATE`.
 """
 
@@ -16,9 +19,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..core.errors import OptionError
+from ..proof.options import ProveOptions
 
 __all__ = [
     "MAX_SEED",
@@ -31,6 +36,8 @@ __all__ = [
     "int_at_least",
     "solver_name",
     "check_output",
+    "PROVE_FLAGS",
+    "prove_options",
 ]
 
 MAX_SEED = 2**63 - 1
@@ -41,6 +48,19 @@ MAX_WORKERS = 1024
 """The most ``sweep --workers``."""
 MAX_TRUNCATE = 10_000
 """The largest ``stationary --truncate``."""
+
+#: The options of ``certify prove`` by their argparse names, and the :class:`ProveOptions` field each sets
+#: (a ``no_`` flag sets its field to the opposite).
+PROVE_FLAGS = {
+    "time_limit": "time_limit",
+    "template": "templates",
+    "solver": "solver",
+    "sim_budget": "sim_budget",
+    "seed": "seed",
+    "theorem_share": "theorem_share",
+    "no_symmetry": "symmetry",
+    "no_flow_bound": "flow_bound",
+}
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -328,3 +348,38 @@ def check_output(option: str, path: str, kind: str = "file") -> None:
             known = FigureCanvasBase.get_supported_filetypes()
             if ext not in known:
                 raise fail(f"has the extension .{ext}, not an image format matplotlib writes ({', '.join(sorted(known))})")
+
+
+def prove_options(args: argparse.Namespace, flags: Sequence[str] = tuple(PROVE_FLAGS)) -> ProveOptions:
+    """The :class:`~certify.proof.options.ProveOptions` a command proves with, from its parsed options.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of the command.
+    flags : sequence of str
+        Which of :data:`PROVE_FLAGS` the command has (default: all, as ``prove`` has); each other field
+        keeps its default.
+
+    Returns
+    -------
+    ProveOptions
+        The options, checked once.
+
+    Examples
+    --------
+    >>> from certify.cli.parser import build_parser
+    >>> args = build_parser().parse_args(["prove", "net.json", "--time-limit", "5", "--template", "quadratic",
+    ...                                   "--no-symmetry"])
+    >>> opts = prove_options(args)
+    >>> opts.time_limit, opts.templates, opts.symmetry, opts.flow_bound
+    (5.0, ('quadratic',), False, True)
+    >>> args = build_parser().parse_args(["boundary", "net.json", "--load", "0.5:1.5", "--time-limit", "30"])
+    >>> prove_options(args, ("template", "solver")).time_limit  # the run's limit is not a probe's
+    120.0
+    """
+    changes: dict[str, Any] = {}
+    for flag in flags:
+        value = getattr(args, flag)
+        changes[PROVE_FLAGS[flag]] = not value if flag.startswith("no_") else value
+    return ProveOptions.of(None, "prove_options", **changes)

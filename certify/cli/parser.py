@@ -13,7 +13,7 @@ import argparse
 from typing import Any
 
 from ..core.version import __version__
-from ..proof.theorems import THEOREM_SHARE
+from ..proof.options import THEOREM_SHARE
 from ..workflows.crossings import DEFAULT_GRID, MAX_GRID
 from .boundary_command import cmd_boundary
 from .explain_command import EXPLAIN_FORMATS, cmd_explain

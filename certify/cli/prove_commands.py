@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..core.errors import OptionError
 from .inputs import load_network
-from .options import check_output
+from .options import check_output, prove_options
 from .plain_json import json_value
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
             raise OptionError("--template", f"unknown template {unknown[0]!r} (known: {', '.join(TEMPLATES)})")
     if args.out is not None:
         check_output("--out", args.out)
+    options = prove_options(args)
     net = load_network(args.file)
     live = None
     if not args.json and sys.stderr.isatty():  # interactive: show each stage as it finishes
@@ -79,19 +80,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
     existed = args.out is not None and os.path.exists(args.out)
     with collect() as notes:
-        res = prove(
-            net,
-            progress=live,
-            time_limit=args.time_limit,
-            out=args.out,
-            templates=args.template,
-            solver=args.solver,
-            sim_budget=args.sim_budget,
-            seed=args.seed,
-            symmetry=not args.no_symmetry,
-            flow_bound=not args.no_flow_bound,
-            theorem_share=args.theorem_share,
-        )
+        res = prove(net, options, out=args.out, progress=live)
     said = notes_reason(notes)
     if said and said not in res.reasons:
         res.reasons.append(said)

@@ -11,7 +11,7 @@ import sys
 
 from ..core.errors import NetworkError, OptionError
 from .inputs import load_network, refuse_fork_join
-from .options import check_output
+from .options import check_output, prove_options
 
 __all__ = ["cmd_sweep"]
 
@@ -77,7 +77,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     net = refuse_fork_join(net, "sweep")
     vary = [parse_vary(spec, net) for spec in args.vary]
     try:
-        res = sweep(net, vary, time_limit=args.time_limit, sim_budget=args.sim_budget, seed=args.seed, out=args.out,
+        res = sweep(net, vary, prove_options(args, ("time_limit", "sim_budget", "seed")), out=args.out,
                     workers=args.workers, scheduler=args.scheduler)
     except NetworkError as exc:
         raise NetworkError(exc.file, "--vary", exc.rule) if exc.path == "vary" else exc from None

@@ -21,6 +21,8 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
 
+from ..core.vocabulary import FluidKind
+
 __all__ = [
     "Check",
     "CheckFailed",
@@ -317,7 +319,7 @@ class FluidFacts(Facts):
         The decrease margin (> 0).
     eta : Fraction
         The lower bound factor of V (> 0).
-    kind : str
+    kind : FluidKind
         The fluid template: ``linear`` or ``quadratic``.
 
     Examples
@@ -331,7 +333,7 @@ class FluidFacts(Facts):
     rows: int
     delta: Fraction
     eta: Fraction
-    kind: str
+    kind: FluidKind
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from fractions import Fraction
 from math import prod
 from typing import TYPE_CHECKING, Any
 
+from ..core.vocabulary import FluidKind
 from ..markov.chain import Chain, drain_order
 from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.regions import POLL_EVERY, check_deadline, enumerate_regions, region_of
@@ -246,7 +247,7 @@ def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check[Finite
 
 def check_fluid(
     chain: Chain,
-    kind: str,
+    kind: FluidKind,
     coeffs: Sequence[Any],
     faces: Sequence[FluidFace] | None = None,
     max_failures: int = 5,
@@ -277,8 +278,8 @@ def check_fluid(
     ----------
     chain : Chain
         The network's (exponential) chain: only the means enter the fluid model.
-    kind : str
-        ``linear`` or ``quadratic``.
+    kind : FluidKind
+        ``linear`` or ``quadratic`` (any other name fails the check).
     coeffs : sequence
         The weights w (linear) or the symmetric matrix P (quadratic), exact.
     faces : sequence of FluidFace, optional

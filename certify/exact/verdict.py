@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ..core.vocabulary import Semantics, TheoremOutcome
 
 if TYPE_CHECKING:
     from ..core.model import Network
@@ -36,13 +38,13 @@ class TheoremVerdict:
     ----------
     theorem : str
         The theorem's name (what a ``theorem`` certificate names).
-    verdict : str
+    verdict : TheoremOutcome
         ``stable``, ``unstable`` or ``critical``.
     source : str
         Where the theorem is proved.
     numbers : str
         The numbers that decide the inequality, in words.
-    semantics : str
+    semantics : Semantics
         For which laws the verdict holds: ``general`` or ``markovian``.
     hypotheses : tuple of str
         The hypotheses checked on the network.
@@ -63,10 +65,10 @@ class TheoremVerdict:
     """
 
     theorem: str
-    verdict: str  # "stable" | "unstable" | "critical"
+    verdict: TheoremOutcome
     source: str
     numbers: str
-    semantics: str = "general"
+    semantics: Semantics = "general"
     hypotheses: tuple[str, ...] = field(default=())
     proved: bool = True
     missing: tuple[str, ...] = field(default=())
@@ -88,7 +90,7 @@ class TheoremVerdict:
         return self.proved and self.verdict in ("stable", "unstable")
 
     def to_json(self) -> dict[str, object]:
-        """The verdict as plain JSON (``Result.theorems`` of :func:`certify.prove` holds these).
+        """The verdict as plain JSON (``certify prove --json`` prints one per entry of ``Result.theorems``).
 
         Returns
         -------
@@ -110,6 +112,19 @@ class TheoremVerdict:
             "proved": self.proved,
             "missing": list(self.missing),
         }
+
+    def __getitem__(self, key: str) -> Any:
+        """A field by its JSON name, as in :meth:`to_json` (``tv["verdict"]``; tuples as lists).
+
+        ``Result.theorems`` held the JSON form before it held these objects; reading them like it still works.
+
+        Examples
+        --------
+        >>> tv = TheoremVerdict("t", "stable", "a paper", "lam/mu = 0.5", missing=("x",))
+        >>> tv["source"], tv["missing"]
+        ('a paper', ['x'])
+        """
+        return self.to_json()[key]
 
 
 @dataclass(frozen=True)
@@ -186,7 +201,7 @@ def sign(lhs: Fraction, rhs: Fraction) -> int:
     return (lhs > rhs) - (lhs < rhs)
 
 
-def verdict_of(worst: int) -> str:
+def verdict_of(worst: int) -> TheoremOutcome:
     """The verdict of the worst side of the inequalities: -1 ``stable``, 0 ``critical``, 1 ``unstable``.
 
     Parameters
@@ -196,7 +211,7 @@ def verdict_of(worst: int) -> str:
 
     Returns
     -------
-    str
+    TheoremOutcome
         ``stable``, ``critical`` or ``unstable``.
 
     Examples
@@ -204,7 +219,8 @@ def verdict_of(worst: int) -> str:
     >>> verdict_of(-1), verdict_of(0)
     ('stable', 'critical')
     """
-    return {-1: "stable", 0: "critical", 1: "unstable"}[worst]
+    outcomes: dict[int, TheoremOutcome] = {-1: "stable", 0: "critical", 1: "unstable"}
+    return outcomes[worst]
 
 
 def fluid_theorem_verdict(

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.latex import frac_tex, linear_tex, norm_tex, poly_tex, quadratic_terms, region_tex, set_tex, station_tex
 from ..core.model import Network
+from ..core.vocabulary import FluidKind
 from ..exact.facts import FluidFacts
 from ..markov.chain import Chain
 from ..markov.fluid import FluidFace, fluid_chain, fluid_faces
@@ -52,7 +53,7 @@ def _velocity_tex(chain: Chain, face: FluidFace) -> Math:
     return Math(f"v_0 = {v0},\\ \\text{{plus the throughputs of }} {empties}")
 
 
-def _function_tex(kind: str, coeffs: Any, ids: tuple[str, ...]) -> str:
+def _function_tex(kind: FluidKind, coeffs: Any, ids: tuple[str, ...]) -> str:
     if kind == "linear":
         return f"V(z) = {linear_tex(list(coeffs), ids, var='z')}"
     J = len(ids)
@@ -63,7 +64,7 @@ def _function_tex(kind: str, coeffs: Any, ids: tuple[str, ...]) -> str:
 Row = tuple[Fraction, tuple[Any, ...]]  # (slack, the table's cells)
 
 
-def _rows(chain: Chain, kind: str, coeffs: Any, faces: list[FluidFace], facts: FluidFacts, symmetry: Symmetry | None) -> list[Row]:
+def _rows(chain: Chain, kind: FluidKind, coeffs: Any, faces: list[FluidFace], facts: FluidFacts, symmetry: Symmetry | None) -> list[Row]:
     worst: dict[int, Fraction] = {}
     count: dict[int, int] = {}
     linear = Scaled.of(rate_vector(kind, coeffs, ())) if kind == "linear" else None

@@ -17,6 +17,7 @@ from fractions import Fraction
 from math import lcm
 from typing import Any
 
+from ..core.vocabulary import FluidKind
 from .chain import Chain
 from .fluid import FluidFace
 
@@ -130,7 +131,7 @@ def max_rate(face: FluidFace, c: Sequence[Fraction] | Scaled) -> Fraction:
     return best
 
 
-def fluid_rows(chain: Chain, faces: Sequence[FluidFace], kind: str) -> list[tuple[int, tuple[int, ...]]]:
+def fluid_rows(chain: Chain, faces: Sequence[FluidFace], kind: FluidKind) -> list[tuple[int, tuple[int, ...]]]:
     """The conditions of a fluid certificate: (face index, generator) for ``quadratic``, (face, ()) for ``linear``.
 
     Parameters
@@ -139,7 +140,7 @@ def fluid_rows(chain: Chain, faces: Sequence[FluidFace], kind: str) -> list[tupl
         The chain.
     faces : sequence of FluidFace
         Its faces.
-    kind : str
+    kind : FluidKind
         ``linear`` or ``quadratic``.
 
     Returns
@@ -161,12 +162,12 @@ def fluid_rows(chain: Chain, faces: Sequence[FluidFace], kind: str) -> list[tupl
     return [(k, g) for k, f in enumerate(faces) for g in f.generators]
 
 
-def rate_vector(kind: str, coeffs: Sequence[Sequence[Fraction]] | Sequence[Fraction], g: Sequence[int]) -> list[Fraction]:
+def rate_vector(kind: FluidKind, coeffs: Sequence[Sequence[Fraction]] | Sequence[Fraction], g: Sequence[int]) -> list[Fraction]:
     """c with dV/dt = c'v at the points of the generator g: 2Pg (quadratic) or w (linear).
 
     Parameters
     ----------
-    kind : str
+    kind : FluidKind
         ``linear`` or ``quadratic``.
     coeffs : sequence
         w, or the symmetric matrix P.

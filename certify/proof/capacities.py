@@ -15,7 +15,7 @@ from ..core.render import plural
 from ..exact.overflow import MAX_OVERFLOW_STATES, check_overflow
 from ..search.overflow import overflow_table
 from .context import ProofContext
-from .stage import STOP, Stage
+from .stage import Decision, Stage, StageOutcome, decide, stop
 
 __all__ = ["PartialCapacities"]
 
@@ -37,7 +37,8 @@ class PartialCapacities(Stage):
     >>> from certify.proof.result import Result
     >>> net = Network("spill", (Station("1", F(1), capacity=1), Station("2", F(1))), (Stream(F(9, 5), choice=("1", "2")),))
     >>> ctx = ProofContext(net, Result("spill"), RunState(time.perf_counter() + 60), None, True, [])
-    >>> PartialCapacities().run(ctx), ctx.res.verdict, ctx.res.certificate["kind"]
+    >>> out = PartialCapacities().run(ctx)
+    >>> out.stop, out.decision.verdict, out.decision.certificate["kind"]
     (True, 'unstable', 'overflow-growth')
     """
 
@@ -48,32 +49,29 @@ class PartialCapacities(Stage):
         caps = [s.capacity for s in ctx.net.stations]
         return any(k is not None for k in caps) and any(k is None for k in caps)
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Search and check the overflow certificate where it applies; say what is not analysed."""
-        net, res, chain = ctx.net, ctx.res, ctx.chain
+        net, chain = ctx.net, ctx.chain
         caps = [s.capacity for s in net.stations]
         free = [j for j, k in enumerate(caps) if k is None]
         names = ", ".join(net.station_ids[j] for j in free)
         if len(free) > 1:
-            res.reasons.append(
+            return stop(
                 f"{plural(len(free), 'station')} ({names}) have no capacity: only flow balance with losses is tried "
                 f"there ({ctx.run.necessary_text()}); {_NOT_RUN}"
             )
-            return STOP
         if chain is None or chain.has_phases:
-            res.reasons.append(
+            return stop(
                 f"station {names} alone has no capacity, but its overflow is checked for exponential laws only; "
                 f"{_NOT_RUN}"
             )
-            return STOP
         u = free[0]
         count = _count(caps)
         if count > MAX_OVERFLOW_STATES:
-            res.reasons.append(
+            return stop(
                 f"station {names} alone has no capacity, but the capped stations have {count} level vectors "
                 f"(the overflow check's limit is {MAX_OVERFLOW_STATES}); {_NOT_RUN}"
             )
-            return STOP
         tried = []
         with ctx.timer(self.name) as t:
             t.size = f"{plural(count, 'capped level vector')}, station {names} uncapped"
@@ -95,31 +93,28 @@ class PartialCapacities(Stage):
                 except TimeoutError:
                     t.outcome = "stopped by the time limit (nothing is concluded from a partial check)"
                     ctx.run.stopped(self.name)
-                    res.reasons.append(f"overflow check of station {names}: stopped by the time limit")
-                    return STOP
+                    return stop(f"overflow check of station {names}: stopped by the time limit")
                 if not chk.ok:
                     tried.append(f"{kind}: exact check failed: {chk.failures[0]}")
                     continue
                 stable = kind == "overflow-foster"
                 t.outcome = f"{'drains' if stable else 'overflows'}: drift {float(chk.facts.delta):.4g} (exact)"
-                res.verdict = "stable" if stable else "unstable"
-                res.semantics, res.method = "markovian", f"overflow of the uncapped station ({kind}, checked exactly)"
-                res.certificate = overflow_certificate(net, chain, kind, u, table, chk)
-                res.reasons.append(
+                return decide(
+                    Decision("stable" if stable else "unstable", "markovian",
+                             f"overflow of the uncapped station ({kind}, checked exactly)",
+                             overflow_certificate(net, chain, kind, u, table, chk)),
                     f"every station but {names} has a capacity; while x_{names} >= {chk.facts.level} the capped "
                     f"stations' levels decide the drift of f = x_{names} + h(levels), which is "
                     f"{'<= -' if stable else '>= '}{float(chk.facts.delta):.4g} at every one of the "
                     f"{chk.facts.states} level vectors (checked exactly): "
                     + ("positive recurrent (Foster)" if stable else "transient (Fayolle-Malyshev-Menshikov)")
-                    + ", for exponential laws, this tie-breaking and these capacities"
+                    + ", for exponential laws, this tie-breaking and these capacities",
                 )
-                return STOP
             t.outcome = "no certificate: " + "; ".join(tried)
-        res.reasons.append(
+        return stop(
             f"the overflow of station {names} decides neither way ({'; '.join(tried)}): the drift while it is long is "
             f"0 within solver tolerance (critical) or the check failed; {_NOT_RUN}"
         )
-        return STOP
 
 
 def _count(caps: list[int | None]) -> int:

@@ -4,8 +4,10 @@ The context holds the network, the chain on the stated means (compiled once),
 its Markovian form (the phase-type expansion, compiled once), the regions and
 their drifts per clip-level set (compiled once and shared by every Foster and
 growth stage), the run's deadline and bookkeeping (:class:`RunState`), and the
-:class:`~certify.proof.result.Result` the stages fill in.  :class:`Timer` records
-one :class:`~certify.proof.result.Attempt`.
+:class:`~certify.proof.result.Result` the pipeline composes: the stages only
+time their attempts into it and return what they found
+(:class:`~certify.proof.stage.StageOutcome`).  :class:`Timer` records one
+:class:`~certify.proof.result.Attempt`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from math import prod
 from ..core.errors import NotSupported
 from ..core.model import Network
 from ..core.render import plural
+from ..core.vocabulary import NecessaryState
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
 from ..markov.jumps import RegionDrift
@@ -48,7 +51,7 @@ class RunState:
     ran: list[str] = field(default_factory=list)  # certificate searches that ran (LPs/SDPs solved)
     skipped: list[str] = field(default_factory=list)  # searches not run because the time limit had passed
     cut: str | None = None  # the stage the time limit interrupted
-    necessary: str = "unknown"  # holds | borderline | doubtful | unknown | stopped | fails
+    necessary: NecessaryState = "unknown"  # set by the necessary condition's stage
     budget: float | None = None  # seconds given to the stages when a theorem already decides (deadline shortened)
 
     def expired(self) -> bool:
@@ -69,13 +72,14 @@ class RunState:
 
     def necessary_text(self) -> str:
         """The necessary condition's state, in words (empty when it failed: then the network was proved unstable)."""
-        return {
+        words: dict[NecessaryState, str] = {
             "holds": "the necessary condition holds",
             "borderline": "the necessary condition holds at best with equality (critical load, within solver tolerance)",
             "doubtful": "the necessary condition is in doubt (the static split LP looks infeasible, without an exact dual)",
             "unknown": "the necessary condition was not decided (solver failure)",
             "stopped": "the necessary condition was not decided (its LP was stopped by the time limit)",
-        }.get(self.necessary, "")
+        }
+        return words.get(self.necessary, "")
 
     def summary(self) -> str:
         """Which certificate searches ran, and why the others did not."""
@@ -178,7 +182,7 @@ class ProofContext:
     net : Network
         The JSQ network.
     res : Result
-        Filled in by the stages.
+        The run's result: the stages record their attempts in it, the pipeline everything else.
     run : RunState
         The deadline and what has run.
     solver : str or None

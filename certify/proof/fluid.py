@@ -11,25 +11,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from ..certificates import fluid_certificate, fluid_flow_certificate
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.render import plural
+from ..core.vocabulary import FLUID_KINDS, FluidKind
 from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
 from ..exact.fluid_flow import flow_rates
 from ..markov.chain import drain_order
 from ..markov.fluid import FluidFace
+from ..markov.regions import TimeLimitReached
 from ..markov.symmetry import Symmetry
 from .context import ProofContext
 from .loop import found_text, search_round_check
 from .result import Attempt
-from .stage import NEXT, STOP, Stage
+from .stage import Decision, Interrupted, Stage, StageOutcome, decide, go_on
 
 __all__ = ["FLUID_KINDS", "FLOW_FIRST_ORBITS", "Fluid"]
-
-FLUID_KINDS = ("linear", "quadratic")
 #: Without a symmetry reduction for it, the quadratic fluid certificate of a symmetric network is tried up to this size.
 MAX_UNREDUCED_J = 12
 #: Networks with feedback and at least this many station orbits (station classes count once, whether or not the
@@ -46,8 +47,8 @@ class Fluid(Stage):
     Examples
     --------
     >>> from certify.proof.context import ProofContext
-    >>> ctx = ProofContext.for_file("models/symmetric-jsq-J4.json")
-    >>> Fluid().run(ctx), ctx.res.verdict, ctx.res.method
+    >>> out = Fluid().run(ProofContext.for_file("models/symmetric-jsq-J4.json"))
+    >>> out.stop, out.decision.verdict, out.decision.method
     (True, 'stable', 'fluid linear Lyapunov certificate (max-flow bound)')
     """
 
@@ -57,21 +58,34 @@ class Fluid(Stage):
         """Unless the caller turned the fluid stages off."""
         return ctx.use_fluid
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """List the fluid faces, then try each kind; stops when a certificate passed (or Dai's conditions fail).
 
         Unless ``ctx.flow_bound`` is off, a network without feedback (where the bound proves every network that
         Bramson's subset condition proves) or with :data:`FLOW_FIRST_ORBITS` station orbits or more first tries the
-        max-flow bound, which lists no face.
+        max-flow bound, which lists no face.  A solver failure is a reason, never a verdict; the time limit
+        interrupts the stage (:class:`~certify.proof.stage.Interrupted`) with the reasons found before.
         """
+        notes: list[str] = []  # solver failures, in the order met
+        try:
+            proved = self._search(ctx, notes)
+        except TimeLimitReached as exc:
+            raise Interrupted(exc.stage, go_on(*notes)) from exc
+        if proved is None:
+            return go_on(*notes)
+        return replace(proved, reasons=(*notes, *proved.reasons))
+
+    def _search(self, ctx: ProofContext, notes: list[str]) -> StageOutcome | None:
+        """The max-flow bound (where it comes first), then each kind; the first proof's outcome, or None."""
         run = ctx.run
         if ctx.flow_bound and (not ctx.base.feedback or _orbits(ctx) >= FLOW_FIRST_ORBITS):
             if run.expired():
                 run.skipped.append("fluid linear (max-flow bound)")
             else:
                 run.ran.append("fluid linear (max-flow bound)")
-                if self._try_flow(ctx) is STOP:
-                    return STOP
+                proved = self._try_flow(ctx)
+                if proved is not None:
+                    return proved
         sym = ctx.symmetry  # found only now: the bound needs no station classes (all pairs are tried: 3 s at J = 400)
         faces: dict[bool, list[FluidFace]] = {}
         for kind in FLUID_KINDS:
@@ -91,9 +105,10 @@ class Fluid(Stage):
                 run.skipped.append(f"fluid {kind}")
                 continue
             run.ran.append(f"fluid {kind}")
-            if self._try(ctx, kind, faces[reduced], sym if reduced else None) is STOP:
-                return STOP
-        return NEXT
+            proved = self._try(ctx, kind, faces[reduced], sym if reduced else None, notes)
+            if proved is not None:
+                return proved
+        return None
 
     def _faces(self, ctx: ProofContext, reduced: bool) -> list[FluidFace]:
         """The fluid faces: all of them, or (``reduced``) one per orbit of the station classes."""
@@ -109,7 +124,9 @@ class Fluid(Stage):
             t.outcome = "enumerated"
         return faces
 
-    def _try(self, ctx: ProofContext, kind: str, faces: list[FluidFace], sym: Symmetry | None) -> bool:
+    def _try(
+        self, ctx: ProofContext, kind: FluidKind, faces: list[FluidFace], sym: Symmetry | None, notes: list[str]
+    ) -> StageOutcome | None:
         from ..search.fluid import fluid_candidates, solve_fluid
 
         base, deadline = ctx.base, ctx.run.deadline
@@ -121,7 +138,7 @@ class Fluid(Stage):
                 ctx.run.stopped(f"the {label} LP")
             failed = lp.status.startswith("solver-error")
             if failed:
-                ctx.res.reasons.append(f"fluid {kind}: {lp.status} (not a verdict)")
+                notes.append(f"fluid {kind}: {lp.status} (not a verdict)")
             coeffs = lp.coeffs
             got = search_round_check(
                 t,
@@ -134,11 +151,11 @@ class Fluid(Stage):
                 deadline,
             )
             if got is None:
-                return NEXT
+                return None
             assert got.candidate is not None and got.check is not None
             return self._proved(ctx, kind, got.candidate, got.check, sym)
 
-    def _try_flow(self, ctx: ProofContext) -> bool:
+    def _try_flow(self, ctx: ProofContext) -> StageOutcome | None:
         """V = total fluid mass, checked by the max-flow bound (w = 1 is the best weight for it: exact.fluid_flow)."""
         base = ctx.base
         with ctx.timer("fluid linear Lyapunov (max-flow bound)") as t:
@@ -147,11 +164,11 @@ class Fluid(Stage):
             chk = check_fluid_flow(base, ones)
             if not chk.ok:
                 t.outcome = f"no certificate ({chk.failures[0]}; no other weights do better)"
-                return NEXT
+                return None
             t.outcome = found_text(chk.facts.delta)
             return self._proved_flow(ctx, ones, chk)
 
-    def _proved_flow(self, ctx: ProofContext, w: list[Fraction], chk: Check[FluidFlowFacts]) -> bool:
+    def _proved_flow(self, ctx: ProofContext, w: list[Fraction], chk: Check[FluidFlowFacts]) -> StageOutcome:
         f = chk.facts
         tight = "{" + ",".join(f.tightest) + "}"
         what = (
@@ -162,7 +179,7 @@ class Fluid(Stage):
         return self._conclude(ctx, what, lambda: fluid_flow_certificate(ctx.net, ctx.base, w, chk),
                               "fluid linear Lyapunov certificate (max-flow bound)")
 
-    def _proved(self, ctx: ProofContext, kind: str, coeffs: Any, chk: Any, sym: Symmetry | None) -> bool:
+    def _proved(self, ctx: ProofContext, kind: FluidKind, coeffs: Any, chk: Any, sym: Symmetry | None) -> StageOutcome:
         V = "w'z" if kind == "linear" else "z'Pz"
         per = " per unit of |z|_1" if kind == "quadratic" else ""
         where = "every face" if sym is None else (
@@ -176,35 +193,30 @@ class Fluid(Stage):
         return self._conclude(ctx, what, lambda: fluid_certificate(ctx.net, ctx.base, kind, coeffs, chk, symmetry=sym),
                               f"fluid {kind} Lyapunov certificate")
 
-    def _conclude(self, ctx: ProofContext, what: str, certificate: Callable[[], dict[str, Any]], method: str) -> bool:
-        """The verdict of a passing fluid certificate: stable under Dai's conditions, else the fluid model only."""
-        net, res = ctx.net, ctx.res
-        bad = dai_violations(net)
-        res.expansion = []  # the means alone decide: no phase expansion involved
+    def _conclude(self, ctx: ProofContext, what: str, certificate: Callable[[], dict[str, Any]], method: str) -> StageOutcome:
+        """The decision of a passing fluid certificate: stable under Dai's conditions, else the fluid model only.
+
+        Either way the stated means alone decide (``means_only``: no phase expansion is involved).
+        """
+        bad = dai_violations(ctx.net)
         if bad:
-            res.verdict, res.semantics = "undecided", "general"
-            res.method = f"{method} (fluid model only; Dai's conditions fail)"
-            res.reasons.append(
+            return decide(
+                Decision("undecided", "general", f"{method} (fluid model only; Dai's conditions fail)", means_only=True),
                 f"the fluid model is stable: checked exactly ({what}), for every tie-breaking rule and "
-                "every service and interarrival law with these means"
-            )
-            res.reasons.append(
+                "every service and interarrival law with these means",
                 "not a stability proof: Dai's theorem (fluid stable => positive Harris recurrent) needs "
-                f"{DAI_CONDITIONS}, which this network breaks: {'; '.join(bad)}"
+                f"{DAI_CONDITIONS}, which this network breaks: {'; '.join(bad)}",
             )
-            return STOP
-        res.verdict, res.semantics = "stable", "general"
-        res.method = method
-        res.certificate = certificate()
+        decision = Decision("stable", "general", method, certificate(), means_only=True)
         ties = "every tie-breaking rule" if drain_order(ctx.base) is not None else (
             "the tie-breaking given (the network empties when no customer arrives only through ties broken as "
             "given: the verdict is for the tie-breaking given, not for every tie-breaking rule)")
-        res.reasons.append(
+        return decide(
+            decision,
             f"{what}: stable (positive Harris recurrent, Dai 1995) for {ties} and every "
             "i.i.d. service and interarrival law with these means whose interarrival times are unbounded "
-            "and spread out -- as every interarrival law of this network is (checked)"
+            "and spread out -- as every interarrival law of this network is (checked)",
         )
-        return STOP
 
 
 def _orbits(ctx: ProofContext) -> int:

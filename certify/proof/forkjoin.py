@@ -15,6 +15,7 @@ from typing import Any
 
 from ..certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
 from ..core.model import ForkJoinNetwork
+from ..core.vocabulary import Semantics, Verdict
 from ..exact.facts import Check
 from ..exact.forkjoin import LagTableFacts, check_capacity, check_independent
 from ..exact.forkjoin_capacity import capped_servers, maximal_design, mu_star, throughput_capacity, traffic_intensity
@@ -29,9 +30,9 @@ class ForkJoinOutcome:
 
     Attributes
     ----------
-    verdict : str
+    verdict : Verdict
         ``stable``, ``unstable`` or ``undecided``.
-    semantics : str
+    semantics : Semantics
         ``markovian`` (Poisson jobs, exponential servers).
     method : str
         The certificate's kind, in words.
@@ -50,8 +51,8 @@ class ForkJoinOutcome:
     'undecided'
     """
 
-    verdict: str = "undecided"
-    semantics: str = "markovian"
+    verdict: Verdict = "undecided"
+    semantics: Semantics = "markovian"
     method: str = "none"
     reasons: list[str] = field(default_factory=list)
     certificate: dict[str, Any] | None = None

@@ -8,6 +8,7 @@ for the exponential (phase-type) laws and the tie-breaking given, nothing more.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..certificates import foster_certificate, growth_certificate
@@ -15,6 +16,7 @@ from ..core.errors import CertificateError
 from ..core.render import plural
 from ..exact import check_foster, check_growth
 from ..markov.chain import Chain, drain_order
+from ..markov.regions import TimeLimitReached
 from ..markov.symmetry import Symmetry, reducing
 from ..search.instability import growth_candidates, solve_growth
 from ..search.template import search_template
@@ -23,9 +25,9 @@ from ..templates.table import default_fast
 from .context import ProofContext, primitives, table_text
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
-from .stage import NEXT, STOP, Stage
+from .stage import NEXT, Decision, Interrupted, Stage, StageOutcome, decide, go_on, stop
 
-__all__ = ["GROWTH_TABLE_K", "MarkovianForm", "Markovian", "schedule"]
+__all__ = ["GROWTH_TABLE_K", "FosterTry", "GrowthTry", "MarkovianForm", "Markovian", "schedule"]
 
 # Clip levels of the bounded table in growth certificates, tried in order.
 GROWTH_TABLE_K = (6, 12, 24)
@@ -37,36 +39,79 @@ class MarkovianForm(Stage):
     Examples
     --------
     >>> from certify.proof.context import ProofContext
-    >>> MarkovianForm().run(ProofContext.for_file("models/distribution-h2-J3.json"))
+    >>> MarkovianForm().run(ProofContext.for_file("models/distribution-h2-J3.json")).stop
     False
     """
 
     name = "Markovian form"
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Stops the pipeline (saying why) when there is no usable Markovian form."""
         if ctx.chain is None:
             tried = ctx.run.summary() if ctx.use_fluid else "fluid certificates not tried"
-            ctx.res.reasons.append(f"{ctx.why}: no Markovian form; {tried}; {ctx.run.necessary_text()}")
-            return STOP
+            return stop(f"{ctx.why}: no Markovian form; {tried}; {ctx.run.necessary_text()}")
         if drain_order(ctx.chain) is None:
-            ctx.res.reasons.append("some phase of a service or interarrival law can never finish: not analysed")
-            return STOP
+            return stop("some phase of a service or interarrival law can never finish: not analysed")
         return NEXT
 
 
-def _growth_stages(chain: Chain) -> list[tuple[str, list[int], int]]:
-    fast = default_fast(chain)
-    stages: list[tuple[str, list[int], int]] = [("linear growth (transience)", [], 0)]
+@dataclass(frozen=True)
+class FosterTry:
+    """One Foster search of the :func:`schedule`: a template with one option set of its escalation.
+
+    Attributes
+    ----------
+    template : str
+        The template's name (a key of :data:`certify.templates.TEMPLATES`).
+    options : dict
+        The options as the escalation gives them (resolved by the template before use).
+
+    Examples
+    --------
+    >>> FosterTry("quadratic", {}).template
+    'quadratic'
+    """
+
+    template: str
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class GrowthTry:
+    """One growth (transience) search of the :func:`schedule`: linear, or with a bounded table.
+
+    Attributes
+    ----------
+    stage : str
+        Its name, as the attempts and the run's summary list it.
+    fast : tuple of int
+        The stations whose clipped lengths the table reads (empty: no clipped lengths).
+    K : int
+        The clip level of the table (0 without one).
+
+    Examples
+    --------
+    >>> GrowthTry("growth + table (K=6, transience)", (0, 1), 6).K
+    6
+    """
+
+    stage: str
+    fast: tuple[int, ...] = ()
+    K: int = 0
+
+
+def _growth_stages(chain: Chain) -> list[GrowthTry]:
+    fast = tuple(default_fast(chain))
+    stages = [GrowthTry("linear growth (transience)")]
     if chain.has_phases:
-        stages.append(("growth + table (phases only, transience)", [], 0))
+        stages.append(GrowthTry("growth + table (phases only, transience)"))
     if fast and len(fast) <= 3:
         for K in GROWTH_TABLE_K if len(fast) <= 2 else GROWTH_TABLE_K[:2]:
-            stages.append((f"growth + table (K={K}, transience)", fast, K))
+            stages.append(GrowthTry(f"growth + table (K={K}, transience)", fast, K))
     return stages
 
 
-def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
+def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry]:
     """The Markovian searches in order: cheapest first, instability searches interleaved with the Foster ones.
 
     The first Foster template, then linear growth; then the richer Foster tries,
@@ -83,47 +128,46 @@ def schedule(chain: Chain, templates: list[str]) -> list[tuple]:
 
     Returns
     -------
-    list of tuple
-        ``("foster", name, options)`` and ``("growth", stage, fast, K)`` items.
+    list of FosterTry or GrowthTry
+        The searches, in the order they are tried.
 
     Examples
     --------
     >>> from certify.io.loader import load
     >>> from certify.markov.chain import compile_chain
-    >>> [item[:2] for item in schedule(compile_chain(load("models/symmetric-jsq-J4.json")), ["quadratic"])]
-    [('foster', 'quadratic'), ('growth', 'linear growth (transience)')]
+    >>> schedule(compile_chain(load("models/symmetric-jsq-J4.json")), ["quadratic"])
+    [FosterTry(template='quadratic', options={}), GrowthTry(stage='linear growth (transience)', fast=(), K=0)]
     """
-    foster = []
+    foster: list[FosterTry] = []
     for name in templates:
         for opts in TEMPLATES[name].escalation(chain):
             try:
                 TEMPLATES[name].resolve_options(chain, opts)
             except CertificateError:  # an escalation step too large for this chain (the refinement bound): not tried
                 continue
-            foster.append(("foster", name, opts))
-    growth = [("growth", *g) for g in _growth_stages(chain)]
-    out: list[tuple] = []
+            foster.append(FosterTry(name, opts))
+    growth = _growth_stages(chain)
+    out: list[FosterTry | GrowthTry] = []
     if foster:
         out.append(foster.pop(0))
     out.append(growth.pop(0))  # linear growth
     for item in foster:
         out.append(item)
-        _, name, raw = item
-        opts = TEMPLATES[name].resolve_options(chain, raw)
-        if name != "table":
+        opts = TEMPLATES[item.template].resolve_options(chain, item.options)
+        if item.template != "table":
             continue
         level = opts.get("K", 0) if opts.get("fast") else 0
-        while growth and growth[0][3] <= level:
+        while growth and growth[0].K <= level:
             out.append(growth.pop(0))
     return out + growth
 
 
-def _label(chain: Chain, item: tuple) -> str:
+def _label(chain: Chain, item: FosterTry | GrowthTry) -> str:
     """The name of a :func:`schedule` item as the run's summary lists it."""
-    if item[0] == "growth":
-        return str(item[1])
-    cls = TEMPLATES[item[1]]
-    return f"{cls.label(cls.resolve_options(chain, item[2]))} Foster"
+    if isinstance(item, GrowthTry):
+        return item.stage
+    cls = TEMPLATES[item.template]
+    return f"{cls.label(cls.resolve_options(chain, item.options))} Foster"
 
 
 class Markovian(Stage):
@@ -132,38 +176,53 @@ class Markovian(Stage):
     Examples
     --------
     >>> from certify.proof.context import ProofContext
-    >>> ctx = ProofContext.for_file("models/symmetric-jsq-J4.json")
-    >>> Markovian().run(ctx), ctx.res.verdict, ctx.res.method
+    >>> out = Markovian().run(ProofContext.for_file("models/symmetric-jsq-J4.json"))
+    >>> out.stop, out.decision.verdict, out.decision.method
     (True, 'stable', 'quadratic Foster-Lyapunov certificate')
     """
 
     name = "Foster and growth certificates"
 
-    def run(self, ctx: ProofContext) -> bool:
-        """Run the schedule; stops the pipeline at the first certificate that passed the exact check."""
+    def run(self, ctx: ProofContext) -> StageOutcome:
+        """Run the schedule; stops the pipeline at the first certificate that passed the exact check.
+
+        Solver failures are reasons, and the directions where no Foster function decreased are hints for the
+        simulation checks; the time limit interrupts the stage (:class:`~certify.proof.stage.Interrupted`) with both.
+        """
         assert ctx.chain is not None
         items = schedule(ctx.chain, ctx.templates)
         if ctx.run.expired():  # no region is enumerated past the deadline (or after a solve it stopped)
             ctx.run.skipped.extend(_label(ctx.chain, item) for item in items)
             return NEXT
-        first = next((item[1] for item in items if item[0] == "foster"), None)
+        found = _Found()
+        try:
+            proved = self._search(ctx, items, found)
+        except TimeLimitReached as exc:
+            raise Interrupted(exc.stage, go_on(*found.reasons, hints=found.hints)) from exc
+        if proved is None:
+            return go_on(*found.reasons, hints=found.hints)
+        return replace(proved, reasons=(*found.reasons, *proved.reasons), hints=tuple(found.hints))
+
+    def _search(self, ctx: ProofContext, items: list[FosterTry | GrowthTry], found: _Found) -> StageOutcome | None:
+        """The schedule's searches in order; the first proof's outcome, or None."""
+        assert ctx.chain is not None
+        first = next((item.template for item in items if isinstance(item, FosterTry)), None)
         ctx.regions.get({}, self._symmetry(ctx, first) if first is not None else None)
         for item in items:
-            if item[0] == "foster":
-                _, name, raw = item
-                if self._foster(ctx, name, raw):
-                    if ctx.use_fluid:
-                        ctx.res.reasons.append(
-                            "no fluid certificate was found: stability is proved for the "
-                            + ("phase-type" if ctx.chain.has_phases else "exponential")
-                            + " network with the given tie-breaking only"
-                        )
-                    return STOP
+            if isinstance(item, FosterTry):
+                proved = self._foster(ctx, item.template, item.options, found)
+                if proved is not None and ctx.use_fluid:
+                    proved = replace(proved, reasons=(
+                        *proved.reasons,
+                        "no fluid certificate was found: stability is proved for the "
+                        + ("phase-type" if ctx.chain.has_phases else "exponential")
+                        + " network with the given tie-breaking only",
+                    ))
             else:
-                _, stage, fast_set, K = item
-                if self._growth(ctx, stage, fast_set, K):
-                    return STOP
-        return NEXT
+                proved = self._growth(ctx, item.stage, list(item.fast), item.K)
+            if proved is not None:
+                return proved
+        return None
 
     @staticmethod
     def _symmetry(ctx: ProofContext, name: str) -> Symmetry | None:
@@ -173,8 +232,8 @@ class Markovian(Stage):
             return None
         return reducing(ctx.symmetry)
 
-    def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any]) -> bool:
-        """One Foster template with one option set; True when a certificate passed the exact check."""
+    def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any], found: _Found) -> StageOutcome | None:
+        """One Foster template with one option set; the decision when a certificate passed the exact check."""
         chain, res, run = ctx.chain, ctx.res, ctx.run
         assert chain is not None
         cls = TEMPLATES[name]
@@ -182,12 +241,12 @@ class Markovian(Stage):
         label = f"{cls.label(opts)} Foster"
         if run.expired():
             run.skipped.append(label)
-            return False
+            return None
         sym = self._symmetry(ctx, name)
         drifts = ctx.regions.get(cls.clip_levels(chain, opts), sym)
         if drifts is None:
             res.attempts.append(Attempt(label, "too many regions x cells", 0.0, "skipped"))
-            return False
+            return None
         run.ran.append(label)
         with ctx.timer(label) as t:
             tmpl = cls(chain, drifts, symmetry=sym, **opts)
@@ -196,9 +255,9 @@ class Markovian(Stage):
                 run.stopped(f"the {label} {'SDP' if name == 'quartic' else 'LP'}")
             failed = lp.status == "solver-error"
             if failed:
-                res.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
+                found.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
             elif not lp.found and lp.binding_generators:
-                res.hints.extend(g for g in lp.binding_generators if g not in res.hints)
+                found.hints.extend(g for g in lp.binding_generators if g not in found.hints)
             got = search_round_check(
                 t,
                 lp,
@@ -210,12 +269,11 @@ class Markovian(Stage):
                 run.deadline,
             )
             if got is None:
-                return False
+                return None
             assert got.candidate is not None and got.check is not None
             theta, chk = got.candidate, got.check
-            res.verdict, res.method = "stable", f"{name} Foster-Lyapunov certificate"
-            res.semantics = "markovian"
-            res.certificate = foster_certificate(ctx.net, chain, name, theta, chk)
+            decision = Decision("stable", "markovian", f"{name} Foster-Lyapunov certificate",
+                                foster_certificate(ctx.net, chain, name, theta, chk))
             if name == "quadratic" and chain.J <= 3:
                 what = tmpl.formula(theta)
             elif name == "table":
@@ -226,24 +284,24 @@ class Markovian(Stage):
             if sym is not None:
                 how += (f" on one region per orbit of {plural(len(sym.classes), 'station class')} (exchanging stations of "
                         "a class is an exact symmetry of the network, checked, and V is invariant)")
-            res.reasons.append(
+            return decide(
+                decision,
                 f"{what}: AV <= -{float(chk.facts.delta):.3g} at every state with |x|_1 >= "
                 f"{chk.facts.exceptional_l1_bound} ({how}; Foster's criterion): positive recurrent "
-                "for " + primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)"
+                "for " + primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)",
             )
-            return True
 
-    def _growth(self, ctx: ProofContext, stage: str, fast_set: list[int], K: int) -> bool:
-        """One growth stage (linear, or with a bounded table over (min(x_fast, K), phases)); True when proved."""
+    def _growth(self, ctx: ProofContext, stage: str, fast_set: list[int], K: int) -> StageOutcome | None:
+        """One growth stage (linear, or with a bounded table over (min(x_fast, K), phases)); the decision when proved."""
         chain, res, run = ctx.chain, ctx.res, ctx.run
         assert chain is not None
         if run.expired():
             run.skipped.append(stage)
-            return False
+            return None
         drifts = ctx.regions.get({a: K for a in fast_set})
         if drifts is None:
             res.attempts.append(Attempt(stage, "too many regions x cells", 0.0, "skipped"))
-            return False
+            return None
         run.ran.append(stage)
         use_table = bool(fast_set) or (chain.has_phases and "table" in stage)
         with ctx.timer(stage) as t:
@@ -268,17 +326,25 @@ class Markovian(Stage):
                 (w, table), chk = got.candidate, got.check
                 t.size = f"support {{{','.join(chain.ids[j] for j in support)}}}, {len(drifts)} regions"
                 t.outcome = found_text(chk.facts.delta)
-                res.verdict, res.semantics = "unstable", "markovian"
-                res.method = "growth certificate" + (" with bounded table" if table else " (linear)")
-                res.certificate = growth_certificate(ctx.net, chain, w, chk, table=table, fast=fast_set, K=K)
+                decision = Decision("unstable", "markovian",
+                                    "growth certificate" + (" with bounded table" if table else " (linear)"),
+                                    growth_certificate(ctx.net, chain, w, chk, table=table, fast=fast_set, K=K))
                 tt = f" + T({table_text(chain, fast_set, K)})" if table else ""
-                res.reasons.append(
+                return decide(
+                    decision,
                     f"f = w'x{tt} grows by at least {float(chk.facts.delta):.3g} per unit time wherever it is large "
                     "(checked exactly; Fayolle-Malyshev-Menshikov): the chain is transient, for "
                     + primitives(chain)
-                    + " and the given tie-breaking"
+                    + " and the given tie-breaking",
                 )
-                return True
             t.size = t.size or f"{tried} supports, {len(drifts)} regions"
             t.outcome = t.outcome or "none found"
-        return False
+        return None
+
+
+@dataclass
+class _Found:
+    """What the Markovian searches found on the way, without a proof: solver failures and Foster hints."""
+
+    reasons: list[str] = field(default_factory=list)
+    hints: list[tuple[int, ...]] = field(default_factory=list)

@@ -33,7 +33,7 @@ from ..markov.chain import drain_order, emptied_stations, emptying_order
 from ..search.instability import static_split
 from ..search.solvers import TIME_LIMIT
 from .context import ProofContext, primitives, size_text
-from .stage import NEXT, STOP, Stage
+from .stage import NEXT, Decision, Stage, StageOutcome, decide, go_on, stop
 
 __all__ = ["FiniteState", "ClosedSet", "NecessaryCondition", "Emptiable", "Reachability", "emptying_order"]
 
@@ -45,7 +45,8 @@ class FiniteState(Stage):
     --------
     >>> from certify.proof.context import ProofContext
     >>> ctx = ProofContext.for_file("models/loss-two-queue-K3.json")
-    >>> FiniteState().applies(ctx), FiniteState().run(ctx), ctx.res.verdict
+    >>> out = FiniteState().run(ctx)
+    >>> FiniteState().applies(ctx), out.stop, out.decision.verdict
     (True, True, 'stable')
     """
 
@@ -55,24 +56,19 @@ class FiniteState(Stage):
         """Only networks whose every station has a capacity (:class:`~certify.proof.capacities.PartialCapacities`: some)."""
         return all(s.capacity is not None for s in ctx.net.stations)
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Check the finite chain; always stops the pipeline (capacities leave nothing else to try)."""
-        net, res, chain = ctx.net, ctx.res, ctx.chain
+        net, chain = ctx.net, ctx.chain
         fin = check_finite(chain or ctx.base, [s.capacity for s in net.stations])
         if chain is not None and fin.ok:
-            res.verdict, res.method = "stable", "finite state space (checked exactly)"
-            res.certificate = finite_certificate(net, chain, fin)
-            res.reasons.append(
+            return decide(
+                Decision("stable", "markovian", "finite state space (checked exactly)", finite_certificate(net, chain, fin)),
                 f"every station has a finite capacity, so the chain lives on at most {fin.facts.states} states, "
                 "and the empty state is reachable from every state: positive recurrent (a finite irreducible CTMC), for "
                 + primitives(chain)
-                + " and the given tie-breaking"
+                + " and the given tie-breaking",
             )
-        else:
-            res.reasons.append(
-                "finite capacities, but " + ("; ".join(fin.failures) if fin.failures else f"no Markovian form: {ctx.why}")
-            )
-        return STOP
+        return stop("finite capacities, but " + ("; ".join(fin.failures) if fin.failures else f"no Markovian form: {ctx.why}"))
 
 
 class ClosedSet(Stage):
@@ -87,7 +83,8 @@ class ClosedSet(Stage):
     >>> from certify.proof.result import Result
     >>> net = Network("trap", (Station("1", F(5)),), (Stream(F(1), choice=("1",)),), (Feedback("1", ("1",), F(1)),))
     >>> ctx = ProofContext(net, Result("trap"), RunState(time.perf_counter() + 60), None, True, [])
-    >>> ClosedSet().run(ctx), ctx.res.verdict, ctx.res.semantics
+    >>> out = ClosedSet().run(ctx)
+    >>> out.stop, out.decision.verdict, out.decision.semantics
     (True, 'unstable', 'general')
     """
 
@@ -97,9 +94,9 @@ class ClosedSet(Stage):
         """Networks without capacities (with some, a customer may be lost; flow balance with losses covers them)."""
         return not ctx.net.has_capacities
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Find a closed set and check it exactly; stops the pipeline when proved."""
-        chain, res = ctx.base, ctx.res
+        chain = ctx.base
         S = closed_set(chain)
         if S is None:
             return NEXT
@@ -111,14 +108,13 @@ class ClosedSet(Stage):
                 t.outcome = f"exact check failed: {chk.failures[0] if chk.failures else '?'}"
                 return NEXT
             t.outcome = f"customers never leave {names} (exact)"
-            res.verdict, res.semantics, res.method = "unstable", "general", "closed set (customers never leave)"
-            res.certificate = closed_set_certificate(ctx.net, chain, S, chk)
-            res.reasons.append(
+            return decide(
+                Decision("unstable", "general", "closed set (customers never leave)",
+                         closed_set_certificate(ctx.net, chain, S, chk)),
                 f"customers never leave stations {names} (every feedback of a station there stays there with total "
                 f"probability 1), and exogenous customers enter it at rate {chk.facts.inflow} (checked exactly): "
-                "N_S(t) -> infinity almost surely, not stable for any distributions and any tie-breaking"
+                "N_S(t) -> infinity almost surely, not stable for any distributions and any tie-breaking",
             )
-            return STOP
 
 
 class NecessaryCondition(Stage):
@@ -134,19 +130,20 @@ class NecessaryCondition(Stage):
     --------
     >>> from certify.proof.context import ProofContext
     >>> ctx = ProofContext.for_file("models/overloaded-unstable.json")
-    >>> NecessaryCondition().run(ctx), ctx.res.verdict, ctx.run.necessary
+    >>> out = NecessaryCondition().run(ctx)
+    >>> out.stop, out.decision.verdict, ctx.run.necessary
     (True, 'unstable', 'fails')
     >>> ctx = ProofContext.for_file("models/symmetric-jsq-J4.json")
-    >>> NecessaryCondition().run(ctx), ctx.run.necessary
+    >>> NecessaryCondition().run(ctx).stop, ctx.run.necessary
     (False, 'holds')
     """
 
     name = "necessary condition (static split LP)"
     tol = 1e-7
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Solve the static split LP; stops the pipeline only with an exactly checked overload."""
-        net, chain, res, run, solver = ctx.net, ctx.base, ctx.res, ctx.run, ctx.solver
+        net, chain, run, solver = ctx.net, ctx.base, ctx.run, ctx.solver
         tol = self.tol
         lossy = lossy_sets(chain, [s.capacity for s in net.stations]) if net.has_capacities else []
         with ctx.timer(self.name) as t:
@@ -159,9 +156,8 @@ class NecessaryCondition(Stage):
                 return NEXT
             if ss.slack is None:
                 t.outcome = f"solver failure ({ss.status})"
-                res.reasons.append(f"static split LP: solver failure ({ss.status}); not a verdict")
                 run.necessary = "unknown"
-                return NEXT
+                return go_on(f"static split LP: solver failure ({ss.status}); not a verdict")
             if ss.slack > tol:
                 t.outcome = f"holds (best worst-station slack {ss.slack:.4g})"
                 run.necessary = "holds"
@@ -186,18 +182,17 @@ class NecessaryCondition(Stage):
                     t.outcome = f"FAILS: overloaded set {{{','.join(chk.facts.overloaded)}}} (exact)"
                     if ss.bounded:
                         t.outcome += "; no routing balances the flows (dual unbounded, solved with bounded multipliers)"
-                    res.verdict, res.semantics, res.method = "unstable", "general", "static split LP dual (flow balance)"
-                    res.certificate = static_split_certificate(net, chain, u, w, chk)
                     losing = (
                         ", even one losing every customer whose choice set holds only capped stations,"
                         if lossy else ""
                     )
-                    res.reasons.append(
+                    return decide(
+                        Decision("unstable", "general", "static split LP dual (flow balance)",
+                                 static_split_certificate(net, chain, u, w, chk)),
                         f"no routing{losing} keeps stations {{{','.join(chk.facts.overloaded)}}} below their service "
                         f"rates (dual value {float(chk.facts.dual_value):.4g} < 0, checked exactly); "
-                        "this holds for every routing policy and every distribution with these means"
+                        "this holds for every routing policy and every distribution with these means",
                     )
-                    return STOP
             ctx.hint = ss.w or None
             if ss.slack > -tol:
                 run.necessary = "borderline"
@@ -205,19 +200,17 @@ class NecessaryCondition(Stage):
                     f"borderline (best worst-station slack {ss.slack:.3g}, 0 within solver tolerance; "
                     "no exact dual with a negative value): critical or nearly so"
                 )
-                res.reasons.append(
+                return go_on(
                     "the necessary condition holds at best with equality: the static split LP's value is 0 within solver "
                     "tolerance and no exact certificate of overload exists at this precision (critical load: some station "
                     "set is exactly at capacity, where flow balance decides nothing)"
                 )
-                return NEXT
             run.necessary = "doubtful"
             t.outcome = f"slack {ss.slack:.3g} < 0 numerically, but the exact check failed"
-            res.reasons.append(
+            return go_on(
                 "the static split LP looks infeasible but no exact dual certificate was found: the necessary condition is "
                 "in doubt (not a verdict)"
             )
-            return NEXT
 
 
 class Emptiable(Stage):
@@ -226,26 +219,25 @@ class Emptiable(Stage):
     Examples
     --------
     >>> from certify.proof.context import ProofContext
-    >>> Emptiable().run(ProofContext.for_file("models/two-station-feedback.json"))
+    >>> Emptiable().run(ProofContext.for_file("models/two-station-feedback.json")).stop
     False
     """
 
     name = "the network empties without arrivals"
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Stops the pipeline, naming the stations, when the network is not shown to empty."""
         chain = ctx.base
         order = set(emptied_stations(chain))
         if len(order) == chain.J:
             return NEXT
         stuck = ", ".join(chain.ids[j] for j in range(chain.J) if j not in order)
-        ctx.res.reasons.append(
+        return stop(
             f"the network is not shown to empty when no customer arrives (station{'s' if len(order) < chain.J - 1 else ''} "
             f"{stuck}: none of their routes "
             "leads out of the network with positive probability, counting ties and their tie-breaking); both the fluid "
             "theorem and the Markovian certificates need it, so no stability certificate is searched"
         )
-        return STOP
 
 
 class Reachability(Stage):
@@ -256,21 +248,20 @@ class Reachability(Stage):
     Examples
     --------
     >>> from certify.proof.context import ProofContext
-    >>> Reachability().run(ProofContext.for_file("models/symmetric-jsq-J4.json"))
+    >>> Reachability().run(ProofContext.for_file("models/symmetric-jsq-J4.json")).stop
     False
     """
 
     name = "reachability of the empty state (Markovian checkers)"
 
-    def run(self, ctx: ProofContext) -> bool:
+    def run(self, ctx: ProofContext) -> StageOutcome:
         """Stops the pipeline, before the Markovian stages, when the drain order does not exist."""
         if drain_order(ctx.base) is None:
             tried = ctx.run.summary() if ctx.use_fluid else "fluid certificates not tried"
-            ctx.res.reasons.append(
+            return stop(
                 "the network empties when no customer arrives, but the Markovian checkers need the empty state "
                 "reachable along routes into draining stations only (some station feeds back into a choice set that "
                 f"holds a station not shown to drain): Foster and growth searches not run; {tried}; "
                 f"{ctx.run.necessary_text()}"
             )
-            return STOP
         return NEXT

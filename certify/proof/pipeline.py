@@ -27,6 +27,11 @@ What each verdict claims, and the theorem it rests on:
 * theorems: the verdict and hypotheses of :class:`certify.exact.verdict.TheoremVerdict`;
   ``critical`` (the theorem's inequality holds with equality) is never a verdict.
 
+Each stage returns a :class:`~certify.proof.stage.StageOutcome`, the theorems
+a :class:`~certify.proof.theorems.Weighing`, the simulation checks a
+:class:`~certify.proof.evidence.SimulationOutcome`; only this module writes them
+into the :class:`Result`.
+
 ``time_limit`` bounds the run: region, drift and fluid-face enumeration poll
 the deadline and stop with "time limit reached during <stage>" (verdict
 ``undecided``, never a verdict from a partial enumeration); no new search
@@ -40,26 +45,26 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..certificates import dumps
 from ..core.clock import within
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.verdict import TheoremVerdict
 from ..markov.regions import TimeLimitReached
-from ..search.solvers import check_solver
-from ..simulation.evidence import DEFAULT_BUDGET_S
 from ..templates import TEMPLATES
 from .capacities import PartialCapacities
 from .context import ProofContext, RunState
-from .evidence import simulation_evidence
+from .evidence import SimulationOutcome, simulation_evidence
 from .fluid import Fluid
 from .markovian import Markovian, MarkovianForm
 from .necessary import ClosedSet, Emptiable, FiniteState, NecessaryCondition, Reachability
+from .options import ProveOptions
 from .result import VERDICTS, Attempt, AttemptLog, Result
-from .stage import Stage, run_stages
-from .theorems import THEOREM_SHARE, deciding_theorems, weigh_theorems
+from .stage import Decision, Interrupted, Stage, StageOutcome, run_stages
+from .theorems import Weighing, deciding_theorems, weigh_theorems
 
-__all__ = ["Attempt", "Result", "prove", "VERDICTS", "JSQ_STAGES"]
+__all__ = ["Attempt", "Result", "ProveOptions", "prove", "VERDICTS", "JSQ_STAGES"]
 
 #: The stages of a JSQ network, in order (each may stop the pipeline: decided, or nothing more to conclude).
 #: :class:`Emptiable` guards every stability stage (Dai's theorem needs the network to empty without arrivals);
@@ -80,56 +85,44 @@ JSQ_STAGES: tuple[Stage, ...] = (
 
 def prove(
     net: Network | ForkJoinNetwork,
+    options: ProveOptions | None = None,
     *,
-    time_limit: float = 120.0,
     out: str | Path | None = None,
-    templates: list[str] | None = None,
-    solver: str | None = None,
-    fluid: bool | None = None,
-    simulate: bool | None = None,
-    sim_budget: float = DEFAULT_BUDGET_S,
-    seed: int = 0,
     progress: Callable[[Attempt], None] | None = None,
-    symmetry: bool = True,
-    theorem_share: float = THEOREM_SHARE,
-    flow_bound: bool = True,
+    **kw: Any,
 ) -> Result:
     """Decide stability of ``net`` with exactly checked certificates.
 
     Parameters
     ----------
-    net : a network from :func:`certify.load` or :func:`certify.from_graph`.
-    time_limit : seconds for the whole run.  Enumerations stop when it passes
-        ("time limit reached during <stage>", verdict ``undecided``), no new search
-        starts after it, and the simulation checks get at most what is left.  The
-        overshoot is the step under way: one LP solve and its exact check.  When a known
-        theorem whose hypotheses hold already decides the network (checked first: polynomial
-        time) and ``templates`` is not given, the certificate stages get a quarter of the time
-        limit (``theorem_share``); the theorem's verdict stands if they find no certificate in it.
-    out : where to write the certificate (if one is found; finite-state and theorem
-        verdicts have certificates too).
-    templates : Foster templates to try, cheapest first (default None: all registered; ``[]``: none, e.g.
-        with ``fluid=True`` for the fluid certificates alone).
-    fluid : try fluid certificates first (general distributions); default True unless
-        ``templates`` is given.
-    simulate : when every search fails, run simulation checks (evidence, verdicts
-        ``likely-stable``/``likely-unstable``); default True unless ``templates`` is given.
-    sim_budget : wall-clock seconds for the simulation checks (at most the time left).
-    seed : seed of the simulation checks (identical arguments give identical results).
-    progress : called with each :class:`Attempt` as soon as it is recorded (live reports of long runs).
-    symmetry : reduce by the network's station classes (exact automorphisms; :mod:`certify.markov.symmetry`):
-        the linear fluid certificate is searched and checked on one face per orbit.
-    solver : a solver name: HIGHS or CLARABEL (direct), or another cvxpy solver (default: HiGHS for the LPs).
-    flow_bound : try the max-flow bound (kind ``fluid-flow``, no fluid face listed) before the fluid faces, on
-        networks without feedback (there it proves every network Bramson's subset condition proves) or with 8 or
-        more station orbits; False lists the faces first (the exact fluid margin, the station-class reduction).
-    theorem_share : the share of ``time_limit`` (in (0, 1]) the certificate stages get when a theorem already
-        decides the network (default :data:`certify.proof.theorems.THEOREM_SHARE`; 1: all of it).
+    net : Network or ForkJoinNetwork
+        A network from :func:`certify.load` or :func:`certify.from_graph`.
+    options : ProveOptions, optional
+        How to search (:class:`~certify.proof.options.ProveOptions`: the time limit, the templates, the
+        solver, the simulation checks, ...); default: every default.
+    out : str or Path, optional
+        Where to write the certificate (if one is found; finite-state and theorem verdicts have
+        certificates too).
+    progress : callable, optional
+        Called with each :class:`Attempt` as soon as it is recorded (live reports of long runs).
+    **kw
+        Fields of :class:`~certify.proof.options.ProveOptions` by name (``time_limit=5``,
+        ``templates=["quadratic"]``, ``fluid``, ``simulate``, ``sim_budget``, ``seed``, ``solver``,
+        ``symmetry``, ``theorem_share``, ``flow_bound``): they replace those of ``options``.
 
     Returns
     -------
     Result
         ``verdict`` is ``stable``/``unstable`` only with an exactly checked proof.
+
+    Raises
+    ------
+    ValueError
+        A ``theorem_share`` outside (0, 1].
+    SolverError
+        An unknown solver name (:class:`~certify.search.solvers.SolverNotInstalled`).
+    TypeError
+        A keyword that names no option.
 
     Examples
     --------
@@ -138,13 +131,12 @@ def prove(
     >>> net = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
     >>> prove(net).verdict
     'stable'
+    >>> prove(net, ProveOptions(templates=["quadratic"])).method, prove(net, templates=["quadratic"]).method
+    ('quadratic Foster-Lyapunov certificate', 'quadratic Foster-Lyapunov certificate')
     """
-    if not 0 < theorem_share <= 1:
-        raise ValueError(f"theorem_share = {theorem_share!r} must be in (0, 1] (a share of the time limit)")
-    if solver is not None:
-        solver = check_solver(solver)  # an unknown name: SolverNotInstalled (a SolverError) listing the installed ones
+    opts = ProveOptions.of(options, "prove", **kw)
     t0 = time.perf_counter()
-    run = RunState(deadline=t0 + time_limit)
+    run = RunState(deadline=t0 + opts.time_limit)
     res = Result(network=net.name)
     if progress is not None:
         assert isinstance(res.attempts, AttemptLog)
@@ -154,14 +146,14 @@ def prove(
         ctx: ProofContext | None = None
         if isinstance(net, Network):
             res.reasons.extend(f"note: {n}" for n in net.notes)
-            use_fluid = templates is None if fluid is None else fluid
-            ctx = ProofContext(net, res, run, solver, use_fluid, list(TEMPLATES) if templates is None else templates,
-                              symmetry=symmetry, flow_bound=flow_bound)
+            templates = list(TEMPLATES) if opts.templates is None else list(opts.templates)
+            ctx = ProofContext(net, res, run, opts.solver, opts.use_fluid, templates, symmetry=opts.symmetry,
+                               flow_bound=opts.flow_bound)
             found = deciding_theorems(net, ctx.base)
-            if templates is None and any(tv.decides for tv in found):
+            if opts.templates is None and any(tv.decides for tv in found):
                 # the verdict is already proved: the certificate stages get a share of the time, not all of it
-                budget = time_limit * theorem_share
-                if theorem_share < 1 and t0 + budget < run.deadline:
+                budget = opts.time_limit * opts.theorem_share
+                if opts.theorem_share < 1 and t0 + budget < run.deadline:
                     run.deadline, run.budget = t0 + budget, budget
         try:
             if ctx is not None:
@@ -169,21 +161,24 @@ def prove(
             else:
                 assert isinstance(net, ForkJoinNetwork)
                 with within(run.deadline):  # the fork-join solves get the time left too
-                    _prove_forkjoin(res, net, solver, run)
+                    _prove_forkjoin(res, net, opts.solver, run)
         except TimeLimitReached as exc:
+            if isinstance(exc, Interrupted):  # what the stage had found before the clock stopped it
+                _record(res, exc.partial)
             run.cut = exc.stage
             res.verdict, res.method, res.certificate = "undecided", "none", None
             limit = "time limit" if run.budget is None else "certificate stages' budget"
             res.reasons.append(f"{limit} reached during {exc.stage}: nothing is concluded from a partial enumeration")
             res.reasons.append(run.summary())
-        disagree = weigh_theorems(res, net, ctx.base if ctx is not None else None, found)
-        use_sim = templates is None if simulate is None else simulate
-        if res.verdict == "undecided" and use_sim and not disagree and sim_budget > 0 and isinstance(net, Network):
+        weighing = weigh_theorems(res, net, ctx.base if ctx is not None else None, found)
+        _weigh(res, weighing)
+        use_sim, sim_budget = opts.use_simulation, opts.sim_budget
+        if res.verdict == "undecided" and use_sim and not weighing.disagree and sim_budget > 0 and isinstance(net, Network):
             left = run.deadline - time.perf_counter()
             if left < 1.0:
                 res.reasons.append("time limit reached before the simulation checks")
             else:
-                simulation_evidence(res, net, min(sim_budget, left), seed)
+                _simulated(res, simulation_evidence(res, net, min(sim_budget, left), opts.seed))
     finally:
         res.time_s = time.perf_counter() - t0
     if res.certificate is not None and out is not None:
@@ -193,12 +188,48 @@ def prove(
 
 
 def _prove_jsq(ctx: ProofContext) -> None:
-    """Run :data:`JSQ_STAGES`; when none decides, say which searches ran and the necessary condition's state."""
+    """Run :data:`JSQ_STAGES`, recording each outcome; when none stops, say which searches ran and the necessary condition."""
     res = ctx.res
     res.expansion = list(ctx.chain.expansion) if ctx.chain is not None else []
     res.semantics = "markovian" if ctx.chain is not None else "general"
-    if not run_stages(ctx, JSQ_STAGES):
+    stopped = False
+    for outcome in run_stages(ctx, JSQ_STAGES):
+        _record(res, outcome)
+        stopped = outcome.stop
+    if not stopped:
         res.reasons.append(f"{ctx.run.summary()}; {ctx.run.necessary_text()}")
+
+
+def _decided(res: Result, d: Decision) -> None:
+    """Write a decision into the result (the one place a verdict is set from a stage's, theorem's or run's outcome)."""
+    res.verdict, res.semantics, res.method, res.certificate = d.verdict, d.semantics, d.method, d.certificate
+    if d.means_only:  # the means alone decide: no phase expansion involved
+        res.expansion = []
+
+
+def _record(res: Result, outcome: StageOutcome) -> None:
+    """Compose a stage's outcome into the result: its decision, then its reasons and hints after those so far."""
+    if outcome.decision is not None:
+        _decided(res, outcome.decision)
+    res.reasons.extend(outcome.reasons)
+    res.hints.extend(h for h in outcome.hints if h not in res.hints)
+
+
+def _weigh(res: Result, w: Weighing) -> None:
+    """Compose the theorems' weighing into the result: the theorems, a decision if any, the reasons before and after."""
+    res.theorems = list(w.theorems)
+    if w.decision is not None:
+        _decided(res, w.decision)
+    res.reasons[:0] = w.first
+    res.reasons.extend(w.reasons)
+
+
+def _simulated(res: Result, s: SimulationOutcome) -> None:
+    """Compose the simulation checks into the result: the evidence, its reasons, a ``likely-*`` verdict if any."""
+    res.simulation = s.simulation
+    res.reasons.extend(s.reasons)
+    if s.decision is not None:
+        _decided(res, s.decision)
 
 
 def _prove_forkjoin(res: Result, net: ForkJoinNetwork, solver: str | None, run: RunState) -> None:

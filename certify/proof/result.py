@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
+from ..core.vocabulary import VERDICTS, Semantics, Verdict
+from ..exact.verdict import TheoremVerdict
 
 __all__ = ["VERDICTS", "Attempt", "AttemptLog", "Result"]
-
-VERDICTS = ("stable", "unstable", "likely-stable", "likely-unstable", "undecided")
 
 
 @dataclass
@@ -90,8 +90,8 @@ class Result:
     """
 
     network: str
-    verdict: str = "undecided"
-    semantics: str = "markovian"
+    verdict: Verdict = "undecided"
+    semantics: Semantics = "markovian"
     method: str = "none"
     certificate: dict | None = None
     certificate_path: str | None = None
@@ -100,7 +100,7 @@ class Result:
     time_s: float = 0.0
     expansion: list[str] = field(default_factory=list)
     simulation: dict | None = None
-    theorems: list[dict] = field(default_factory=list)
+    theorems: list[TheoremVerdict] = field(default_factory=list)  # serialised by to_json
     hints: list[tuple[int, ...]] = field(default_factory=list, repr=False)  # directions where no V decreased
 
     def to_json(self) -> dict[str, Any]:
@@ -115,7 +115,7 @@ class Result:
             "reasons": self.reasons,
             "attempts": [dict(a.__dict__) for a in self.attempts],
             "simulation": self.simulation,
-            "theorems": self.theorems,
+            "theorems": [tv.to_json() for tv in self.theorems],
             "time_s": round(self.time_s, 4),
         }
 
@@ -154,8 +154,8 @@ class Result:
             lines.append("phase-type expansion (the chain is on queue lengths x phases):")
             lines.extend(f"  {e}" for e in self.expansion)
         for tv in self.theorems:
-            said = tv["verdict"] if tv.get("proved", True) else f"{tv['verdict']}, not proved here: {'; '.join(tv.get('missing', ()))}"
-            lines.append(f"theorem: {tv['theorem']} -> {said} ({tv['numbers']})")
+            said = tv.verdict if tv.proved else f"{tv.verdict}, not proved here: {'; '.join(tv.missing)}"
+            lines.append(f"theorem: {tv.theorem} -> {said} ({tv.numbers})")
         sem = self.semantics + (", phase-type" if self.expansion and self.semantics == "markovian" else "")
         lines.append(f"verdict: {self.verdict} ({sem}; {self.method})")
         for r in self.reasons:

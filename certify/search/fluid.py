@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.clock import remaining
+from ..core.vocabulary import FluidKind
 from ..markov.chain import Chain
 from ..markov.fluid import FluidFace
 from ..markov.fluid_rates import fluid_rows
@@ -82,7 +83,7 @@ def _pairs(J: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(J) for j in range(i, J)]
 
 
-def orbits(kind: str, J: int, classes: Sequence[Sequence[int]] = ()) -> list[list[int]]:
+def orbits(kind: FluidKind, J: int, classes: Sequence[Sequence[int]] = ()) -> list[list[int]]:
     """The coefficients (indices) forced equal by invariance under the symmetric groups of ``classes``.
 
     ``linear``: w is constant on each class; ``quadratic``: P_ij = P_{s(i)s(j)}
@@ -90,7 +91,7 @@ def orbits(kind: str, J: int, classes: Sequence[Sequence[int]] = ()) -> list[lis
 
     Parameters
     ----------
-    kind : str
+    kind : FluidKind
         ``linear`` or ``quadratic``.
     J : int
         The number of stations.
@@ -122,7 +123,7 @@ def orbits(kind: str, J: int, classes: Sequence[Sequence[int]] = ()) -> list[lis
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Fraction]],
+def _coef_rows(kind: FluidKind, J: int, g: Sequence[int], vecs: Sequence[Sequence[Fraction]],
                floats: dict[int, float] | None = None) -> np.ndarray:
     """Rows (one per velocity vector v) of dV/dt = c'v as linear forms in the coefficients.
 
@@ -148,7 +149,7 @@ def _coef_rows(kind: str, J: int, g: Sequence[int], vecs: Sequence[Sequence[Frac
 def solve_fluid(
     chain: Chain,
     faces: Sequence[FluidFace],
-    kind: str,
+    kind: FluidKind,
     solver: str | None = None,
     classes: Sequence[Sequence[int]] = (),
     deadline: float | None = None,
@@ -166,7 +167,7 @@ def solve_fluid(
         The chain whose fluid model is certified.
     faces : sequence of FluidFace
         Its faces (:func:`certify.markov.fluid.fluid_faces`).
-    kind : str
+    kind : FluidKind
         ``linear`` or ``quadratic``.
     solver : str, optional
         A solver name (default :func:`certify.search.solvers.default_solver`).
@@ -314,7 +315,7 @@ def solve_fluid(
 
 
 def fluid_candidates(
-    chain: Chain, kind: str, coeffs: np.ndarray, classes: Sequence[Sequence[int]] = ()
+    chain: Chain, kind: FluidKind, coeffs: np.ndarray, classes: Sequence[Sequence[int]] = ()
 ) -> Iterator[list[Fraction] | list[list[Fraction]]]:
     """Rational coefficients from the float solution (coarse grid first): P as a matrix, or w.
 
@@ -324,7 +325,7 @@ def fluid_candidates(
     ----------
     chain : Chain
         The chain.
-    kind : str
+    kind : FluidKind
         ``linear`` or ``quadratic``.
     coeffs : numpy.ndarray
         The float solution (:attr:`FluidLP.coeffs`).

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.model import Network
+from ..core.vocabulary import EvidenceVerdict
 
 if TYPE_CHECKING:
     from .result import SimulationResult
@@ -127,7 +128,7 @@ class Evidence:
 
     Attributes
     ----------
-    verdict : str
+    verdict : EvidenceVerdict
         ``likely-unstable``, ``likely-stable`` or ``undecided``.
     horizon : float
         Simulated time of each replication of each start.
@@ -155,7 +156,7 @@ class Evidence:
     ([], [])
     """
 
-    verdict: str
+    verdict: EvidenceVerdict
     horizon: float
     replications: int
     level: float

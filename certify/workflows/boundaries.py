@@ -27,6 +27,7 @@ from ..core.errors import NetworkError, NotSupported
 from ..core.model import Network
 from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
+from ..proof.options import ProveOptions
 from .boundary import LOAD, bisection_interval, boundary
 from .boundary_result import BoundaryResult
 from .crossings import DEFAULT_GRID, check_grid
@@ -56,8 +57,8 @@ class BoundaryTask:
         Seconds per probe.
     deadline : float
         ``time.time()`` at which the whole run ends (each bisection gets what is left).
-    templates, solver
-        As for :func:`certify.prove`.
+    options : ProveOptions or None
+        How each probe is proved (as for :func:`~certify.workflows.boundary.boundary`; None: the defaults).
     grid : int
         Interior points probed before bisecting (as for :func:`~certify.workflows.boundary.boundary`).
 
@@ -77,8 +78,7 @@ class BoundaryTask:
     tol: Fraction | None
     point_limit: float
     deadline: float
-    templates: tuple[str, ...] | None = None
-    solver: str | None = None
+    options: ProveOptions | None = None
     grid: int = DEFAULT_GRID
 
 
@@ -110,8 +110,8 @@ def run_boundary(task: BoundaryTask) -> tuple[int, BoundaryResult]:
     try:
         net = from_dict(task.doc)
         assert isinstance(net, Network)
-        res = boundary(net, task.parameter, task.lo, task.hi, tol=task.tol, grid=task.grid, point_limit=task.point_limit,
-                       time_limit=left, templates=list(task.templates) if task.templates else None, solver=task.solver)
+        res = boundary(net, task.parameter, task.lo, task.hi, task.options, tol=task.tol, grid=task.grid,
+                       point_limit=task.point_limit, time_limit=left)
     except Exception as exc:  # recorded, as a sweep records a point that raised: the other boundaries go on
         res = BoundaryResult(task.label, task.parameter, task.lo, task.hi, task.tol or Fraction(0),
                              stopped=f"the bisection raised {exc!r}", grid=task.grid)
@@ -309,18 +309,18 @@ def boundaries(
     parameter: str,
     lo: Any,
     hi: Any,
+    options: ProveOptions | None = None,
     *,
     over: str | tuple[str, Sequence[Any]] | None = None,
     tol: Any = None,
     grid: int = DEFAULT_GRID,
     point_limit: float = 60.0,
     time_limit: float = 600.0,
-    templates: list[str] | None = None,
-    solver: str | None = None,
     workers: int = 1,
     scheduler: Any = None,
     progress: Callable[[BoundaryTask, BoundaryResult], None] | None = None,
     started: Callable[[list[BoundaryTask]], None] | None = None,
+    **kw: Any,
 ) -> BoundaryCurve:
     """Bracket several stability boundaries: one bisection per network and per value of ``over``, run in parallel.
 
@@ -328,7 +328,7 @@ def boundaries(
     ----------
     networks : sequence of Network
         The JSQ networks (each bisected along ``parameter``).
-    parameter, lo, hi, tol, grid, point_limit, templates, solver
+    parameter, lo, hi, options, tol, grid, point_limit
         As for :func:`~certify.workflows.boundary.boundary`, for every bisection.
     over : str or (str, sequence of number), optional
         A second parameter swept on a grid while the first is bisected: ``PATH=START:STOP:N`` or
@@ -343,6 +343,9 @@ def boundaries(
         Called as ``progress(task, result)`` as each bisection finishes (in the order they finish).
     started : callable, optional
         Called with the tasks once every parameter is checked on every network, before any bisection runs.
+    **kw
+        Fields of :class:`~certify.proof.options.ProveOptions` by name (``templates``, ``solver``, ...): they
+        replace those of ``options``.
 
     Returns
     -------
@@ -370,6 +373,7 @@ def boundaries(
 
     a, b, t = bisection_interval(lo, hi, tol)
     n = check_grid(grid)
+    opts = ProveOptions.of(options, "boundaries", **kw)
     t0 = time.perf_counter()
     deadline = time.time() + time_limit
     over_path: str | None = None
@@ -390,8 +394,7 @@ def boundaries(
         for v in values:
             doc_v = doc if v is None or tokens is None else apply_values(doc, [tokens], [v])
             label = net.name if v is None else f"{net.name} @ {over_path}={exact_str(v)}"
-            tasks.append(BoundaryTask(len(tasks), label, doc_v, v, parameter, a, b, t, point_limit, deadline,
-                                      tuple(templates) if templates else None, solver, n))
+            tasks.append(BoundaryTask(len(tasks), label, doc_v, v, parameter, a, b, t, point_limit, deadline, opts, n))
     if started is not None:
         started(tasks)
     curve = BoundaryCurve(parameter, over_path, tasks)

@@ -14,6 +14,9 @@ proved ends only, a side no probe proved is reported as such with the best
 one-sided bound, and a crossing between two neighbouring probes proved on the
 same side is not excluded (the notes say so).
 
+Each probe is proved with one :class:`~certify.proof.options.ProveOptions`
+(its time limit set per probe, simulation off).
+
 Public: :func:`boundary`, :data:`LOAD`; what it returns,
 :class:`~certify.workflows.boundary_result.BoundaryResult` (with its steps,
 :class:`~certify.workflows.boundary_result.BoundaryStep`), is in
@@ -26,12 +29,14 @@ import json
 import math
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from ..core.errors import NetworkError, NotSupported
 from ..core.model import Network
 from ..core.numbers import as_fraction, exact_str, q
+from ..proof.options import ProveOptions
 from .boundary_result import BoundaryResult, BoundaryStep, Crossing
 from .crossings import DEFAULT_GRID, brackets, check_grid, frontier, notes, search
 from .paths import apply_values, base_doc, check_path
@@ -128,14 +133,14 @@ def boundary(
     parameter: str,
     lo: Any,
     hi: Any,
+    options: ProveOptions | None = None,
     *,
     tol: Any = None,
     grid: int = DEFAULT_GRID,
     point_limit: float = 60.0,
     time_limit: float = 600.0,
-    templates: list[str] | None = None,
-    solver: str | None = None,
     progress: Callable[[BoundaryStep], None] | None = None,
+    **kw: Any,
 ) -> BoundaryResult:
     """Bracket every crossing of the stability boundary along one parameter found on a grid, with a proof at both ends.
 
@@ -148,6 +153,9 @@ def boundary(
         :data:`LOAD` (every stream rate times the value).
     lo, hi : number
         The interval, taken exactly (``0.1`` is 1/10); lo < hi.
+    options : ProveOptions, optional
+        How each probe is proved (:func:`certify.prove`; default: its defaults), with its ``time_limit``
+        replaced by ``point_limit`` (or what is left) and simulation never run: a probe is proved or undecided.
     tol : number, optional
         Stop once every proved bracket is at most this wide (default :func:`default_tolerance`).
     grid : int
@@ -158,10 +166,11 @@ def boundary(
         Seconds for each probe's :func:`certify.prove`.
     time_limit : float
         Seconds for the whole run: no probe starts after it, and each gets at most what is left.
-    templates, solver
-        As for :func:`certify.prove` (simulation is never run: a probe is proved or undecided).
     progress : callable, optional
         Called with each :class:`BoundaryStep` as it finishes.
+    **kw
+        Fields of :class:`~certify.proof.options.ProveOptions` by name (``templates``, ``solver``, ...): they
+        replace those of ``options``.
 
     Returns
     -------
@@ -193,6 +202,7 @@ def boundary(
 
     if not isinstance(net, Network):
         raise NotSupported(f"{getattr(net, 'name', net)}: boundaries are for JSQ networks")
+    opts = replace(ProveOptions.of(options, "boundary", **kw), simulate=False)
 
     def fail(rule: str) -> NetworkError:
         return NetworkError(None, "--vary", rule)
@@ -216,7 +226,7 @@ def boundary(
             step = BoundaryStep(v, "invalid", f"the network is invalid here: {exc}", 0.0)
         else:
             left = max(0.0, min(point_limit, deadline - start))
-            out = prove(net_v, time_limit=left, simulate=False, templates=templates, solver=solver)
+            out = prove(net_v, replace(opts, time_limit=left))
             certified = out.verdict in ("stable", "unstable") and out.certificate is not None
             method = out.method if certified or out.verdict not in ("stable", "unstable") else (
                 f"{out.method} (no certificate: not used as a proved end)")

@@ -13,10 +13,11 @@ import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
+from ..core.vocabulary import Verdict
 
 __all__ = ["BoundaryStep", "Crossing", "BoundaryResult"]
 
@@ -29,7 +30,7 @@ class BoundaryStep:
     ----------
     value : Fraction
         The parameter's exact value.
-    verdict : str
+    verdict : Verdict or ``"invalid"``
         ``stable``, ``unstable`` or ``undecided`` (or ``invalid``: the value breaks the network).
     method : str
         The proof's method (or why there is none).
@@ -43,7 +44,7 @@ class BoundaryStep:
     """
 
     value: Fraction
-    verdict: str
+    verdict: Verdict | Literal["invalid"]
     method: str
     time_s: float
 

@@ -1,8 +1,9 @@
 """Where a sweep's points run: in this process, on a local process pool, or on a Dask cluster.
 
-A point is plain data (:class:`PointTask`: the network document, the budgets,
-the seed) and :func:`run_point` proves it and never raises, so the same task
-gives the same outcome (:class:`PointOutcome`) wherever it runs.  Each executor
+A point is plain data (:class:`PointTask`: the network document and the
+:class:`~certify.proof.options.ProveOptions` it is proved with, seed included)
+and :func:`run_point` proves it and never raises, so the same task gives the
+same outcome (:class:`PointOutcome`) wherever it runs.  Each executor
 is an iterator of outcomes in the order they finish; closing it early (an
 interrupted sweep) stops the points still in flight.
 
@@ -26,6 +27,8 @@ from fractions import Fraction
 from typing import Any, TypedDict
 
 from ..core.errors import NetworkError
+from ..core.vocabulary import Semantics, Verdict
+from ..proof.options import ProveOptions
 from .sweep_result import ERROR_METHOD
 
 __all__ = ["PointTask", "PointOutcome", "run_point", "run_serial", "run_pool", "run_dask", "executor"]
@@ -35,25 +38,20 @@ class PointTask(TypedDict):
     """One point of a sweep to prove: plain data, picklable, the same wherever it runs.
 
     Keys: ``index`` (grid index), ``values`` (the swept values), ``doc`` (the
-    network document at this point), ``time_limit``, ``simulate``,
-    ``sim_budget``, ``templates`` and ``seed`` (as for :func:`certify.prove`).
+    network document at this point) and ``options`` (how :func:`certify.prove`
+    runs there: a :class:`~certify.proof.options.ProveOptions`, the point's seed included).
 
     Examples
     --------
-    >>> task = PointTask(index=0, values=(), doc={}, time_limit=1.0, simulate=False, sim_budget=0.0,
-    ...                  templates=None, seed=0)
-    >>> task["index"]
-    0
+    >>> task = PointTask(index=0, values=(), doc={}, options=ProveOptions(time_limit=1.0, simulate=False))
+    >>> task["index"], task["options"].time_limit
+    (0, 1.0)
     """
 
     index: int
     values: tuple[Fraction, ...]
     doc: dict
-    time_limit: float
-    simulate: bool
-    sim_budget: float
-    templates: list[str] | None
-    seed: int
+    options: ProveOptions
 
 
 class PointOutcome(TypedDict):
@@ -67,9 +65,9 @@ class PointOutcome(TypedDict):
     """
 
     index: int
-    verdict: str
+    verdict: Verdict
     method: str
-    semantics: str
+    semantics: Semantics
     time_s: float
     reasons: list[str]
     theorems: list[dict]
@@ -95,8 +93,7 @@ def run_point(task: PointTask) -> PointOutcome:
     Examples
     --------
     >>> task = PointTask(index=3, values=(), doc={"format": "jsq-network/1", "stations": {"1": {"mu": "2"}},
-    ...                  "streams": [{"choice": ["1"], "rate": "1"}]}, time_limit=10.0, simulate=False,
-    ...                  sim_budget=0.0, templates=None, seed=0)
+    ...                  "streams": [{"choice": ["1"], "rate": "1"}]}, options=ProveOptions(time_limit=10.0, simulate=False))
     >>> out = run_point(task)
     >>> out["index"], out["verdict"]
     (3, 'stable')
@@ -110,8 +107,7 @@ def run_point(task: PointTask) -> PointOutcome:
     t0 = time.perf_counter()
     try:
         with collect() as notes:
-            res = prove(from_dict(task["doc"]), time_limit=task["time_limit"], simulate=task["simulate"],
-                        sim_budget=task["sim_budget"], templates=task["templates"], seed=task["seed"])
+            res = prove(from_dict(task["doc"]), task["options"])
         said = notes_reason(notes)
         if said and said not in res.reasons:
             res.reasons.append(said)
@@ -120,7 +116,8 @@ def run_point(task: PointTask) -> PointOutcome:
                 "semantics": "markovian", "time_s": time.perf_counter() - t0, "reasons": [f"prove raised {exc!r}"],
                 "theorems": []}
     return {"index": task["index"], "verdict": res.verdict, "method": res.method, "semantics": res.semantics,
-            "time_s": res.time_s, "reasons": list(res.reasons), "theorems": list(res.theorems)}
+            "time_s": res.time_s, "reasons": list(res.reasons),
+            "theorems": [tv.to_json() for tv in res.theorems]}
 
 
 def _worker_init() -> None:

@@ -23,7 +23,10 @@ the results file in :mod:`~certify.workflows.store`, where points run in
 :mod:`~certify.workflows.executors`, and the result types in
 :mod:`~certify.workflows.sweep_result`.
 
-Public: :func:`sweep`, :data:`DEFAULT_TIME_LIMIT`.
+Every point is proved with one :class:`~certify.proof.options.ProveOptions`
+(the sweep's defaults: :data:`SWEEP_OPTIONS`), its seed set per point.
+
+Public: :func:`sweep`, :data:`DEFAULT_TIME_LIMIT`, :data:`SWEEP_OPTIONS`.
 """
 
 from __future__ import annotations
@@ -37,22 +40,30 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, cast
 
 from ..core.errors import NetworkError
 from ..core.numbers import exact_str
 from ..core.version import __version__
+from ..proof.options import ProveOptions
 from .executors import PointTask, executor
 from .paths import Tokens, apply_values, base_doc, path_tokens, rescale_notes
 from .store import ResultStore
 from .sweep_result import SweepPoint, SweepResult, tally
 from .vary import normalise_vary
 
-__all__ = ["DEFAULT_TIME_LIMIT", "sweep"]
+__all__ = ["DEFAULT_TIME_LIMIT", "SWEEP_OPTIONS", "sweep"]
 
 DEFAULT_TIME_LIMIT = 10.0
 """Seconds of search per point."""
+
+SWEEP_OPTIONS = ProveOptions(time_limit=DEFAULT_TIME_LIMIT, sim_budget=0.0)
+"""How a sweep proves each point unless told otherwise: :data:`DEFAULT_TIME_LIMIT` seconds, no simulation checks."""
+
+# The options a sweep's key has always recorded (by name); any other option enters the key only when it is not the default.
+_KEYED = ("time_limit", "sim_budget", "simulate", "templates", "seed")
 
 _OPTION = "vary"  # the argument named in errors about the grid
 
@@ -60,17 +71,14 @@ _OPTION = "vary"  # the argument named in errors about the grid
 def sweep(
     net: Any,
     vary: Sequence[Any],
+    options: ProveOptions | None = None,
     *,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    sim_budget: float = 0.0,
-    simulate: bool | None = None,
-    templates: list[str] | None = None,
-    seed: int = 0,
     out: str | os.PathLike | None = None,
     workers: int = 2,
     scheduler: Any = None,
     progress: bool | None = None,
     on_point: Callable[[SweepPoint], None] | None = None,
+    **kw: Any,
 ) -> SweepResult:
     """Run :func:`certify.prove` at every point of a grid of one or two parameters.
 
@@ -84,17 +92,11 @@ def sweep(
         numbers (taken exactly: a float stands for its shortest decimal) or a
         ``"START:STOP:N"`` range; a ``"PATH=START:STOP:N"`` string works too.
         The grid is their product, the first parameter varying slowest.
-    time_limit : float
-        Seconds after which :func:`prove` starts no new search, per point.
-    sim_budget : float
-        Seconds of simulation checks per point that no proof decides (verdicts
-        ``likely-stable``/``likely-unstable``); 0 (the default) runs none.
-    simulate : bool, optional
-        Run the simulation checks; default: when ``sim_budget > 0``.
-    templates : list of str, optional
-        Foster templates for :func:`prove` (default: all).
-    seed : int
-        Point ``i`` gets the seed ``seed + i``.
+    options : ProveOptions, optional
+        How :func:`prove` runs at every point (default :data:`SWEEP_OPTIONS`): ``time_limit`` seconds per
+        point (positive), ``sim_budget`` seconds of simulation checks per point that no proof decides
+        (verdicts ``likely-stable``/``likely-unstable``; 0 runs none), ``simulate`` (default: when
+        ``sim_budget > 0``), ``templates`` (default: all); point ``i`` gets the seed ``seed + i``.
     out : path, optional
         SQLite results file: each finished point is committed at once, and a
         later call with the same network, grid and budgets skips the points it
@@ -108,6 +110,9 @@ def sweep(
         Show a tqdm progress bar (default: when stderr is a terminal).
     on_point : callable, optional
         Called with each :class:`SweepPoint` once it is stored.
+    **kw
+        Fields of :class:`~certify.proof.options.ProveOptions` by name (``time_limit=20``, ``sim_budget``,
+        ``simulate``, ``templates``, ``seed``, ...): they replace those of ``options``.
 
     Returns
     -------
@@ -117,7 +122,8 @@ def sweep(
     Raises
     ------
     NetworkError
-        A bad path or range, or a grid value that makes the network invalid.
+        A bad path or range, a grid value that makes the network invalid, or a budget, worker count or seed
+        out of range (named as the argument).
 
     Examples
     --------
@@ -130,15 +136,15 @@ def sweep(
     """
     base = base_doc(net)
     spec = normalise_vary(vary, base, _OPTION)
+    opts = ProveOptions.of(options if options is not None else SWEEP_OPTIONS, "sweep", **kw)
+    time_limit, sim_budget, seed = opts.time_limit, opts.sim_budget, opts.seed
     _check_budgets(time_limit, sim_budget, workers, seed)
-    use_sim = sim_budget > 0 if simulate is None else bool(simulate)
+    opts = replace(opts, simulate=sim_budget > 0 if opts.simulate is None else bool(opts.simulate))
     paths = [p for p, _ in spec]
     toks = [cast(Tokens, path_tokens(p)) for p in paths]  # each checked by normalise_vary
     grids = [vals for _, vals in spec]
-    key, key_doc = _key(base, spec, time_limit=time_limit, sim_budget=sim_budget, simulate=use_sim, templates=templates,
-                        seed=seed)
-    tasks = _tasks(base, paths, toks, grids, time_limit=time_limit, simulate=use_sim, sim_budget=sim_budget,
-                   templates=templates, seed=seed)
+    key, key_doc = _key(base, spec, opts)
+    tasks = _tasks(base, paths, toks, grids, opts)
 
     store = ResultStore(out)
     try:
@@ -154,12 +160,20 @@ def sweep(
         store.close()
 
 
-def _key(base: dict, spec: list[tuple[str, list[Fraction]]], *, time_limit: float, sim_budget: float, simulate: bool,
-         templates: list[str] | None, seed: int) -> tuple[str, dict]:
-    """The sweep's key (16 hex digits) and the document it is the digest of: the same sweep, the same key."""
-    key_doc = {"version": __version__, "network": base, "vary": [[p, [exact_str(v) for v in vals]] for p, vals in spec],
-               "time_limit": float(time_limit), "sim_budget": float(sim_budget), "simulate": simulate, "templates": templates,
-               "seed": int(seed)}
+def _key(base: dict, spec: list[tuple[str, list[Fraction]]], opts: ProveOptions) -> tuple[str, dict]:
+    """The sweep's key (16 hex digits) and the document it is the digest of: the same sweep, the same key.
+
+    The options other than those keyed since the first sweeps (:data:`_KEYED`) enter it only when not the default,
+    so that a sweep that does not set them keeps its key (and resumes from the same results file).
+    """
+    templates = None if opts.templates is None else list(opts.templates)
+    key_doc: dict[str, Any] = {
+        "version": __version__, "network": base, "vary": [[p, [exact_str(v) for v in vals]] for p, vals in spec],
+        "time_limit": float(opts.time_limit), "sim_budget": float(opts.sim_budget), "simulate": opts.simulate,
+        "templates": templates, "seed": int(opts.seed)}
+    others = {k: v for k, v in opts.changed().items() if k not in _KEYED}
+    if others:
+        key_doc["options"] = others
     return hashlib.sha256(json.dumps(key_doc, sort_keys=True).encode()).hexdigest()[:16], key_doc
 
 
@@ -179,8 +193,7 @@ def _check_budgets(time_limit: float, sim_budget: float, workers: int, seed: int
         raise NetworkError(None, "seed", f"{seed!r} must be an integer >= 0")
 
 
-def _tasks(base: dict, paths: list[str], toks: list[Tokens], grids: list[list[Fraction]], *, time_limit: float,
-           simulate: bool, sim_budget: float, templates: list[str] | None, seed: int) -> list[PointTask]:
+def _tasks(base: dict, paths: list[str], toks: list[Tokens], grids: list[list[Fraction]], opts: ProveOptions) -> list[PointTask]:
     """One task per grid point (first parameter slowest), each network checked valid before anything runs."""
     from ..io.loader import from_dict
 
@@ -192,8 +205,7 @@ def _tasks(base: dict, paths: list[str], toks: list[Tokens], grids: list[list[Fr
         except NetworkError as exc:
             at = ", ".join(f"{p} = {exact_str(v)}" for p, v in zip(paths, vals))
             raise NetworkError(None, _OPTION, f"at {at} the network is invalid: {exc.path}: {exc.rule}") from None
-        tasks.append({"index": idx, "values": vals, "doc": doc, "time_limit": time_limit, "simulate": simulate,
-                      "sim_budget": sim_budget, "templates": templates, "seed": seed + idx})
+        tasks.append({"index": idx, "values": vals, "doc": doc, "options": replace(opts, seed=opts.seed + idx)})
     return tasks
 
 

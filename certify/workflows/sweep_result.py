@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from ..core.numbers import as_fraction, exact_str
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
+from ..core.vocabulary import VERDICTS, Semantics, Verdict
 from .paths import apply_values, path_tokens
 
 __all__ = ["ERROR_METHOD", "SweepPoint", "SweepResult", "read_csv", "tally"]
@@ -24,7 +25,7 @@ __all__ = ["ERROR_METHOD", "SweepPoint", "SweepResult", "read_csv", "tally"]
 ERROR_METHOD = "error"
 """The method of a point whose prove raised: stored, and recomputed by the next run."""
 
-_VERDICT_ORDER = ("stable", "unstable", "likely-stable", "likely-unstable", "undecided")
+_VERDICT_ORDER = VERDICTS
 
 
 @dataclass
@@ -37,7 +38,11 @@ class SweepPoint:
         Its place in the grid (the first parameter varies slowest).
     values : tuple of Fraction
         The values of the swept parameters, in the order of the sweep's paths.
-    verdict, method, semantics : str
+    verdict : Verdict
+        As in :class:`certify.Result`.
+    method : str
+        As in :class:`certify.Result`.
+    semantics : Semantics
         As in :class:`certify.Result`.
     time_s : float
         Seconds the proof took.
@@ -60,9 +65,9 @@ class SweepPoint:
 
     index: int
     values: tuple[Fraction, ...]
-    verdict: str
+    verdict: Verdict
     method: str
-    semantics: str
+    semantics: Semantics
     time_s: float
     reasons: list[str]
     theorems: list[dict] = field(default_factory=list)
@@ -300,8 +305,9 @@ def read_csv(path: str | os.PathLike) -> tuple[tuple[str, ...], list[SweepPoint]
     out = []
     for r in body:
         d = dict(zip(head, r))
-        out.append(SweepPoint(int(d["index"]), tuple(Fraction(d[p]) for p in paths), d["verdict"], d["method"],
-                              d["semantics"], float(d["time_s"]), json.loads(d["reasons"]), seed=int(d["seed"])))
+        verdict, semantics = cast(Verdict, d["verdict"]), cast(Semantics, d["semantics"])  # as to_csv wrote them
+        out.append(SweepPoint(int(d["index"]), tuple(Fraction(d[p]) for p in paths), verdict, d["method"],
+                              semantics, float(d["time_s"]), json.loads(d["reasons"]), seed=int(d["seed"])))
     return paths, out
 
 
