@@ -14,6 +14,7 @@ solver.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 from .core.version import __version__
@@ -37,6 +38,7 @@ _API = {
     "ForkJoinNetwork": "core.model",
     "prove": "proof.pipeline",
     "ProveOptions": "proof.options",
+    "Certificate": "core.certificate",
     "Result": "proof.pipeline",
     "compile_chain": "markov.chain",
     "enumerate_regions": "markov.regions",
@@ -53,14 +55,14 @@ __all__ = [*_API, "verify", "sweep", "__version__"]
 
 
 def verify(net: Any, cert: Any) -> Any:
-    """Re-check a certificate (a dict or a path) against a network exactly.
+    """Re-check a certificate (a Certificate, its JSON object, or a path) against a network exactly.
 
     Parameters
     ----------
     net : Network or ForkJoinNetwork
         The network the certificate is about (from :func:`load`).
-    cert : dict or str or path
-        The certificate, or the path of its file.
+    cert : Certificate, dict, str or path
+        The certificate (as ``prove`` returns it, or the JSON object of its file), or the path of its file.
 
     Returns
     -------
@@ -85,8 +87,8 @@ def verify(net: Any, cert: Any) -> Any:
     from .certificates import load_certificate
     from .certificates import verify as _verify
 
-    if not isinstance(cert, dict):
-        cert = load_certificate(cert)
+    if isinstance(cert, (str, os.PathLike)):
+        cert = load_certificate(os.fspath(cert))
     return _verify(net, cert)
 
 

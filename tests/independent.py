@@ -28,6 +28,7 @@ import signal
 import time
 import traceback
 from collections import defaultdict
+from collections.abc import Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -250,15 +251,15 @@ def station_list(v, ids, where: str) -> list[int]:
 
 
 def _mapping(v, where: str) -> dict:
-    if not isinstance(v, dict):
+    if not isinstance(v, Mapping):
         raise Malformed(f"{where}: {v!r} is not a mapping")
-    return v
+    return dict(v)
 
 
 def _claim(cert, *path):
     v = cert
     for k in path:
-        if not isinstance(v, dict) or k not in v:
+        if not isinstance(v, Mapping) or k not in v:
             raise Malformed(f"claims: {'.'.join(path)} missing")
         v = v[k]
     return v

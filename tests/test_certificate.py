@@ -24,7 +24,7 @@ def certs(corpus_dir):
         net = load(corpus_dir / name)
         res = certify.prove(net)
         assert res.certificate is not None, res.reasons
-        out[name] = (net, res.certificate)
+        out[name] = (net, res.certificate.to_json())  # the file's JSON object, to edit
     assert {c["kind"] for _, c in out.values()} == {"fluid", "foster", "static-split", "growth"}
     return out
 

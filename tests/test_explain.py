@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import html.parser
 import json
 import re
@@ -196,7 +197,7 @@ def _write_case(tmp_path, name):
 
     net, cert = case(name)
     dump(net, tmp_path / "net.json")
-    (tmp_path / "cert.json").write_text(json.dumps(cert))
+    (tmp_path / "cert.json").write_text(json.dumps(dict(copy.deepcopy(cert))))
     return tmp_path / "net.json", tmp_path / "cert.json"
 
 

@@ -199,7 +199,7 @@ def test_a_failed_bound_falls_back_to_the_faces():
 def test_verify_refuses_an_edited_weight(tmp_path):
     """A resealed certificate whose weight was changed is refused: its claims no longer match what the checker derives."""
     net = from_dict(random_doc(12, 7, feedback=False, load="97/100"))
-    cert = certify.prove(net, simulate=False, time_limit=60).certificate
+    cert = certify.prove(net, simulate=False, time_limit=60).certificate.to_json()
     cert["weights"]["1"] = "1/1000"  # still a valid V, but delta and eta change: the claims no longer match
     res = certify.verify(net, ind.reseal(cert))
     assert not res.ok and any(f.startswith("claim delta") for f in res.failures)
@@ -208,7 +208,7 @@ def test_verify_refuses_an_edited_weight(tmp_path):
 def test_verify_refuses_a_missing_weight():
     """A certificate that does not name every station's weight is refused with the field named."""
     net = from_dict(random_doc(12, 7, feedback=False, load="97/100"))
-    cert = certify.prove(net, simulate=False, time_limit=60).certificate
+    cert = certify.prove(net, simulate=False, time_limit=60).certificate.to_json()
     del cert["weights"]["12"]
     res = certify.verify(net, ind.reseal(cert))
     assert not res.ok and any("weights: must name exactly 12 values" in f for f in res.failures)

@@ -1,6 +1,6 @@
 """Fork-join networks with redundancy: capacity, transitions, certificates and verdicts."""
 
-import json
+import copy
 import random
 from fractions import Fraction as F
 from itertools import product
@@ -9,7 +9,7 @@ import pytest
 
 import certify
 from certify.cli import main
-from certify.core.envelope import _body_digest
+from certify.core.envelope import _body_digest, dumps
 from certify.core.model import ForkJoinNetwork
 from certify.exact.forkjoin import check_capacity, check_forkjoin_foster
 from certify.exact.forkjoin_capacity import maximal_design, mu_star, server_rates, throughput_capacity, traffic_intensity
@@ -284,7 +284,7 @@ def test_tampered_certificates_refused(corpus_dir):
     net = load(corpus_dir / "fjr-n3k2-nonmax-602020-rho0.72.json")
     cert = prove_forkjoin(net).certificate
     assert cert["kind"] == "fork-join-foster" and certify.verify(net, cert).ok
-    bad = json.loads(json.dumps(cert))
+    bad = copy.deepcopy(cert)
     bad["table"]["0,0,0"] = "-100"
     assert "digest" in certify.verify(net, bad).failures[0]
     bad["digest"] = _body_digest(bad)
@@ -296,11 +296,11 @@ def test_tampered_certificates_refused(corpus_dir):
     unst = load(corpus_dir / "fjr-n5k3-max-3030201010-rho1.05.json")
     cap = prove_forkjoin(unst).certificate
     assert cap["kind"] == "fork-join-capacity" and certify.verify(unst, cap).ok
-    bad = json.loads(json.dumps(cap))
+    bad = copy.deepcopy(cap)
     bad["capped"] = ["1", "2", "3"]  # more than k-1 servers
     bad["digest"] = _body_digest(bad)
     assert not certify.verify(unst, bad).ok
-    bad = json.loads(json.dumps(cap))
+    bad = copy.deepcopy(cap)
     bad["claims"]["bound"] = "1/4"
     bad["digest"] = _body_digest(bad)
     assert any("claim bound" in f for f in certify.verify(unst, bad).failures)
@@ -342,7 +342,7 @@ def test_checker_imports_no_numpy(corpus_dir, tmp_path):
     for name in ("fjr-n3k2-nonmax-602020-rho0.72", "fjr-n5k3-max-3030201010-rho1.05"):
         net = load(corpus_dir / f"{name}.json")
         out = tmp_path / f"{name}.cert.json"
-        out.write_text(json.dumps(prove_forkjoin(net).certificate))
+        out.write_text(dumps(prove_forkjoin(net).certificate))
         paths.append((str(corpus_dir / f"{name}.json"), str(out)))
     code = (
         "import sys, json\n"

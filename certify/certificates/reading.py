@@ -9,6 +9,7 @@ key not in canonical form (:func:`cell_key` writes the canonical one).  Pure Pyt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -73,7 +74,7 @@ class Reading:
     template: str = ""
 
 
-def field_map(cert: dict[str, Any], key: str) -> dict[str, Any]:
+def field_map(cert: Mapping[str, Any], key: str) -> dict[str, Any]:
     """The field ``key`` of a certificate, which must be a map.
 
     Parameters
@@ -146,7 +147,7 @@ def named_rationals(values: dict[str, Any], want: list[str], field: str) -> dict
     return {n: unq(values[n], f"{field}.{n}") for n in want}
 
 
-def markov_of(net: Any, cert: dict[str, Any]) -> Chain | str:
+def markov_of(net: Any, cert: Mapping[str, Any]) -> Chain | str:
     """The Markov chain a certificate is about, or why the network has none matching its ``phase_expansion``.
 
     Parameters

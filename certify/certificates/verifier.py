@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from ..core.certificate import Certificate
 from ..core.envelope import FORMAT, _body_digest, network_digest
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
@@ -269,8 +270,9 @@ def verify(net: Network | ForkJoinNetwork, cert: Any) -> Verification:
     ----------
     net : Network or ForkJoinNetwork
         The network.
-    cert : object
-        The certificate (a dict read from its file; anything else is refused).
+    cert : Certificate or object
+        The certificate (a :class:`~certify.core.certificate.Certificate`, or the JSON object read
+        from its file; anything else is refused).
 
     Returns
     -------
@@ -298,6 +300,8 @@ def verify(net: Network | ForkJoinNetwork, cert: Any) -> Verification:
     'certificate content does not match its digest (the file was edited or corrupted)'
     """
     failures: list[str] = []
+    if isinstance(cert, Certificate):
+        cert = cert.to_json()
     if not isinstance(cert, dict):
         return Verification([f"a certificate is a JSON object, got {type(cert).__name__}"], Unverified({}))
     try:

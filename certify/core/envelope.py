@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from .certificate import Certificate
 from .model import FORK_JOIN_FORMAT, Distribution, ForkJoinNetwork, Network
 from .numbers import q
 from .version import __version__
 
-__all__ = ["FORMAT", "network_digest", "seal", "dumps"]
+__all__ = ["FORMAT", "Certificate", "network_digest", "seal", "dumps"]
 
 #: The ``format`` of every certificate file.
 FORMAT = "certify-certificate/1"
@@ -73,12 +75,14 @@ def network_digest(net: Network | ForkJoinNetwork) -> str:
     return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def _body_digest(cert: dict) -> str:
+def _body_digest(cert: Mapping[str, Any]) -> str:
     body = {k: v for k, v in cert.items() if k != "digest"}
     return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def seal(net: Network | ForkJoinNetwork, kind: str, payload: dict, claims: dict, semantics: str, statement: str) -> dict:
+def seal(
+    net: Network | ForkJoinNetwork, kind: str, payload: Mapping[str, Any], claims: Mapping[str, Any], semantics: str, statement: str
+) -> Certificate:
     """The certificate of ``kind`` with this payload, claims, semantics and statement, with its digest.
 
     Parameters
@@ -98,7 +102,7 @@ def seal(net: Network | ForkJoinNetwork, kind: str, payload: dict, claims: dict,
 
     Returns
     -------
-    dict
+    Certificate
         The certificate, with ``format``, ``certify_version`` and the
         ``digest`` of everything else.
 
@@ -124,16 +128,16 @@ def seal(net: Network | ForkJoinNetwork, kind: str, payload: dict, claims: dict,
         "certify_version": __version__,
     }
     cert["digest"] = _body_digest(cert)
-    return cert
+    return Certificate.from_json(cert)
 
 
-def dumps(cert: dict) -> str:
+def dumps(cert: Mapping[str, Any]) -> str:
     """Canonical JSON text of a certificate: keys sorted, indented by one space, a final newline.
 
     Parameters
     ----------
-    cert : dict
-        The certificate.
+    cert : Certificate or mapping
+        The certificate (or any JSON object).
 
     Returns
     -------
@@ -150,4 +154,5 @@ def dumps(cert: dict) -> str:
      "b": 1
     }
     """
-    return json.dumps(cert, indent=1, sort_keys=True) + "\n"
+    obj = cert.to_json() if isinstance(cert, Certificate) else cert
+    return json.dumps(obj, indent=1, sort_keys=True) + "\n"

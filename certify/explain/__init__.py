@@ -22,6 +22,7 @@ from typing import Any
 
 from ..certificates.kinds import REGISTRY
 from ..certificates.verifier import Verification, Verified, verify
+from ..core.certificate import Certificate
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from .common import Context
@@ -112,6 +113,8 @@ def explain(
     if not v.ok:
         first = v.failures[0] if v.failures else "the check failed"
         raise CertificateError(certificate_file, None, f"does not verify, so there is no proof to explain: {first}")
+    if isinstance(cert, Certificate):
+        cert = cert.to_json()
     kind = cert["kind"]
     reading = REGISTRY[kind].read(net, cert)
     if isinstance(reading, str):  # verify accepted the file, so its reader did too

@@ -11,7 +11,7 @@ and its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -49,7 +49,7 @@ class Context:
     ----------
     net : Network or ForkJoinNetwork
         The network.
-    cert : dict
+    cert : mapping
         The certificate, as read from its file.
     facts : Verified
         What :func:`~certify.certificates.verify` derived (the certificate verified).
@@ -69,7 +69,7 @@ class Context:
     """
 
     net: Network | ForkJoinNetwork
-    cert: dict[str, Any]
+    cert: Mapping[str, Any]
     facts: Verified[Any]
     reading: Reading
     network_file: str = "NETWORK"

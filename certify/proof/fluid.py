@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..certificates import fluid_certificate, fluid_flow_certificate
+from ..core.certificate import Certificate
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.render import plural
 from ..core.vocabulary import FLUID_KINDS, FluidKind
@@ -193,7 +194,7 @@ class Fluid(Stage):
         return self._conclude(ctx, what, lambda: fluid_certificate(ctx.net, ctx.base, kind, coeffs, chk, symmetry=sym),
                               f"fluid {kind} Lyapunov certificate")
 
-    def _conclude(self, ctx: ProofContext, what: str, certificate: Callable[[], dict[str, Any]], method: str) -> StageOutcome:
+    def _conclude(self, ctx: ProofContext, what: str, certificate: Callable[[], Certificate], method: str) -> StageOutcome:
         """The decision of a passing fluid certificate: stable under Dai's conditions, else the fluid model only.
 
         Either way the stated means alone decide (``means_only``: no phase expansion is involved).

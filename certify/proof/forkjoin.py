@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
+from ..core.certificate import Certificate
 from ..core.model import ForkJoinNetwork
 from ..core.vocabulary import Semantics, Verdict
 from ..exact.facts import Check
@@ -55,7 +56,7 @@ class ForkJoinOutcome:
     semantics: Semantics = "markovian"
     method: str = "none"
     reasons: list[str] = field(default_factory=list)
-    certificate: dict[str, Any] | None = None
+    certificate: Certificate | None = None
     attempts: list[tuple[str, str, float, str]] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.certificate import Certificate
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from ..core.vocabulary import VERDICTS, Semantics, Verdict
 from ..exact.verdict import TheoremVerdict
@@ -93,7 +94,7 @@ class Result:
     verdict: Verdict = "undecided"
     semantics: Semantics = "markovian"
     method: str = "none"
-    certificate: dict | None = None
+    certificate: Certificate | None = None
     certificate_path: str | None = None
     reasons: list[str] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=AttemptLog)

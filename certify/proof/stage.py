@@ -22,8 +22,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..core.certificate import Certificate
 from ..core.clock import within
 from ..core.vocabulary import Semantics, Verdict
 from ..markov.regions import TimeLimitReached
@@ -60,7 +60,7 @@ class Decision:
     verdict: Verdict
     semantics: Semantics
     method: str
-    certificate: dict[str, Any] | None = None
+    certificate: Certificate | None = None
     means_only: bool = False
 
 

@@ -33,6 +33,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from ..core.certificate import Certificate
 from ..core.errors import NetworkError, NotSupported
 from ..core.model import Network
 from ..core.numbers import as_fraction, exact_str, q
@@ -213,7 +214,7 @@ def boundary(
     doc = base_doc(net)
     tokens = None if parameter == LOAD else check_path(doc, parameter, fail)
     res = BoundaryResult(net.name, parameter, a, b, t, grid=n)
-    proved: dict[Fraction, tuple[dict, dict]] = {}  # value -> (certificate, plain network document)
+    proved: dict[Fraction, tuple[Certificate, dict]] = {}  # value -> (certificate, plain network document)
     seen: dict[Fraction, str] = {}  # value -> verdict, as the search reads it (proved only with a certificate)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
@@ -248,7 +249,7 @@ def boundary(
     return res
 
 
-def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[dict, dict]]) -> None:
+def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict]]) -> None:
     """Fill in the crossings (with their ends' certificates), the first one's ends or the one-sided bound, the notes."""
     for x, y in brackets(verdicts):
         s, u = (x, y) if verdicts[x] == "stable" else (y, x)
@@ -267,7 +268,7 @@ def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[F
     res.notes.extend(notes(verdicts, res.lo, res.hi, res.grid))
 
 
-def _one_side(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[dict, dict]]) -> None:
+def _one_side(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict]]) -> None:
     """No crossing: keep the side proved, at the value nearest the end not proved (else nearest the middle)."""
     if not proved:
         return

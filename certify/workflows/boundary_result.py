@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.certificate import Certificate
 from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from ..core.vocabulary import Verdict
@@ -85,7 +86,7 @@ class Crossing:
 
     stable_at: Fraction
     unstable_at: Fraction
-    certificates: dict[str, dict]
+    certificates: dict[str, Certificate]
     documents: dict[str, dict]
     paths: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -131,7 +132,7 @@ class Crossing:
                                  for side, c in self.certificates.items()}}
 
 
-def _write_ends(d: Path, certificates: dict[str, dict], documents: dict[str, dict]) -> dict[str, dict[str, str]]:
+def _write_ends(d: Path, certificates: dict[str, Certificate], documents: dict[str, dict]) -> dict[str, dict[str, str]]:
     """Write each side's network document (as :func:`certify.dump` writes a network) and certificate into ``d``.
 
     Parameters
@@ -206,7 +207,7 @@ class BoundaryResult:
     stable_at: Fraction | None = None
     unstable_at: Fraction | None = None
     steps: list[BoundaryStep] = field(default_factory=list)
-    certificates: dict[str, dict] = field(default_factory=dict)
+    certificates: dict[str, Certificate] = field(default_factory=dict)
     documents: dict[str, dict] = field(default_factory=dict)
     stopped: str = ""
     notes: list[str] = field(default_factory=list)

@@ -12,7 +12,7 @@ read nothing else.  Pure Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -71,7 +71,7 @@ class Kind:
     name: str
     proves: Literal["stable", "unstable"] | None
     fields: tuple[str, ...]
-    read: Callable[[Any, dict[str, Any]], Reading | str]
+    read: Callable[[Any, Mapping[str, Any]], Reading | str]
     check: Callable[..., Check[Any]]
     claims: Callable[[Any], dict[str, Any]]
     statement: Callable[[Any, Chain | None, str], Statement]

@@ -5,9 +5,10 @@ Payload: ``stations``.  Pure Python.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.model import Network
 from ...core.numbers import q
@@ -45,7 +46,7 @@ def closed_set_claims(f: ClosedSetFacts) -> dict[str, Any]:
     """
     return {"inflow": q(f.inflow)}
 
-def closed_set_certificate(net: Network, chain: Chain, stations: Sequence[int], check: Check[ClosedSetFacts]) -> dict[str, Any]:
+def closed_set_certificate(net: Network, chain: Chain, stations: Sequence[int], check: Check[ClosedSetFacts]) -> Certificate:
     """An instability certificate: a set of stations customers never leave, entered at positive rate.
 
     Parameters
@@ -61,7 +62,7 @@ def closed_set_certificate(net: Network, chain: Chain, stations: Sequence[int], 
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -80,7 +81,7 @@ def closed_set_certificate(net: Network, chain: Chain, stations: Sequence[int], 
     return seal(net, "closed-set", {"stations": [chain.ids[j] for j in stations]}, closed_set_claims(check.facts),
                 *closed_set_statement(net, chain, ""))
 
-def read_closed_set(net: Network, cert: dict[str, Any]) -> Reading:
+def read_closed_set(net: Network, cert: Mapping[str, Any]) -> Reading:
     """Read a closed-set certificate: the stations (distinct known ids, in the network's order).
 
     Parameters

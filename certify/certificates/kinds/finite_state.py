@@ -5,8 +5,10 @@ Payload: nothing beyond ``phase_expansion``.  Pure Python.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.model import Network
 from ...exact.facts import (
@@ -41,7 +43,7 @@ def finite_state_claims(f: FiniteStateFacts) -> dict[str, Any]:
     """
     return {"states": f.states}
 
-def finite_certificate(net: Network, chain: Chain, check: Check[FiniteStateFacts]) -> dict[str, Any]:
+def finite_certificate(net: Network, chain: Chain, check: Check[FiniteStateFacts]) -> Certificate:
     """A stability certificate for a network whose every station has a finite capacity (finite irreducible CTMC).
 
     Parameters
@@ -55,7 +57,7 @@ def finite_certificate(net: Network, chain: Chain, check: Check[FiniteStateFacts
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -72,7 +74,7 @@ def finite_certificate(net: Network, chain: Chain, check: Check[FiniteStateFacts
     return seal(net, "finite-state", phase_expansion(chain), finite_state_claims(check.facts),
                 *finite_state_statement(net, chain, ""))
 
-def read_finite_state(net: Network, cert: dict[str, Any]) -> Reading | str:
+def read_finite_state(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     """Read a finite-state certificate: nothing beyond the phase expansion; the capacities are the network's.
 
     Parameters

@@ -5,10 +5,11 @@ Payload: ``template``, ``coefficients`` (and ``symmetry``).  :func:`fluid_statem
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.hypotheses import dai_violations
@@ -50,7 +51,7 @@ def fluid_claims(f: FluidFacts) -> dict[str, Any]:
 
 def fluid_certificate(
     net: Network, chain: Chain, kind: str, coeffs: Sequence[Any], check: Check[FluidFacts], symmetry: Symmetry | None = None
-) -> dict[str, Any]:
+) -> Certificate:
     """A fluid Lyapunov certificate (general distributions where Dai's conditions hold), exactly checked.
 
     Parameters
@@ -70,7 +71,7 @@ def fluid_certificate(
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -95,7 +96,7 @@ def fluid_certificate(
         payload["symmetry"] = [[ids[a] for a in c] for c in symmetry.classes]
     return seal(net, "fluid", payload, fluid_claims(check.facts), *fluid_statement(net, chain, kind))
 
-def read_fluid(net: Network, cert: dict[str, Any]) -> Reading:
+def read_fluid(net: Network, cert: Mapping[str, Any]) -> Reading:
     """Read a fluid certificate: the template (linear or quadratic) and its named coefficients.
 
     Parameters

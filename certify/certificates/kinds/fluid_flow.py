@@ -10,11 +10,12 @@ Pure Python.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from math import lcm
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import Network
@@ -56,7 +57,7 @@ def fluid_flow_claims(f: FluidFlowFacts) -> dict[str, Any]:
     """
     return {"delta": q(f.delta), "eta": q(f.eta), "theta": q(f.theta), "tightest": list(f.tightest), "sets": f.sets}
 
-def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], check: Check[FluidFlowFacts]) -> dict[str, Any]:
+def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], check: Check[FluidFlowFacts]) -> Certificate:
     """A ``fluid-flow`` certificate (general distributions where Dai's conditions hold), exactly checked.
 
     Parameters
@@ -72,7 +73,7 @@ def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], ch
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -89,7 +90,7 @@ def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], ch
     payload = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}}
     return seal(net, "fluid-flow", payload, fluid_flow_claims(check.facts), *fluid_flow_statement(net, chain, "linear"))
 
-def read_fluid_flow(net: Network, cert: dict[str, Any]) -> Reading:
+def read_fluid_flow(net: Network, cert: Mapping[str, Any]) -> Reading:
     """Read a ``fluid-flow`` certificate: exactly one canonical rational weight per station id.
 
     Parameters

@@ -6,9 +6,10 @@ Payload: ``capped`` (server ids, distinct, in the network's order).  The exact c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.model import ForkJoinNetwork
 from ...core.numbers import q
@@ -47,7 +48,7 @@ def capacity_claims(f: CapacityFacts) -> dict[str, Any]:
     """
     return {"bound": q(f.bound), "theta": q(f.theta)}
 
-def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Check[CapacityFacts]) -> dict[str, Any]:
+def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Check[CapacityFacts]) -> Certificate:
     """An instability certificate: the capped set R with d(R^c)/(k-``|R|``) < lam.
 
     Parameters
@@ -61,7 +62,7 @@ def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Che
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -76,7 +77,7 @@ def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Che
     return seal(net, "fork-join-capacity", {"capped": list(capped)}, capacity_claims(check.facts),
                 *capacity_statement(net, None, ""))
 
-def read_capacity(net: ForkJoinNetwork, cert: dict[str, Any]) -> Reading:
+def read_capacity(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     """Read a fork-join capacity certificate: the capped servers.
 
     Parameters

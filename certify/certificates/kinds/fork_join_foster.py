@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import ForkJoinNetwork
@@ -58,7 +59,7 @@ def lag_table_claims(f: LagTableFacts) -> dict[str, Any]:
 
 def forkjoin_foster_certificate(
     net: ForkJoinNetwork, K: int, table: Mapping[State, Fraction], check: Check[LagTableFacts]
-) -> dict[str, Any]:
+) -> Certificate:
     """A stability certificate: V = N + h(min(L, K)) with the table h, exactly checked.
 
     Parameters
@@ -74,7 +75,7 @@ def forkjoin_foster_certificate(
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -96,7 +97,7 @@ def forkjoin_foster_certificate(
     }
     return seal(net, "fork-join-foster", payload, lag_table_claims(f), *lag_table_statement(net, None, ""))
 
-def read_lag_table(net: ForkJoinNetwork, cert: dict[str, Any]) -> Reading:
+def read_lag_table(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     """Read a fork-join Foster certificate: the clip level K, the symmetry classes and the table h.
 
     Parameters

@@ -6,8 +6,10 @@ Payload: ``lyapunov`` (the fixed text ``sum_i Q_i^2``).  The exact check is
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import ForkJoinNetwork
@@ -47,7 +49,7 @@ def independent_claims(f: IndependentFacts) -> dict[str, Any]:
     """
     return {"slope": q(f.slope), "exceptional_set": {"norm": "l1", "bound": q(f.bound)}}
 
-def independent_certificate(net: ForkJoinNetwork, check: Check[IndependentFacts]) -> dict[str, Any]:
+def independent_certificate(net: ForkJoinNetwork, check: Check[IndependentFacts]) -> Certificate:
     """A stability certificate for a (k,k) system: V = sum_i Q_i^2 (independent M/M/1 queues).
 
     Parameters
@@ -59,7 +61,7 @@ def independent_certificate(net: ForkJoinNetwork, check: Check[IndependentFacts]
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -73,7 +75,7 @@ def independent_certificate(net: ForkJoinNetwork, check: Check[IndependentFacts]
     return seal(net, "fork-join-independent", {"lyapunov": "sum_i Q_i^2"}, independent_claims(check.facts),
                 *independent_statement(net, None, ""))
 
-def read_independent(net: ForkJoinNetwork, cert: dict[str, Any]) -> Reading:
+def read_independent(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     """Read a (k,k) certificate: its Lyapunov function must be ``sum_i Q_i^2``.
 
     Parameters

@@ -5,10 +5,11 @@ Payload: ``template``, ``options``, ``coefficients`` (and ``phase_expansion``, `
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import Network
@@ -55,7 +56,7 @@ def foster_claims(f: FosterFacts) -> dict[str, Any]:
 
 def foster_certificate(
     net: Network, chain: Chain, template: str, theta: Sequence[Fraction], check: Check[FosterFacts]
-) -> dict[str, Any]:
+) -> Certificate:
     """A stability certificate from an exactly checked Foster–Lyapunov function.
 
     Parameters
@@ -74,7 +75,7 @@ def foster_certificate(
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -96,7 +97,7 @@ def foster_certificate(
         payload["symmetry"] = [[chain.ids[a] for a in c] for c in f.symmetry]
     return seal(net, "foster", payload, foster_claims(f), *foster_statement(net, chain, template))
 
-def read_foster(net: Network, cert: dict[str, Any]) -> Reading | str:
+def read_foster(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     """Read a Foster–Lyapunov certificate: the template, its options (canonical form) and the coefficients.
 
     Parameters

@@ -5,10 +5,11 @@ Payload: ``weights`` (and ``table``, ``phase_expansion``).  Pure Python.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import Network
@@ -56,7 +57,7 @@ def growth_certificate(
     table: dict[tuple[int, ...], Fraction] | None = None,
     fast: Sequence[int] = (),
     K: int = 0,
-) -> dict[str, Any]:
+) -> Certificate:
     """An instability certificate from a function f = w'x (+ a bounded table) that grows in expectation.
 
     Parameters
@@ -78,7 +79,7 @@ def growth_certificate(
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -101,7 +102,7 @@ def growth_certificate(
         }
     return seal(net, "growth", payload, growth_claims(check.facts), *growth_statement(net, chain, ""))
 
-def read_growth(net: Network, cert: dict[str, Any]) -> Reading | str:
+def read_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     """Read a growth certificate: one weight per station, and the optional bounded table (K, fast, values).
 
     Parameters

@@ -15,6 +15,7 @@ from fractions import Fraction
 from math import prod
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import Network
@@ -73,7 +74,7 @@ def overflow_claims(f: OverflowFacts) -> dict[str, Any]:
 
 def overflow_certificate(
     net: Network, chain: Chain, kind: str, u: int, table: Mapping[tuple[int, ...], Fraction], check: Check[OverflowFacts]
-) -> dict[str, Any]:
+) -> Certificate:
     """An overflow certificate (stability or instability with one uncapped station), exactly checked.
 
     Parameters
@@ -93,7 +94,7 @@ def overflow_certificate(
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -112,7 +113,7 @@ def overflow_certificate(
     return seal(net, kind, payload, overflow_claims(check.facts), *overflow_statement(net, chain, kind))
 
 
-def read_overflow(net: Network, cert: dict[str, Any]) -> Reading | str:
+def read_overflow(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     """Read an overflow certificate: the uncapped station and one canonical rational per capped level vector.
 
     Parameters

@@ -5,10 +5,11 @@ Payload: ``multipliers`` (``sets``, ``stations``).  With capacities the lossy se
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import Network
@@ -49,7 +50,7 @@ def static_split_claims(f: StaticSplitFacts) -> dict[str, Any]:
 
 def static_split_certificate(
     net: Network, chain: Chain, u: dict[tuple[int, ...], Fraction], w: Sequence[Fraction], check: Check[StaticSplitFacts]
-) -> dict[str, Any]:
+) -> Certificate:
     """An instability certificate from the dual of the static split LP.
 
     Parameters
@@ -67,7 +68,7 @@ def static_split_certificate(
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Examples
@@ -90,7 +91,7 @@ def static_split_certificate(
     return seal(net, "static-split", {"multipliers": multipliers}, static_split_claims(check.facts),
                 *static_split_statement(net, chain, ""))
 
-def read_static_split(net: Network, cert: dict[str, Any]) -> Reading:
+def read_static_split(net: Network, cert: Mapping[str, Any]) -> Reading:
     """Read a static-split dual certificate: one multiplier per routed choice set and one weight per station.
 
     Parameters

@@ -5,8 +5,10 @@ Payload: ``theorem`` (its name).  What it proves is what the theorem says (its v
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.model import ForkJoinNetwork, Network
@@ -42,7 +44,7 @@ def theorem_claims(f: TheoremFacts) -> dict[str, Any]:
     """
     return {"verdict": f.verdict, "numbers": f.numbers}
 
-def theorem_certificate(net: Network | ForkJoinNetwork, theorem: TheoremVerdict | str) -> dict[str, Any]:
+def theorem_certificate(net: Network | ForkJoinNetwork, theorem: TheoremVerdict | str) -> Certificate:
     """A certificate naming a known theorem whose hypotheses hold on ``net``; verify re-runs the criterion.
 
     Parameters
@@ -54,7 +56,7 @@ def theorem_certificate(net: Network | ForkJoinNetwork, theorem: TheoremVerdict 
 
     Returns
     -------
-    dict
+    Certificate
         The sealed certificate.
 
     Raises
@@ -74,7 +76,7 @@ def theorem_certificate(net: Network | ForkJoinNetwork, theorem: TheoremVerdict 
     return seal(net, "theorem", {"theorem": name}, theorem_claims(check_theorem(net, name).facts),
                 *theorem_statement(net, None, name))
 
-def read_theorem(net: Network | ForkJoinNetwork, cert: dict[str, Any]) -> Reading:
+def read_theorem(net: Network | ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     """Read a theorem certificate: the theorem's name (nothing else in it is believed).
 
     Parameters
