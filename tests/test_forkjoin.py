@@ -25,7 +25,7 @@ from certify.exact.forkjoin_lags import (
     transitions,
 )
 from certify.io.loader import load
-from certify.proof.forkjoin import find_foster_table, prove_forkjoin
+from certify.proof.forkjoin import find_foster_table
 from tests.conftest import assert_runs_without_numpy
 
 
@@ -267,7 +267,7 @@ def test_nonmaximal_designs_near_theta(rates, k):
 def test_kk_system_uses_independent_queues():
     """A (k,k) system below min d_i is proved stable by V = sum Q_i^2 and refused at or above it."""
     net = fj([F(2, 5), F(3, 10), F(3, 10)], 3, F(29, 100))
-    res = prove_forkjoin(net)
+    res = certify.prove(net, time_limit=60)
     assert res.verdict == "stable" and res.certificate["kind"] == "fork-join-independent"
     assert certify.verify(net, res.certificate).ok
     assert not certify.verify(fj([F(2, 5), F(3, 10), F(3, 10)], 3, F(3, 10)), res.certificate).ok
@@ -282,7 +282,7 @@ def test_critical_load_is_undecided():
 def test_tampered_certificates_refused(corpus_dir):
     """Edited certificates are refused, by the digest or, once resealed, by the exact check."""
     net = load(corpus_dir / "fjr-n3k2-nonmax-602020-rho0.72.json")
-    cert = prove_forkjoin(net).certificate
+    cert = certify.prove(net, time_limit=60).certificate
     assert cert["kind"] == "fork-join-foster" and certify.verify(net, cert).ok
     bad = copy.deepcopy(cert)
     bad["table"]["0,0,0"] = "-100"
@@ -294,7 +294,7 @@ def test_tampered_certificates_refused(corpus_dir):
     assert not certify.verify(other, cert).ok
 
     unst = load(corpus_dir / "fjr-n5k3-max-3030201010-rho1.05.json")
-    cap = prove_forkjoin(unst).certificate
+    cap = certify.prove(unst, time_limit=60).certificate
     assert cap["kind"] == "fork-join-capacity" and certify.verify(unst, cap).ok
     bad = copy.deepcopy(cap)
     bad["capped"] = ["1", "2", "3"]  # more than k-1 servers
@@ -328,7 +328,7 @@ def test_foster_check_rejects_a_table_for_overload():
 def test_verify_refuses_kind_for_other_model(corpus_dir):
     """A fork-join certificate is refused for a JSQ network and a JSQ kind for a fork-join network."""
     fjnet = load(corpus_dir / "fjr-n3k2-max-333333-rho0.90.json")
-    cert = prove_forkjoin(fjnet).certificate
+    cert = certify.prove(fjnet, time_limit=60).certificate
     jsq = certify.loads('{"format": "jsq-network/1", "stations": {"1": {"mu": 2}}, "streams": [{"choice": ["1"], "rate": 1}]}')
     assert not certify.verify(jsq, cert).ok
     wrong = dict(cert, kind="foster")
@@ -342,7 +342,7 @@ def test_checker_imports_no_numpy(corpus_dir, tmp_path):
     for name in ("fjr-n3k2-nonmax-602020-rho0.72", "fjr-n5k3-max-3030201010-rho1.05"):
         net = load(corpus_dir / f"{name}.json")
         out = tmp_path / f"{name}.cert.json"
-        out.write_text(dumps(prove_forkjoin(net).certificate))
+        out.write_text(dumps(certify.prove(net, time_limit=60).certificate))
         paths.append((str(corpus_dir / f"{name}.json"), str(out)))
     code = (
         "import sys, json\n"

@@ -15,7 +15,7 @@ from ..core.render import plural
 from ..exact.overflow import MAX_OVERFLOW_STATES, check_overflow
 from ..search.overflow import overflow_table
 from .context import ProofContext
-from .stage import Decision, Stage, StageOutcome, decide, stop
+from .stage import Decision, JsqStage, StageOutcome, decide, stop
 
 __all__ = ["PartialCapacities"]
 
@@ -25,7 +25,7 @@ _NOT_RUN = (
 )
 
 
-class PartialCapacities(Stage):
+class PartialCapacities(JsqStage):
     """One uncapped station, exponential laws: its overflow decides; always stops the pipeline.
 
     Examples

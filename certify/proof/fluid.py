@@ -29,7 +29,7 @@ from ..markov.symmetry import Symmetry
 from .context import ProofContext
 from .loop import found_text, search_round_check
 from .result import Attempt
-from .stage import Decision, Interrupted, Stage, StageOutcome, decide, go_on
+from .stage import Decision, Interrupted, JsqStage, StageOutcome, decide, go_on
 
 __all__ = ["FLUID_KINDS", "FLOW_FIRST_ORBITS", "Fluid"]
 #: Without a symmetry reduction for it, the quadratic fluid certificate of a symmetric network is tried up to this size.
@@ -42,7 +42,7 @@ MAX_UNREDUCED_J = 12
 FLOW_FIRST_ORBITS = 8
 
 
-class Fluid(Stage):
+class Fluid(JsqStage):
     """Fluid certificates: linear, then quadratic V; stops when one passes the exact check.
 
     Examples

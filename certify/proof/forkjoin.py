@@ -1,64 +1,51 @@
-"""The fork-join prover: capacity bound, the (k,k) quadratic, then the search for a Foster lag table.
+"""The fork-join stages of ``prove``: the model's numbers, the capacity bound, the (k,k) quadratic, the lag table.
 
+A fork-join network runs through :data:`FORK_JOIN_STAGES` like a JSQ network
+through its own (:func:`~certify.proof.stage.run_stages`, each stage within the
+run's deadline, each returning a :class:`~certify.proof.stage.StageOutcome` that
+the pipeline alone composes into the :class:`~certify.proof.result.Result`).
 The exact checks live in :mod:`certify.exact.forkjoin`, the certificate
-writers in :mod:`certify.certificates.kinds` (``fork_join_*``); the numeric search (numpy and a
-solver) in :mod:`certify.search.forkjoin`, imported only when a table is searched.
+writers in :mod:`certify.certificates.kinds` (``fork_join_*``); the numeric
+search (numpy and a solver) in :mod:`certify.search.forkjoin`, imported only
+when a table is searched.
+
+lam > theta: the capacity bound (unstable; flow balance, so it holds for any
+arrival process with this rate, though the verdict is reported with the
+format's ``markovian`` semantics); lam = theta: critical, undecided (neither
+certificate applies on the boundary); lam < theta: V = sum Q_i^2 when k = n,
+else the Foster table V = N + h(min(L, K)) -- positive recurrence of the CTMC,
+for Poisson jobs and exponential servers only (the hypotheses of the fork-join
+redundancy paper).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from ..certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
-from ..core.certificate import Certificate
 from ..core.model import ForkJoinNetwork
-from ..core.vocabulary import Semantics, Verdict
 from ..exact.facts import Check
 from ..exact.forkjoin import LagTableFacts, check_capacity, check_independent
 from ..exact.forkjoin_capacity import capped_servers, maximal_design, mu_star, throughput_capacity, traffic_intensity
 from ..exact.forkjoin_lags import State, count_patterns, equal_rate_classes
+from .context import RunState, Timer
+from .result import Attempt, Result
+from .stage import Decision, Stage, StageOutcome, decide, go_on, stop
 
-__all__ = ["ForkJoinOutcome", "find_foster_table", "prove_forkjoin", "FOSTER_K"]
-
-
-@dataclass
-class ForkJoinOutcome:
-    """What :func:`prove_forkjoin` found.
-
-    Attributes
-    ----------
-    verdict : Verdict
-        ``stable``, ``unstable`` or ``undecided``.
-    semantics : Semantics
-        ``markovian`` (Poisson jobs, exponential servers).
-    method : str
-        The certificate's kind, in words.
-    reasons : list of str
-        Why, in words: the capacity, rho, and what proved the verdict.
-    certificate : dict or None
-        The sealed certificate of the verdict.
-    attempts : list of tuple
-        (stage, size, seconds, outcome), one per stage tried.
-    facts : dict
-        The model quantities: ``theta``, ``rho``, ``maximal_design``, ``mu_star``, ``capped``.
-
-    Examples
-    --------
-    >>> ForkJoinOutcome().verdict
-    'undecided'
-    """
-
-    verdict: Verdict = "undecided"
-    semantics: Semantics = "markovian"
-    method: str = "none"
-    reasons: list[str] = field(default_factory=list)
-    certificate: Certificate | None = None
-    attempts: list[tuple[str, str, float, str]] = field(default_factory=list)
-    facts: dict[str, Any] = field(default_factory=dict)
+__all__ = [
+    "ForkJoinContext",
+    "ForkJoinModel",
+    "CapacityBound",
+    "CriticalLoad",
+    "IndependentQueues",
+    "LagTable",
+    "FORK_JOIN_STAGES",
+    "find_foster_table",
+    "FOSTER_K",
+]
 
 
 # Clip levels tried for the Lyapunov table, and the largest problems (orbits) attempted.
@@ -133,104 +120,236 @@ def find_foster_table(
     return None, attempts, notes
 
 
-def prove_forkjoin(
-    net: ForkJoinNetwork, *, solver: str | None = None, deadline: float | None = None, Ks: Sequence[int] = FOSTER_K
-) -> ForkJoinOutcome:
-    """Decide stability of a fork-join network.
 
-    lam > theta: the capacity bound (unstable; flow balance, so it holds for any
-    arrival process with this rate, though the verdict is reported with the
-    format's ``markovian`` semantics); lam = theta: ``critical``, undecided (neither
-    certificate applies on the boundary); lam < theta: V = sum Q_i^2 when k = n,
-    else the Foster table V = N + h(min(L, K)) -- positive recurrence of the CTMC,
-    for Poisson jobs and exponential servers only (the hypotheses of the fork-join redundancy paper).
 
-    Parameters
+@dataclass
+class ForkJoinContext:
+    """What the fork-join stages share: the network, the result's attempt log, the run's state, the solver.
+
+    Attributes
     ----------
     net : ForkJoinNetwork
         The network.
-    solver : str, optional
-        The cvxpy solver for the table searches.
-    deadline : float, optional
-        A :func:`time.perf_counter` time after which no new table search is started.
+    res : Result
+        The run's result (the stages record their attempts in it; the pipeline alone sets the verdict).
+    run : RunState
+        The deadline and the bookkeeping of the run.
+    solver : str or None
+        The LP solver of the table search.
     Ks : sequence of int
-        The clip levels tried for the table.
+        The clip levels tried for the lag table.
 
-    Returns
-    -------
-    ForkJoinOutcome
-        The verdict, its certificate, the reasons and the attempts.
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
+    >>> ctx = ForkJoinContext.for_network(net)
+    >>> [type(s).__name__ for s in FORK_JOIN_STAGES if s.applies(ctx)]
+    ['ForkJoinModel', 'LagTable']
+    """
+
+    net: ForkJoinNetwork
+    res: Result
+    run: RunState
+    solver: str | None = None
+    Ks: Sequence[int] = FOSTER_K
+
+    @classmethod
+    def for_network(cls, net: ForkJoinNetwork, time_limit: float = 60.0) -> ForkJoinContext:
+        """A fresh context for ``net`` (examples and tests of single stages).
+
+        Parameters
+        ----------
+        net : ForkJoinNetwork
+            The network.
+        time_limit : float
+            Seconds from now to the deadline.
+
+        Returns
+        -------
+        ForkJoinContext
+            With an empty result and the default solver.
+
+        Examples
+        --------
+        >>> from fractions import Fraction as F
+        >>> net = ForkJoinNetwork("n2k2", 2, 2, F(1, 4), (("1", F(1, 2)), ("2", F(1, 2))))
+        >>> ForkJoinContext.for_network(net).res.network
+        'n2k2'
+        """
+        return cls(net, Result(net.name), RunState(time.perf_counter() + time_limit))
+
+    def timer(self, stage: str) -> Timer:
+        """A :class:`~certify.proof.context.Timer` recording into this run's result."""
+        return Timer(self.res, stage)
+
+
+class ForkJoinModel(Stage[ForkJoinContext]):
+    """The model's numbers, theta, rho and whether the design is maximal: reasons only, never a verdict.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n2k2", 2, 2, F(1, 4), (("1", F(1, 2)), ("2", F(1, 2))))
+    >>> ForkJoinModel().run(ForkJoinContext.for_network(net)).reasons[0][:31]
+    'throughput capacity theta = 1/2'
+    """
+
+    name = "the fork-join model's numbers"
+
+    def run(self, ctx: ForkJoinContext) -> StageOutcome:
+        """The throughput capacity and the traffic intensity, in words."""
+        net = ctx.net
+        lam, theta, rho, ms = Fraction(net.rate), throughput_capacity(net), traffic_intensity(net), mu_star(net)
+        maximal, capped = maximal_design(net), capped_servers(net)
+        return go_on(
+            f"throughput capacity theta = {_num(theta)} (sum_i min(d_i, theta) = k theta; servers faster than theta: "
+            f"{','.join(capped) or 'none'}); job rate lam = {_num(lam)}, lam/theta = {float(lam / theta):.6g}",
+            f"rho = k lam/mu* = {_num(rho)}; static design {'maximal' if maximal else 'not maximal'} "
+            f"(max d_i {'<=' if maximal else '>'} mu*/k = {_num(ms / net.k)}), so this design is stable iff "
+            f"rho < {_num(net.k * theta / ms)}" + (" (fork-join redundancy theorem)" if maximal else ""),
+        )
+
+
+class CapacityBound(Stage[ForkJoinContext]):
+    """lam > theta: the capacity bound (flow balance), checked exactly; always stops the pipeline.
 
     Examples
     --------
     >>> from fractions import Fraction as F
     >>> over = ForkJoinNetwork("n3k2", 3, 2, F(1, 2), (("1", F(3, 5)), ("2", F(1, 5)), ("3", F(1, 5))))
-    >>> out = prove_forkjoin(over)
-    >>> out.verdict, out.certificate["kind"]
+    >>> out = CapacityBound().run(ForkJoinContext.for_network(over))
+    >>> out.decision.verdict, out.decision.certificate["kind"]
     ('unstable', 'fork-join-capacity')
     """
-    res = ForkJoinOutcome()
-    lam = Fraction(net.rate)
-    theta = throughput_capacity(net)
-    rho = traffic_intensity(net)
-    maximal = maximal_design(net)
-    capped = capped_servers(net)
-    ms = mu_star(net)
-    res.facts.update(theta=theta, rho=rho, maximal_design=maximal, mu_star=ms, capped=capped)
-    res.reasons.append(
-        f"throughput capacity theta = {_num(theta)} (sum_i min(d_i, theta) = k theta; servers faster than theta: "
-        f"{','.join(capped) or 'none'}); job rate lam = {_num(lam)}, lam/theta = {float(lam / theta):.6g}"
-    )
-    res.reasons.append(
-        f"rho = k lam/mu* = {_num(rho)}; static design {'maximal' if maximal else 'not maximal'} "
-        f"(max d_i {'<=' if maximal else '>'} mu*/k = {_num(ms / net.k)}), so this design is stable iff "
-        f"rho < {_num(net.k * theta / ms)}" + (" (fork-join redundancy theorem)" if maximal else "")
-    )
-    t0 = time.perf_counter()
-    if lam > theta:
-        chk = check_capacity(net, capped)
-        res.attempts.append(("capacity bound (flow balance)", f"{net.n} servers, k={net.k}", time.perf_counter() - t0,
-                             "lam > theta, exact check passed" if chk.ok else f"exact check failed: {chk.failures[0]}"))
-        if chk.ok:
-            res.verdict, res.method = "unstable", "fork-join capacity bound (flow balance)"
-            res.certificate = capacity_certificate(net, capped, chk)
-            res.reasons.append(
-                f"every departing job needs k = {net.k} tasks done at distinct servers, so the job throughput is at most "
-                f"d(R^c)/(k-|R|) = {_num(chk.facts.bound)} < lam (R = {{{','.join(capped)}}}, checked exactly): "
-                "the number of jobs grows linearly (transient), for any arrival process with this rate"
-            )
-        return res
-    if lam == theta:
-        res.reasons.append(
+
+    name = "capacity bound (flow balance)"
+
+    def applies(self, ctx: ForkJoinContext) -> bool:
+        """Only above the throughput capacity."""
+        return Fraction(ctx.net.rate) > throughput_capacity(ctx.net)
+
+    def run(self, ctx: ForkJoinContext) -> StageOutcome:
+        """Check the bound on the job throughput exactly."""
+        net = ctx.net
+        capped = capped_servers(net)
+        with ctx.timer(self.name) as t:
+            t.size = f"{net.n} servers, k={net.k}"
+            chk = check_capacity(net, capped)
+            t.outcome = "lam > theta, exact check passed" if chk.ok else f"exact check failed: {chk.failures[0]}"
+        if not chk.ok:
+            return stop()
+        return decide(
+            Decision("unstable", "markovian", "fork-join capacity bound (flow balance)", capacity_certificate(net, capped, chk)),
+            f"every departing job needs k = {net.k} tasks done at distinct servers, so the job throughput is at most "
+            f"d(R^c)/(k-|R|) = {_num(chk.facts.bound)} < lam (R = {{{','.join(capped)}}}, checked exactly): "
+            "the number of jobs grows linearly (transient), for any arrival process with this rate",
+        )
+
+
+class CriticalLoad(Stage[ForkJoinContext]):
+    """lam = theta: critically loaded, where neither certificate applies; stops without a verdict.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n2k2", 2, 2, F(1, 2), (("1", F(1, 2)), ("2", F(1, 2))))
+    >>> CriticalLoad().applies(ForkJoinContext.for_network(net)), CriticalLoad().run(ForkJoinContext.for_network(net)).stop
+    (True, True)
+    """
+
+    name = "critical load"
+
+    def applies(self, ctx: ForkJoinContext) -> bool:
+        """Only at the throughput capacity."""
+        return Fraction(ctx.net.rate) == throughput_capacity(ctx.net)
+
+    def run(self, ctx: ForkJoinContext) -> StageOutcome:
+        """Say why nothing is concluded."""
+        return stop(
             "lam = theta: critically loaded (critical: on the stability boundary, where the theorem gives no verdict); "
             "neither certificate applies"
         )
-        return res
-    if net.k == net.n:
-        kk = check_independent(net)
-        res.attempts.append(("(k,k): V = sum Q_i^2", f"{net.n} M/M/1 queues", time.perf_counter() - t0,
-                             "exact check passed" if kk.ok else f"exact check failed: {kk.failures[0]}"))
-        if kk.ok:
-            res.verdict, res.method = "stable", "fork-join (k,k) quadratic Foster-Lyapunov certificate"
-            res.certificate = independent_certificate(net, kk)
-            res.reasons.append(
-                f"k = n: each server is an M/M/1 queue fed by every job; V = sum_i Q_i^2 has AV <= -1 whenever "
-                f"|q|_1 >= {_num(kk.facts.bound)} (checked exactly): positive recurrent"
-            )
-            return res
-    found, attempts, notes = find_foster_table(net, solver=solver, deadline=deadline, Ks=Ks)
-    res.attempts.extend(attempts)
-    res.reasons.extend(notes)
-    if found is not None:
+
+
+class IndependentQueues(Stage[ForkJoinContext]):
+    """k = n below capacity: V = sum Q_i^2 over independent M/M/1 queues, checked exactly.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n2k2", 2, 2, F(1, 4), (("1", F(1, 2)), ("2", F(1, 2))))
+    >>> IndependentQueues().run(ForkJoinContext.for_network(net)).decision.certificate["kind"]
+    'fork-join-independent'
+    """
+
+    name = "(k,k): V = sum Q_i^2"
+
+    def applies(self, ctx: ForkJoinContext) -> bool:
+        """Only k = n, below the throughput capacity."""
+        return ctx.net.k == ctx.net.n and Fraction(ctx.net.rate) < throughput_capacity(ctx.net)
+
+    def run(self, ctx: ForkJoinContext) -> StageOutcome:
+        """Check the quadratic exactly; the lag table is the fallback."""
+        net = ctx.net
+        with ctx.timer(self.name) as t:
+            t.size = f"{net.n} M/M/1 queues"
+            kk = check_independent(net)
+            t.outcome = "exact check passed" if kk.ok else f"exact check failed: {kk.failures[0]}"
+        if not kk.ok:
+            return go_on()
+        return decide(
+            Decision("stable", "markovian", "fork-join (k,k) quadratic Foster-Lyapunov certificate", independent_certificate(net, kk)),
+            f"k = n: each server is an M/M/1 queue fed by every job; V = sum_i Q_i^2 has AV <= -1 whenever "
+            f"|q|_1 >= {_num(kk.facts.bound)} (checked exactly): positive recurrent",
+        )
+
+
+class LagTable(Stage[ForkJoinContext]):
+    """Below capacity: the search for V = N + h(min(N - Q, K)), each table checked exactly (:func:`find_foster_table`).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> net = ForkJoinNetwork("n3k2", 3, 2, F(3, 10), (("1", F(1, 3)), ("2", F(1, 3)), ("3", F(1, 3))))
+    >>> ctx = ForkJoinContext.for_network(net)
+    >>> out = LagTable().run(ctx)
+    >>> out.decision.certificate["kind"], ctx.res.attempts[0].stage
+    ('fork-join-foster', 'Foster V = N + h(min(lags, 4)) [Poisson equation]')
+    """
+
+    name = "Foster lag table"
+
+    def applies(self, ctx: ForkJoinContext) -> bool:
+        """Only below the throughput capacity."""
+        return Fraction(ctx.net.rate) < throughput_capacity(ctx.net)
+
+    def run(self, ctx: ForkJoinContext) -> StageOutcome:
+        """Search the clip levels, smallest first; stops either way."""
+        net = ctx.net
+        found, attempts, notes = find_foster_table(net, solver=ctx.solver, deadline=ctx.run.deadline, Ks=ctx.Ks)
+        ctx.res.attempts.extend(Attempt(*a) for a in attempts)
+        if found is None:
+            return stop(*notes)
         K, table, passed = found
-        res.verdict, res.method = "stable", "fork-join Foster-Lyapunov certificate (V = N + lag table)"
-        res.certificate = forkjoin_foster_certificate(net, K, table, passed)
-        res.reasons.append(
+        return decide(
+            Decision("stable", "markovian", "fork-join Foster-Lyapunov certificate (V = N + lag table)",
+                     forkjoin_foster_certificate(net, K, table, passed)),
+            *notes,
             f"V = N + h(min(N - Q, {K})): AV <= -{float(passed.facts.delta):.3g} at every state with more than "
             f"{K} jobs, on all {passed.facts.regions} regions of lag levels (checked exactly): positive recurrent "
-            "for Poisson arrivals and exponential servers"
+            "for Poisson arrivals and exponential servers",
         )
-    return res
+
+
+#: The stages of a fork-join network, in order.
+FORK_JOIN_STAGES: tuple[Stage[ForkJoinContext], ...] = (
+    ForkJoinModel(),
+    CapacityBound(),
+    CriticalLoad(),
+    IndependentQueues(),
+    LagTable(),
+)
 
 
 def _num(x: Fraction) -> str:

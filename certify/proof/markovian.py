@@ -25,7 +25,7 @@ from ..templates.table import default_fast
 from .context import ProofContext, primitives, table_text
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
-from .stage import NEXT, Decision, Interrupted, Stage, StageOutcome, decide, go_on, stop
+from .stage import NEXT, Decision, Interrupted, JsqStage, StageOutcome, decide, go_on, stop
 
 __all__ = ["GROWTH_TABLE_K", "FosterTry", "GrowthTry", "MarkovianForm", "Markovian", "schedule"]
 
@@ -33,7 +33,7 @@ __all__ = ["GROWTH_TABLE_K", "FosterTry", "GrowthTry", "MarkovianForm", "Markovi
 GROWTH_TABLE_K = (6, 12, 24)
 
 
-class MarkovianForm(Stage):
+class MarkovianForm(JsqStage):
     """The Markovian searches need a Markovian form in which every phase can finish.
 
     Examples
@@ -170,7 +170,7 @@ def _label(chain: Chain, item: FosterTry | GrowthTry) -> str:
     return f"{cls.label(cls.resolve_options(chain, item.options))} Foster"
 
 
-class Markovian(Stage):
+class Markovian(JsqStage):
     """Foster templates and growth certificates in the order of :func:`schedule`; stops at the first proof.
 
     Examples

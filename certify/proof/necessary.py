@@ -33,12 +33,12 @@ from ..markov.chain import drain_order, emptied_stations, emptying_order
 from ..search.instability import static_split
 from ..search.solvers import TIME_LIMIT
 from .context import ProofContext, primitives, size_text
-from .stage import NEXT, Decision, Stage, StageOutcome, decide, go_on, stop
+from .stage import NEXT, Decision, JsqStage, StageOutcome, decide, go_on, stop
 
 __all__ = ["FiniteState", "ClosedSet", "NecessaryCondition", "Emptiable", "Reachability", "emptying_order"]
 
 
-class FiniteState(Stage):
+class FiniteState(JsqStage):
     """Every station has a finite capacity: a finite irreducible chain (exact), or the reason why not.
 
     Examples
@@ -71,7 +71,7 @@ class FiniteState(Stage):
         return stop("finite capacities, but " + ("; ".join(fin.failures) if fin.failures else f"no Markovian form: {ctx.why}"))
 
 
-class ClosedSet(Stage):
+class ClosedSet(JsqStage):
     """Customers that never leave a set fed by exogenous arrivals: exact instability (any distributions).
 
     Examples
@@ -117,7 +117,7 @@ class ClosedSet(Stage):
             )
 
 
-class NecessaryCondition(Stage):
+class NecessaryCondition(JsqStage):
     """The static split LP; an exact dual certificate of overload proves instability.
 
     Sets ``run.necessary``: ``holds`` (slack > 0), ``borderline`` (0 within solver
@@ -213,7 +213,7 @@ class NecessaryCondition(Stage):
             )
 
 
-class Emptiable(Stage):
+class Emptiable(JsqStage):
     """The network must empty when no customer arrives (:func:`~certify.markov.chain.emptying_order`): every stability verdict needs it.
 
     Examples
@@ -240,7 +240,7 @@ class Emptiable(Stage):
         )
 
 
-class Reachability(Stage):
+class Reachability(JsqStage):
     """The drain order of the Markovian checkers (:func:`~certify.markov.chain.drain_order`); stops only the Markovian stages.
 
     It runs after the fluid stage: a fluid certificate needs only :class:`Emptiable`.

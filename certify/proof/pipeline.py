@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import Any
 
 from ..certificates import dumps
-from ..core.clock import within
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.verdict import TheoremVerdict
 from ..markov.regions import TimeLimitReached
@@ -57,11 +56,12 @@ from .capacities import PartialCapacities
 from .context import ProofContext, RunState
 from .evidence import SimulationOutcome, simulation_evidence
 from .fluid import Fluid
+from .forkjoin import FORK_JOIN_STAGES, ForkJoinContext
 from .markovian import Markovian, MarkovianForm
 from .necessary import ClosedSet, Emptiable, FiniteState, NecessaryCondition, Reachability
 from .options import ProveOptions
 from .result import VERDICTS, Attempt, AttemptLog, Result
-from .stage import Decision, Interrupted, Stage, StageOutcome, run_stages
+from .stage import Decision, Interrupted, JsqStage, StageOutcome, run_stages
 from .theorems import Weighing, deciding_theorems, weigh_theorems
 
 __all__ = ["Attempt", "Result", "ProveOptions", "prove", "VERDICTS", "JSQ_STAGES"]
@@ -70,7 +70,7 @@ __all__ = ["Attempt", "Result", "ProveOptions", "prove", "VERDICTS", "JSQ_STAGES
 #: :class:`Emptiable` guards every stability stage (Dai's theorem needs the network to empty without arrivals);
 #: :class:`Reachability`, the Markovian checkers' narrower drain order, comes after the fluid stage and stops only
 #: the Markovian ones.
-JSQ_STAGES: tuple[Stage, ...] = (
+JSQ_STAGES: tuple[JsqStage, ...] = (
     FiniteState(),
     ClosedSet(),
     NecessaryCondition(),
@@ -160,8 +160,7 @@ def prove(
                 _prove_jsq(ctx)
             else:
                 assert isinstance(net, ForkJoinNetwork)
-                with within(run.deadline):  # the fork-join solves get the time left too
-                    _prove_forkjoin(res, net, opts.solver, run)
+                _prove_forkjoin(ForkJoinContext(net, res, run, opts.solver))
         except TimeLimitReached as exc:
             if isinstance(exc, Interrupted):  # what the stage had found before the clock stopped it
                 _record(res, exc.partial)
@@ -232,11 +231,8 @@ def _simulated(res: Result, s: SimulationOutcome) -> None:
         _decided(res, s.decision)
 
 
-def _prove_forkjoin(res: Result, net: ForkJoinNetwork, solver: str | None, run: RunState) -> None:
-    """The fork-join vertical (:func:`certify.proof.forkjoin.prove_forkjoin`), recorded in ``res``."""
-    from .forkjoin import prove_forkjoin
-
-    fj = prove_forkjoin(net, solver=solver, deadline=run.deadline)
-    res.verdict, res.semantics, res.method, res.certificate = fj.verdict, fj.semantics, fj.method, fj.certificate
-    res.reasons.extend(fj.reasons)
-    res.attempts.extend(Attempt(*a) for a in fj.attempts)
+def _prove_forkjoin(ctx: ForkJoinContext) -> None:
+    """Run :data:`~certify.proof.forkjoin.FORK_JOIN_STAGES`, recording each outcome (the same loop as the JSQ stages)."""
+    ctx.res.semantics = "markovian"
+    for outcome in run_stages(ctx, FORK_JOIN_STAGES):
+        _record(ctx.res, outcome)

@@ -22,14 +22,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 from ..core.certificate import Certificate
 from ..core.clock import within
 from ..core.vocabulary import Semantics, Verdict
 from ..markov.regions import TimeLimitReached
-from .context import ProofContext
+from .context import ProofContext, RunState
 
-__all__ = ["Decision", "StageOutcome", "NEXT", "STOP", "go_on", "stop", "decide", "Interrupted", "Stage", "run_stages"]
+__all__ = [
+    "StageContext", "JsqStage", "Decision", "StageOutcome", "NEXT", "STOP", "go_on", "stop", "decide", "Interrupted", "Stage",
+    "run_stages",
+]
 
 
 @dataclass(frozen=True)
@@ -193,8 +197,29 @@ class Interrupted(TimeLimitReached):
         self.partial = partial
 
 
-class Stage(ABC):
-    """One step of ``prove``.
+class StageContext(Protocol):
+    """What every stage's context has: the run's state (its deadline).
+
+    JSQ stages get a :class:`~certify.proof.context.ProofContext`, fork-join ones a
+    :class:`~certify.proof.forkjoin.ForkJoinContext`.
+
+    Examples
+    --------
+    >>> from certify.proof.context import ProofContext
+    >>> isinstance(ProofContext.for_file("models/symmetric-jsq-J4.json").run, RunState)
+    True
+    """
+
+    @property
+    def run(self) -> RunState:
+        """The run's deadline and bookkeeping."""
+
+
+C = TypeVar("C", bound=StageContext)
+
+
+class Stage(ABC, Generic[C]):
+    """One step of ``prove``, on a context of type ``C``.
 
     Examples
     --------
@@ -211,16 +236,20 @@ class Stage(ABC):
     #: What the stage does, in words (documentation and debugging).
     name: str = ""
 
-    def applies(self, ctx: ProofContext) -> bool:
+    def applies(self, ctx: C) -> bool:
         """Whether the stage runs on this network (default: always)."""
         return True
 
     @abstractmethod
-    def run(self, ctx: ProofContext) -> StageOutcome:
+    def run(self, ctx: C) -> StageOutcome:
         """Do the stage's work and say what came of it (``stop`` ends the pipeline)."""
 
 
-def run_stages(ctx: ProofContext, stages: Sequence[Stage]) -> Iterator[StageOutcome]:
+#: The stages of a JSQ network work on its :class:`~certify.proof.context.ProofContext`.
+JsqStage = Stage[ProofContext]
+
+
+def run_stages(ctx: C, stages: Sequence[Stage[C]]) -> Iterator[StageOutcome]:
     """Run ``stages`` in order, yielding each one's outcome, until one stops the pipeline.
 
     Each stage runs :func:`~certify.core.clock.within` the run's deadline
@@ -231,8 +260,8 @@ def run_stages(ctx: ProofContext, stages: Sequence[Stage]) -> Iterator[StageOutc
 
     Parameters
     ----------
-    ctx : ProofContext
-        The run's shared state.
+    ctx : StageContext
+        The run's shared state (a ProofContext for JSQ stages, a ForkJoinContext for fork-join ones).
     stages : sequence of Stage
         The chain.
 
