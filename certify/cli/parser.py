@@ -10,7 +10,7 @@ Public: :func:`build_parser`.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import NoReturn
 
 from ..core.version import __version__
 from ..proof.options import THEOREM_SHARE
@@ -39,7 +39,7 @@ __all__ = ["build_parser"]
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``certify prove: argument --time-limit: '0' must be ...``."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 

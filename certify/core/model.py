@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
+from typing import Any, final
 
 __all__ = [
     "Distribution",
@@ -80,7 +80,7 @@ class Distribution:
         if self.dist == "erlang":
             return p.get("k") == 1
         if self.dist == "hyperexponential" and "scv" in p:
-            return p["scv"] == 1
+            return bool(p["scv"] == 1)
         if self.dist == "hyperexponential" and "rates" in p:
             return len(set(p["rates"])) == 1
         if self.dist == "gamma":
@@ -296,6 +296,7 @@ class TieBreak:
     probs: tuple[tuple[str, Fraction], ...]
 
 
+@final  # so mypy knows no class is both a Network and a ForkJoinNetwork
 @dataclass(frozen=True)
 class Network:
     """A validated `jsq-network/1` network with exact rates.
@@ -425,6 +426,7 @@ class Network:
         return self.source or self.name
 
 
+@final  # so mypy knows no class is both a Network and a ForkJoinNetwork
 @dataclass(frozen=True)
 class ForkJoinNetwork:
     """A `fork-join-redundancy/1` system: n FCFS servers, a job leaves after k of its n tasks.

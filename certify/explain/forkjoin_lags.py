@@ -90,6 +90,7 @@ def explain_lag_table(ctx: Context) -> Proof:
     net = fj_net(ctx)
     f = ctx.facts.checked
     assert isinstance(f, LagTableFacts)
+    table: Mapping[State, Fraction]  # the reading of read_lag_table: the lag table h
     _, K, table, classes = ctx.reading.args
     classes = [tuple(c) for c in classes]
     assert K == f.K and classes == [tuple(c) for c in f.classes]

@@ -21,7 +21,7 @@ from .number_fields import as_exact, written
 __all__ = ["as_map", "as_list", "as_str", "as_integer", "check_fields", "as_station_set", "plain", "as_expected"]
 
 
-def as_map(ctx: Context, v: Any, path: str | None, what: str = "a map (JSON object / TOML table)") -> Mapping:
+def as_map(ctx: Context, v: Any, path: str | None, what: str = "a map (JSON object / TOML table)") -> Mapping[Any, Any]:
     """``v``, which must be a map.
 
     Parameters
@@ -59,7 +59,7 @@ def as_map(ctx: Context, v: Any, path: str | None, what: str = "a map (JSON obje
     return v
 
 
-def as_list(ctx: Context, v: Any, path: str, nonempty: bool = False) -> list | tuple:
+def as_list(ctx: Context, v: Any, path: str, nonempty: bool = False) -> list[Any] | tuple[Any, ...]:
     """``v``, which must be a list (or tuple), non-empty if ``nonempty``.
 
     Parameters
@@ -176,14 +176,14 @@ def as_integer(ctx: Context, v: Any, path: str, lo: int, hi: int | None = None) 
     """
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         ctx.fail(path, f"must be an integer, got {kind_of(v)}")
-    v = int(v)
-    if v < lo or (hi is not None and v > hi):
-        ctx.fail(path, f"{v} must be an integer >= {lo}" + (f" and <= {hi}" if hi is not None else ""))
-    return v
+    n = int(v)
+    if n < lo or (hi is not None and n > hi):
+        ctx.fail(path, f"{n} must be an integer >= {lo}" + (f" and <= {hi}" if hi is not None else ""))
+    return n
 
 
-def check_fields(ctx: Context, obj: Mapping, path: str | None, allowed: tuple, required: tuple = (),
-                 x_ok: bool = False) -> None:
+def check_fields(ctx: Context, obj: Mapping[Any, Any], path: str | None, allowed: tuple[str, ...],
+                 required: tuple[str, ...] = (), x_ok: bool = False) -> None:
     """Refuse unknown keys (``x-...`` too, unless ``x_ok``) and missing required keys.
 
     Parameters
@@ -313,7 +313,7 @@ def plain(v: Any) -> Any:
     return v
 
 
-def as_expected(ctx: Context, v: Any, path: str) -> dict:
+def as_expected(ctx: Context, v: Any, path: str) -> dict[str, Any]:
     """The ``expected`` block: a ``verdict``, or a ``quantity`` with a ``value`` (and a ``tol`` >= 0).
 
     Parameters
@@ -360,4 +360,5 @@ def as_expected(ctx: Context, v: Any, path: str) -> dict:
             ctx.fail(key_path(path, "tol"), f"{show(v['tol'])} must be >= 0")
     else:
         ctx.fail(path, 'must have a "verdict" ("stable"/"unstable") or a "quantity" and a "value"')
-    return plain(v)
+    out: dict[str, Any] = plain(v)  # a map, so plain gives a dict
+    return out

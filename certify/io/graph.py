@@ -77,7 +77,7 @@ def _where(node: Any) -> str:
     return f"graph node {node!r}"
 
 
-def _check_attrs(ctx: Context, attrs: Mapping, path: str, allowed: tuple) -> None:
+def _check_attrs(ctx: Context, attrs: Mapping[Any, Any], path: str, allowed: tuple[str, ...]) -> None:
     for k in attrs:
         if k not in allowed and not (isinstance(k, str) and k.startswith("x-")):
             ctx.fail(f"{path}.{k}", f"unknown attribute {k!r} (allowed: {', '.join(allowed)}, or x-...)")
@@ -250,7 +250,7 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
                                   notes=tuple(ctx.notes)))
 
 
-def _dist_attr(d: Any) -> dict:
+def _dist_attr(d: Any) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in d.to_dict().items()}
 
 

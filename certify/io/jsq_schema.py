@@ -232,7 +232,7 @@ def as_tie_breaking(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> tu
     (TieBreak(set=('1', '2'), probs=(('1', Fraction(7, 10)), ('2', Fraction(3, 10)))),)
     """
     out: list[TieBreak] = []
-    seen: dict[frozenset, int] = {}
+    seen: dict[frozenset[str], int] = {}
     for i, tb in enumerate(as_list(ctx, v, path)):
         p = f"{path}[{i}]"
         check_fields(ctx, as_map(ctx, tb, p), p, ("set", "probs"), ("set", "probs"))

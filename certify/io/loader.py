@@ -144,7 +144,7 @@ def from_dict(doc: Mapping[str, Any], source: str | None = None) -> Network | Fo
     return jsq_network(ctx, doc, name, extras, expected, source)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
@@ -233,7 +233,7 @@ def loads(text: str | bytes, fmt: str = "json", source: str | None = None) -> Ne
     return from_dict(doc, source)
 
 
-def load(path: str | os.PathLike) -> Network | ForkJoinNetwork:
+def load(path: str | os.PathLike[str]) -> Network | ForkJoinNetwork:
     """Load and validate a ``.json`` or ``.toml`` network file.
 
     Parameters
@@ -273,9 +273,10 @@ def load(path: str | os.PathLike) -> Network | ForkJoinNetwork:
     return loads(data, fmt=ext[1:], source=src)
 
 
-def _law(d: Distribution) -> dict:
+def _law(d: Distribution) -> dict[str, Any]:
     """A law as a file writes it."""
-    return written(d.to_dict())
+    out: dict[str, Any] = written(d.to_dict())  # a map, so written gives a dict
+    return out
 
 
 def to_dict(net: Network | ForkJoinNetwork) -> dict[str, Any]:
@@ -343,7 +344,7 @@ def to_dict(net: Network | ForkJoinNetwork) -> dict[str, Any]:
     return doc
 
 
-def dump(net: Network | ForkJoinNetwork, path: str | os.PathLike) -> None:
+def dump(net: Network | ForkJoinNetwork, path: str | os.PathLike[str]) -> None:
     """Write a network to a ``.json`` or ``.toml`` file (chosen by the extension).
 
     ``load(path)`` gives back an equal network.

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from ..core.model import Distribution, ForkJoinNetwork, Network
 from .context import Context, brief, key_path
@@ -90,12 +90,10 @@ def scale_rates(net: N, c: Fraction) -> N:
     (Fraction(1, 1), Fraction(1, 2))
     """
     if isinstance(net, ForkJoinNetwork):
-        fj = cast(ForkJoinNetwork, net)
-        return cast(N, replace(fj, rate=fj.rate / c, servers=tuple((s, mu / c) for s, mu in fj.servers)))
-    jsq = cast(Network, net)
-    stations = tuple(replace(s, mu=s.mu / c, service=_law(s.service, c)) for s in jsq.stations)
-    streams = tuple(replace(sm, rate=sm.rate / c, interarrival=_law(sm.interarrival, c)) for sm in jsq.streams)
-    return cast(N, replace(jsq, stations=stations, streams=streams))
+        return replace(net, rate=net.rate / c, servers=tuple((s, mu / c) for s, mu in net.servers))
+    stations = tuple(replace(s, mu=s.mu / c, service=_law(s.service, c)) for s in net.stations)
+    streams = tuple(replace(sm, rate=sm.rate / c, interarrival=_law(sm.interarrival, c)) for sm in net.streams)
+    return replace(net, stations=stations, streams=streams)
 
 
 def rate_unit(net: Network | ForkJoinNetwork) -> Fraction:
@@ -209,5 +207,5 @@ def normalise(ctx: Context, net: N) -> N:
              "of the file's; every stage, certificate and report uses the divided rates")
     out = replace(scale_rates(net, c), extras=tuple(sorted(net.extras + ((RATE_UNIT_FIELD, str(c)),))))
     if isinstance(out, Network):
-        return cast(N, replace(cast(Network, out), notes=tuple(ctx.notes)))
+        return replace(out, notes=tuple(ctx.notes))
     return out

@@ -36,6 +36,11 @@ __all__ = [
     "check_deadline",
 ]
 
+#: The tied-shortest sets, one per routing set (or per shifted set) in order.
+_Argmins = tuple[tuple[int, ...], ...]
+#: A routing signature (:attr:`Region.key`): argmin per routing set, empty stations, shifted argmins, clipped levels.
+RegionKey = tuple[_Argmins, tuple[int, ...], _Argmins, tuple[int, ...]]
+
 
 class TimeLimitReached(Exception):
     """A long enumeration or compilation passed the run's deadline; ``stage`` names what was cut short.
@@ -147,7 +152,7 @@ class Region:
     levels: tuple[int, ...] = ()
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> RegionKey:
         """The routing signature (argmin, empty, shifted, levels): :func:`signature` of every state of the region."""
         return (self.argmin, self.empty, self.shifted, self.levels)
 
@@ -168,7 +173,7 @@ class Region:
         return describe_dbm(self.dbm, ids, names)
 
 
-def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None = None) -> tuple:
+def signature(chain: Chain, x: Sequence[int], levels: Mapping[int, int] | None = None) -> RegionKey:
     """The routing signature (region key) of state ``x``, computed directly.
 
     Parameters
@@ -321,7 +326,7 @@ def iter_regions(
         for k in range(1, len(C) + 1):
             yield from combinations(C, k)
 
-    def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: tuple, sh: tuple) -> Iterator[Region]:
+    def rec_shift(d: list[list[int]], k: int, empty: tuple[int, ...], am: _Argmins, sh: _Argmins) -> Iterator[Region]:
         tick()
         if k == len(shifted):
             lv = tuple(_level(d, a, clip[a]) for a in order)
@@ -340,7 +345,7 @@ def iter_regions(
             if d2 is not None:
                 yield from rec_shift(d2, k + 1, empty, am, (*sh, B))
 
-    def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: tuple) -> Iterator[Region]:
+    def rec_empty(d: list[list[int]], a: int, empty: tuple[int, ...], am: _Argmins) -> Iterator[Region]:
         tick()
         if a == J:
             yield from rec_shift(d, 0, empty, am, ())
@@ -374,7 +379,7 @@ def iter_regions(
     nested = [[(j, fsets[j] <= fsets[k], fsets[k] <= fsets[j]) for j in range(k)
                if fsets[j] <= fsets[k] or fsets[k] <= fsets[j]] for k in range(len(sets))]
 
-    def agrees(k: int, B: tuple[int, ...], am: tuple) -> bool:
+    def agrees(k: int, B: tuple[int, ...], am: _Argmins) -> bool:
         Bs = frozenset(B)
         for j, inside, outside in nested[k]:
             Bj = frozenset(am[j])
@@ -388,7 +393,7 @@ def iter_regions(
                     return False
         return True
 
-    def rec_sets(d: list[list[int]], k: int, am: tuple) -> Iterator[Region]:
+    def rec_sets(d: list[list[int]], k: int, am: _Argmins) -> Iterator[Region]:
         tick()
         if k == len(sets):
             yield from rec_empty(d, 0, (), am)
@@ -421,7 +426,7 @@ def iter_regions(
         yield from rec_sets(start, 0, ())
 
 
-def region_of(chain: Chain, key: tuple, levels: Mapping[int, int] | None = None) -> Region:
+def region_of(chain: Chain, key: RegionKey, levels: Mapping[int, int] | None = None) -> Region:
     """The whole region with routing signature ``key`` (:attr:`Region.key`), its DBM rebuilt from the signature.
 
     Parameters

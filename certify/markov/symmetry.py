@@ -173,6 +173,11 @@ def is_automorphism(chain: Chain, perm: Sequence[int]) -> bool:
     return ties == mapped
 
 
+#: What an automorphism preserves about one station: its rate, its leaving probability, its arrival streams
+#: (size of the set, rate), its feedback (size of the set, probability, from it, into it) and how many tie rules name it.
+_Invariants = tuple[Fraction, Fraction, tuple[tuple[int, Fraction], ...], tuple[tuple[int, Fraction, bool, bool], ...], int]
+
+
 class _Incidence:
     """For each station, the arrival streams, feedback entries and tie rules it appears in (by index)."""
 
@@ -191,7 +196,7 @@ class _Incidence:
             for a in C:
                 self.ties[a].append(k)
 
-    def invariants(self, chain: Chain, a: int) -> tuple:
+    def invariants(self, chain: Chain, a: int) -> _Invariants:
         """What an automorphism must preserve about station ``a`` alone (a cheap filter before testing a transposition)."""
         arr = sorted((len(chain.arrivals[k][0]), chain.arrivals[k][1]) for k in self.arr[a])
         fb = sorted((len(chain.feedback[k][1]), chain.feedback[k][2], chain.feedback[k][0] == a, a in chain.feedback[k][1])
@@ -257,7 +262,7 @@ def station_classes(chain: Chain) -> Symmetry:
     if chain.has_phases:
         return TRIVIAL
     inc = _Incidence(chain)
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[_Invariants, list[int]] = {}
     for a in range(chain.J):
         groups.setdefault(inc.invariants(chain, a), []).append(a)
     classes: list[list[int]] = []

@@ -240,7 +240,7 @@ def simulate(
     run(*args, *st, horizon, warmup, dt, 0)
     compile_s = time.perf_counter() - t0
 
-    out: dict[str, list] = {k: [] for k in ("samples", "area", "dep", "arr", "lost", "lost_fb", "events")}
+    out: dict[str, list[Any]] = {k: [] for k in ("samples", "area", "dep", "arr", "lost", "lost_fb", "events")}
     bar = _bar(progress, R * horizon)
     interrupted = False
     wall0 = time.perf_counter()

@@ -156,7 +156,7 @@ def _law(dist: Distribution, rate: Fraction) -> list[float]:
                        "deterministic, Erlang, gamma, lognormal, hyperexponential and Coxian laws")
 
 
-def _table(rows: list[list], dtype: type, width: int | None = None) -> np.ndarray:
+def _table(rows: Sequence[Sequence[float]], dtype: type, width: int | None = None) -> np.ndarray:
     """Rows of different lengths as one zero-padded C-contiguous 2-D array."""
     w = max([len(r) for r in rows] + [width or 1])
     out: np.ndarray = np.zeros((len(rows), w), dtype=dtype)

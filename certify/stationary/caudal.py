@@ -259,7 +259,7 @@ def phase_blocks(lam: float, mu: Sequence[float], D: int,
     where[np.nonzero(keep)[0]] = np.arange(m)
 
     def lookup(Q: np.ndarray) -> np.ndarray:
-        out = where[key(Q)]
+        out: np.ndarray = where[key(Q)]
         if np.any(out < 0):
             raise ValueError("a difference vector without a zero has no phase")
         return out

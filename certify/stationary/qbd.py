@@ -187,7 +187,8 @@ def rate_matrix(A0: Any, A1: Any, A2: Any, tol: float = 1e-13, max_iter: int = 6
         T = T @ up
         if np.max(np.abs(1.0 - G.sum(axis=1))) < tol or np.max(np.abs(T)) < tol:
             break
-    return -A0 @ np.linalg.inv(A1 + A0 @ G)
+    R: np.ndarray = -A0 @ np.linalg.inv(A1 + A0 @ G)
+    return R
 
 
 def caudal_root(A0: Any, A1: Any, A2: Any, tol: float = 1e-10, guess: tuple[float, float] | None = None) -> float | None:

@@ -105,6 +105,7 @@ def _linear_solve(A: sp.csc_matrix, b: np.ndarray, direct: bool) -> np.ndarray:
 
     Raises ValueError when even the LU solution has a relative residual above :data:`MAX_RESIDUAL`.
     """
+    x: np.ndarray  # scipy's solvers return it untyped
     if not direct:
         from scipy.sparse.linalg import LinearOperator, gmres, spilu
 

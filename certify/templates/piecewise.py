@@ -150,7 +150,7 @@ class PiecewiseQuadratic(LinearTemplate):
         self.drifts = compile_drifts(chain, subs)
         self.cell = [arr.cell_of_diffs(v) for v in self.diffs]
         # Symbolic affine drift per refined region: AV = (a'x + c) / chain.scale, a and c linear in theta.
-        jumps_of: dict[int, list] = {}
+        jumps_of: dict[int, list[tuple[Jump, int]]] = {}
         self._affine: list[tuple[list[dict[int, int]], dict[int, int]] | None] = []
         for r, rd in enumerate(self.drifts):
             if not rd.generators:

@@ -213,7 +213,7 @@ class QuarticSOS(Template):
             self.blocks.append(_Block(r, G, K, gram, bmonos, qoff, noff, eqs, qidx))
         self._names = names
         self.n_equations = sum(len(b.bmonos) for b in self.blocks)
-        self._powers: dict[tuple, dict[Mono, int]] = {}
+        self._powers: dict[tuple[tuple[tuple[int, ...], ...], Mono], dict[Mono, int]] = {}
         self._ids = ids
 
     # ---- the Template interface ----
@@ -244,7 +244,7 @@ class QuarticSOS(Template):
             for k in range(len(self.vmonos))
         ]
 
-    def _power(self, G: tuple, alpha: Mono) -> dict[Mono, int]:
+    def _power(self, G: tuple[tuple[int, ...], ...], alpha: Mono) -> dict[Mono, int]:
         key = (G, alpha)
         p = self._powers.get(key)
         if p is None:

@@ -285,7 +285,7 @@ class Quadratic(LinearTemplate):
         O(J + labels^2) instead of O(J^2).
         """
         key = tuple(theta)
-        cached = getattr(self, "_pm_cache", None)
+        cached: tuple[tuple[Fraction, ...], Callable[[Sequence[int]], list[int]]] | None = getattr(self, "_pm_cache", None)
         if cached is not None and cached[0] == key:
             return cached[1]
         fn = self._pm_build(theta, P)

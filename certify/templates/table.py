@@ -124,7 +124,7 @@ def default_fast(chain: Chain) -> list[int]:
         return shared
     phased = set(chain.ph_stations)
 
-    def row(i: int) -> tuple:
+    def row(i: int) -> tuple[Fraction, tuple[tuple[tuple[int, ...], Fraction], ...]]:
         return chain.leave[i], tuple(sorted((C, p) for j, C, p in chain.feedback if j == i))
 
     keep = {

@@ -194,7 +194,7 @@ def _boundary_2d(result: _Sweep) -> tuple[Any, Any, Any, set[str]] | None:
 
 def plot_atlas(
     result: _Sweep,
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     overlays: list[dict[str, Any]] | None = None,
     theorem: bool = True,

@@ -77,11 +77,11 @@ def default_tolerance(lo: Fraction, hi: Fraction) -> Fraction:
     return 5 * Fraction(10) ** (e - 3)
 
 
-def _document_at(doc: dict, parameter: str, tokens: Any, value: Fraction) -> dict:
+def _document_at(doc: dict[str, Any], parameter: str, tokens: Any, value: Fraction) -> dict[str, Any]:
     """The network document with the parameter set to ``value`` (``load``: every stream rate times ``value``)."""
     if parameter != LOAD:
         return apply_values(doc, [tokens], [value])
-    out = json.loads(json.dumps(doc))
+    out: dict[str, Any] = json.loads(json.dumps(doc))
     for st in out.get("streams", []):
         rate = as_fraction(st["rate"])
         assert rate is not None  # base_doc writes numbers exactly
@@ -214,7 +214,7 @@ def boundary(
     doc = base_doc(net)
     tokens = None if parameter == LOAD else check_path(doc, parameter, fail)
     res = BoundaryResult(net.name, parameter, a, b, t, grid=n)
-    proved: dict[Fraction, tuple[Certificate, dict]] = {}  # value -> (certificate, plain network document)
+    proved: dict[Fraction, tuple[Certificate, dict[str, Any]]] = {}  # value -> (certificate, plain network document)
     seen: dict[Fraction, str] = {}  # value -> verdict, as the search reads it (proved only with a certificate)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
@@ -249,7 +249,7 @@ def boundary(
     return res
 
 
-def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict]]) -> None:
+def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict[str, Any]]]) -> None:
     """Fill in the crossings (with their ends' certificates), the first one's ends or the one-sided bound, the notes."""
     for x, y in brackets(verdicts):
         s, u = (x, y) if verdicts[x] == "stable" else (y, x)
@@ -268,7 +268,7 @@ def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[F
     res.notes.extend(notes(verdicts, res.lo, res.hi, res.grid))
 
 
-def _one_side(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict]]) -> None:
+def _one_side(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict[str, Any]]]) -> None:
     """No crossing: keep the side proved, at the value nearest the end not proved (else nearest the middle)."""
     if not proved:
         return

@@ -87,7 +87,7 @@ class Crossing:
     stable_at: Fraction
     unstable_at: Fraction
     certificates: dict[str, Certificate]
-    documents: dict[str, dict]
+    documents: dict[str, dict[str, Any]]
     paths: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
@@ -132,7 +132,7 @@ class Crossing:
                                  for side, c in self.certificates.items()}}
 
 
-def _write_ends(d: Path, certificates: dict[str, Certificate], documents: dict[str, dict]) -> dict[str, dict[str, str]]:
+def _write_ends(d: Path, certificates: dict[str, Certificate], documents: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]]:
     """Write each side's network document (as :func:`certify.dump` writes a network) and certificate into ``d``.
 
     Parameters
@@ -208,7 +208,7 @@ class BoundaryResult:
     unstable_at: Fraction | None = None
     steps: list[BoundaryStep] = field(default_factory=list)
     certificates: dict[str, Certificate] = field(default_factory=dict)
-    documents: dict[str, dict] = field(default_factory=dict)
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
     stopped: str = ""
     notes: list[str] = field(default_factory=list)
     time_s: float = 0.0

@@ -50,7 +50,7 @@ class PointTask(TypedDict):
 
     index: int
     values: tuple[Fraction, ...]
-    doc: dict
+    doc: dict[str, Any]
     options: ProveOptions
 
 
@@ -70,7 +70,7 @@ class PointOutcome(TypedDict):
     semantics: Semantics
     time_s: float
     reasons: list[str]
-    theorems: list[dict]
+    theorems: list[dict[str, Any]]
 
 
 def run_point(task: PointTask) -> PointOutcome:
@@ -182,7 +182,7 @@ class _BareMainProcess(multiprocessing.context.SpawnProcess):
 class _BareMainContext(multiprocessing.context.SpawnContext):
     """The spawn start method with :class:`_BareMainProcess` workers."""
 
-    Process = _BareMainProcess  # type: ignore[assignment]
+    Process = _BareMainProcess
 
 
 def run_pool(tasks: list[Any], workers: int, fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:

@@ -90,7 +90,7 @@ def _show_path(tokens: Sequence[str | int]) -> str:
     return s
 
 
-def _resolve(doc: dict, tokens: Tokens) -> str | None:
+def _resolve(doc: dict[str, Any], tokens: Tokens) -> str | None:
     """None when ``tokens`` names a number in ``doc``; else why not (one phrase)."""
     node: Any = doc
     for k, t in enumerate(tokens):
@@ -114,7 +114,7 @@ def _resolve(doc: dict, tokens: Tokens) -> str | None:
     return None
 
 
-def check_path(doc: dict, path: str, fail: Callable[[str], NetworkError]) -> Tokens:
+def check_path(doc: dict[str, Any], path: str, fail: Callable[[str], NetworkError]) -> Tokens:
     """Parse ``path`` and check that it names a number of ``doc``.
 
     Parameters
@@ -155,21 +155,21 @@ def check_path(doc: dict, path: str, fail: Callable[[str], NetworkError]) -> Tok
     return tok
 
 
-def _set(doc: dict, tokens: Tokens, value: Fraction) -> None:
+def _set(doc: dict[str, Any], tokens: Tokens, value: Fraction) -> None:
     node: Any = doc
     for t in tokens[:-1]:
         node = node[t]
     node[tokens[-1]] = value
 
 
-def _get(doc: dict, tokens: Sequence[str | int]) -> Any:
+def _get(doc: dict[str, Any], tokens: Sequence[str | int]) -> Any:
     node: Any = doc
     for t in tokens:
         node = node[t]
     return node
 
 
-def _prob_group(tokens: Tokens, doc: dict) -> tuple[tuple[str | int, ...], list[Tokens]] | None:
+def _prob_group(tokens: Tokens, doc: dict[str, Any]) -> tuple[tuple[str | int, ...], list[Tokens]] | None:
     """The probabilities that must sum to 1 together with the one at ``tokens`` (their paths), if any."""
     if len(tokens) == 4 and tokens[0] == "tie_breaking" and tokens[2] == "probs":
         probs = _get(doc, tokens[:3])
@@ -180,7 +180,7 @@ def _prob_group(tokens: Tokens, doc: dict) -> tuple[tuple[str | int, ...], list[
     return None
 
 
-def _complements(doc: dict, paths: list[Tokens]) -> list[tuple[list[Tokens], list[Tokens]]]:
+def _complements(doc: dict[str, Any], paths: list[Tokens]) -> list[tuple[list[Tokens], list[Tokens]]]:
     """For each set of probabilities touched by ``paths``: (the varied ones, the others to rescale)."""
     groups: dict[tuple[str | int, ...], tuple[list[Tokens], list[Tokens]]] = {}
     for tok in paths:
@@ -193,7 +193,7 @@ def _complements(doc: dict, paths: list[Tokens]) -> list[tuple[list[Tokens], lis
     return [v for v in groups.values() if v[1]]
 
 
-def apply_values(base: dict, paths: list[Tokens], values: Sequence[Fraction]) -> dict:
+def apply_values(base: dict[str, Any], paths: list[Tokens], values: Sequence[Fraction]) -> dict[str, Any]:
     """A copy of a network document with the numbers at ``paths`` set to ``values``.
 
     Parameters
@@ -220,7 +220,7 @@ def apply_values(base: dict, paths: list[Tokens], values: Sequence[Fraction]) ->
     >>> apply_values(base, [["tie_breaking", 0, "probs", "1"]], [Fraction(3, 10)])
     {'tie_breaking': [{'probs': {'1': Fraction(3, 10), '2': Fraction(7, 10)}}]}
     """
-    doc = json.loads(json.dumps(base, default=str))  # deep copy; Fractions never occur in a to_dict document
+    doc: dict[str, Any] = json.loads(json.dumps(base, default=str))  # deep copy; Fractions never occur in a to_dict document
     for tok, v in zip(paths, values):
         _set(doc, tok, v)
     for varied, others in _complements(base, paths):
@@ -232,7 +232,7 @@ def apply_values(base: dict, paths: list[Tokens], values: Sequence[Fraction]) ->
     return doc
 
 
-def rescale_notes(base: dict, paths: list[Tokens]) -> list[str]:
+def rescale_notes(base: dict[str, Any], paths: list[Tokens]) -> list[str]:
     """One sentence per probability set whose other members :func:`apply_values` rescales.
 
     Parameters
@@ -258,7 +258,7 @@ def rescale_notes(base: dict, paths: list[Tokens]) -> list[str]:
             for varied, others in _complements(base, paths)]
 
 
-def base_doc(net: Any) -> dict:
+def base_doc(net: Any) -> dict[str, Any]:
     """A network as a plain JSON document, the base that field paths point into.
 
     Parameters
@@ -281,4 +281,5 @@ def base_doc(net: Any) -> dict:
     """
     from ..io.loader import to_dict
 
-    return json.loads(json.dumps(to_dict(net), default=str))
+    doc: dict[str, Any] = json.loads(json.dumps(to_dict(net), default=str))
+    return doc

@@ -181,7 +181,7 @@ class CertificateCollection(pytest.Collector):
             yield CertificateItem.from_parent(self, name=pair.name, pair=pair)
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """pytest hook: add one item per pair of every ``--certify-certs`` target to the session's items.
 
     Parameters
@@ -190,7 +190,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         The session.
     config : pytest.Config
         Its configuration (the option's values).
-    items : list
+    items : list of pytest.Item
         The collected items, extended in place.
 
     Raises
@@ -206,9 +206,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for target in config.getoption("certify_certs") or []:
         coll = CertificateCollection.from_parent(session, name=f"certify-certs:{target}", target=Path(target))
         try:
-            found: list[pytest.Item | pytest.Collector] = list(coll.collect())
+            found = list(coll.collect())
         except NetworkError as exc:
             raise pytest.UsageError(f"--certify-certs: {exc}") from None
         items.extend(found)
         # Report them as collected, so that pytest's "collected N items" counts them.
-        config.hook.pytest_collectreport(report=pytest.CollectReport(coll.nodeid, "passed", None, found))
+        config.hook.pytest_collectreport(report=pytest.CollectReport(coll.nodeid, "passed", None, list(found)))

@@ -18,6 +18,7 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from ..core.numbers import exact_str
 from .sweep_result import ERROR_METHOD, SweepPoint
@@ -73,12 +74,12 @@ class ResultStore:
     >>> store.close()
     """
 
-    def __init__(self, path: str | os.PathLike | None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
         self.conn = sqlite3.connect(":memory:" if path is None else str(path), timeout=60)
         self.conn.executescript(_SCHEMA)
         self.conn.commit()
 
-    def register(self, key: str, network: str, spec: dict, points: int) -> None:
+    def register(self, key: str, network: str, spec: dict[str, Any], points: int) -> None:
         """Record a sweep (once: a sweep already registered under ``key`` keeps its row).
 
         Parameters

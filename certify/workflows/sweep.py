@@ -73,7 +73,7 @@ def sweep(
     vary: Sequence[Any],
     options: ProveOptions | None = None,
     *,
-    out: str | os.PathLike | None = None,
+    out: str | os.PathLike[str] | None = None,
     workers: int = 2,
     scheduler: Any = None,
     progress: bool | None = None,
@@ -160,7 +160,7 @@ def sweep(
         store.close()
 
 
-def _key(base: dict, spec: list[tuple[str, list[Fraction]]], opts: ProveOptions) -> tuple[str, dict]:
+def _key(base: dict[str, Any], spec: list[tuple[str, list[Fraction]]], opts: ProveOptions) -> tuple[str, dict[str, Any]]:
     """The sweep's key (16 hex digits) and the document it is the digest of: the same sweep, the same key.
 
     The options other than those keyed since the first sweeps (:data:`_KEYED`) enter it only when not the default,
@@ -193,7 +193,7 @@ def _check_budgets(time_limit: float, sim_budget: float, workers: int, seed: int
         raise NetworkError(None, "seed", f"{seed!r} must be an integer >= 0")
 
 
-def _tasks(base: dict, paths: list[str], toks: list[Tokens], grids: list[list[Fraction]], opts: ProveOptions) -> list[PointTask]:
+def _tasks(base: dict[str, Any], paths: list[str], toks: list[Tokens], grids: list[list[Fraction]], opts: ProveOptions) -> list[PointTask]:
     """One task per grid point (first parameter slowest), each network checked valid before anything runs."""
     from ..io.loader import from_dict
 

@@ -70,7 +70,7 @@ class SweepPoint:
     semantics: Semantics
     time_s: float
     reasons: list[str]
-    theorems: list[dict] = field(default_factory=list)
+    theorems: list[dict[str, Any]] = field(default_factory=list)
     seed: int = 0
     finished: float = 0.0  # when it was stored (seconds since the epoch)
 
@@ -124,7 +124,7 @@ class SweepResult:
     computed: int = 0
     reused: int = 0
     notes: list[str] = field(default_factory=list)
-    base: dict = field(default_factory=dict, repr=False)
+    base: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def counts(self) -> dict[str, int]:
         """How many points got each verdict.
@@ -177,7 +177,7 @@ class SweepResult:
         fr = [v if isinstance(v, Fraction) else as_fraction(v) for v in values]
         return from_dict(apply_values(self.base, toks, fr))  # type: ignore[arg-type]
 
-    def to_csv(self, path: str | os.PathLike) -> None:
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
         """Write one row per point: index, the parameter values (exact), verdict, method, semantics, time_s, seed, reasons (JSON).
 
         Parameters
@@ -248,7 +248,7 @@ class SweepResult:
         header, rows = self._rows()
         return f"<div><p><b>{html_escape(self._head())}</b></p>{html_table(header, rows)}</div>"
 
-    def plot(self, path: str | os.PathLike, **kw: Any) -> None:
+    def plot(self, path: str | os.PathLike[str], **kw: Any) -> None:
         """Draw the atlas to an image file (see :func:`certify.workflows.atlas.plot_atlas`).
 
         Parameters
@@ -273,7 +273,7 @@ class SweepResult:
         plot_atlas(self, path, **kw)
 
 
-def read_csv(path: str | os.PathLike) -> tuple[tuple[str, ...], list[SweepPoint]]:
+def read_csv(path: str | os.PathLike[str]) -> tuple[tuple[str, ...], list[SweepPoint]]:
     """Read a file written by :meth:`SweepResult.to_csv`.
 
     Parameters

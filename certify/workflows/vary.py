@@ -109,7 +109,7 @@ def _values(path: str, raw: Iterable[Any], option: str) -> list[Fraction]:
     return values
 
 
-def normalise_vary(vary: Iterable[Any], doc: dict, option: str) -> list[tuple[str, list[Fraction]]]:
+def normalise_vary(vary: Iterable[Any], doc: dict[str, Any], option: str) -> list[tuple[str, list[Fraction]]]:
     """The parameters of a sweep as (path, exact values) pairs, each path checked against the network.
 
     Parameters
