@@ -100,7 +100,7 @@ class Result:
     attempts: list[Attempt] = field(default_factory=AttemptLog)
     time_s: float = 0.0
     expansion: list[str] = field(default_factory=list)
-    simulation: dict | None = None
+    simulation: dict[str, Any] | None = None
     theorems: list[TheoremVerdict] = field(default_factory=list)  # serialised by to_json
     hints: list[tuple[int, ...]] = field(default_factory=list, repr=False)  # directions where no V decreased
 
