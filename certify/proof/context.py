@@ -29,7 +29,7 @@ from ..markov.regions import TimeLimitReached, enumerate_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
 from .result import Attempt, Result
 
-__all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives", "table_text"]
+__all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives"]
 
 # Refined (regions x cells) problems larger than this are not attempted.
 MAX_REGIONS = 250_000
@@ -339,32 +339,3 @@ def primitives(chain: Chain) -> str:
     'exponential laws'
     """
     return "the phase-type laws above (the chain is on queue lengths x phases)" if chain.has_phases else "exponential laws"
-
-
-def table_text(chain: Chain, fast: list[int] | list[str], K: int) -> str:
-    """The table argument named: ``min(x_{1,2}, 12), phases`` (fast given by index or id).
-
-    Parameters
-    ----------
-    chain : Chain
-        The Markovian chain.
-    fast : list of int or list of str
-        The fast stations (indices or ids).
-    K : int
-        The clip level.
-
-    Returns
-    -------
-    str
-        The argument of the table, in words.
-
-    Examples
-    --------
-    >>> from certify.io.loader import load
-    >>> from certify.markov.chain import compile_chain
-    >>> table_text(compile_chain(load("models/symmetric-jsq-J4.json")), [0, 1], 12)
-    'min(x_{1,2}, 12)'
-    """
-    ids = [chain.ids[a] if isinstance(a, int) else a for a in fast]
-    parts = ([f"min(x_{{{','.join(ids)}}}, {K})"] if ids else []) + (["phases"] if chain.has_phases else [])
-    return ", ".join(parts)

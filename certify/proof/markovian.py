@@ -21,8 +21,8 @@ from ..markov.symmetry import Symmetry, reducing
 from ..search.instability import growth_candidates, solve_growth
 from ..search.template import search_template
 from ..templates import TEMPLATES
-from ..templates.table import default_fast
-from .context import ProofContext, primitives, table_text
+from ..templates.table import default_fast, table_text
+from .context import ProofContext, primitives
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
 from .stage import NEXT, Decision, Interrupted, JsqStage, StageOutcome, decide, go_on, stop
@@ -252,7 +252,7 @@ class Markovian(JsqStage):
             tmpl = cls(chain, drifts, symmetry=sym, **opts)
             lp = search_template(tmpl, ctx.solver, deadline=run.deadline)
             if lp.timed_out:  # stopped by the clock: reported as such, the later searches are skipped
-                run.stopped(f"the {label} {'SDP' if name == 'quartic' else 'LP'}")
+                run.stopped(f"the {label} {cls.problem}")
             failed = lp.status == "solver-error"
             if failed:
                 found.reasons.append(f"{name}: solver failure: {'; '.join(lp.notes)} (not a verdict)")
@@ -274,12 +274,7 @@ class Markovian(JsqStage):
             theta, chk = got.candidate, got.check
             decision = Decision("stable", "markovian", f"{name} Foster-Lyapunov certificate",
                                 foster_certificate(ctx.net, chain, name, theta, chk))
-            if name == "quadratic" and chain.J <= 3:
-                what = tmpl.formula(theta)
-            elif name == "table":
-                what = f"V = x'Px + sum_l x_l T_l[{table_text(chain, list(opts.get('fast', [])), opts.get('K', 0))}]"
-            else:
-                what = cls.summary
+            what = tmpl.proved(theta)
             how = "checked exactly"
             if sym is not None:
                 how += (f" on one region per orbit of {plural(len(sym.classes), 'station class')} (exchanging stations of "

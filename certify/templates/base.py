@@ -126,6 +126,34 @@ class Template(ABC):
     #: Whether the template has an invariant parametrisation (:meth:`invariance_failures`, ``tied``).
     supports_symmetry: ClassVar[bool] = False
 
+    #: The kind of numeric problem its search solves (``LP`` or ``SDP``), as ``prove`` reports a cut solve.
+    problem: str = "LP"
+
+    def proved(self, theta: Sequence[Fraction]) -> str:
+        """V as ``prove``'s reason names it once the certificate passed (default: the template's summary).
+
+        Parameters
+        ----------
+        theta : sequence of Fraction
+            The certificate's coefficients.
+
+        Returns
+        -------
+        str
+            One phrase.
+
+        Examples
+        --------
+        >>> from certify.io.loader import load
+        >>> from certify.markov.chain import compile_chain
+        >>> from certify.markov.drift import compile_drifts
+        >>> from certify.templates import TEMPLATES
+        >>> chain = compile_chain(load("models/symmetric-jsq-J4.json"))
+        >>> TEMPLATES["quadratic"](chain, compile_drifts(chain)).proved([])   # J > 3: the summary
+        "V = x'Px, P copositive (diagonally dominant + nonnegative)"
+        """
+        return self.summary
+
     def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], symmetry: Symmetry | None = None, **options: Any):
         self.chain = chain
         self.drifts = drifts

@@ -153,6 +153,7 @@ class QuarticSOS(Template):
 
     name = "quartic"
     summary = "V = quartic form, SOS multipliers per region (SDP)"
+    problem = "SDP"
 
     @classmethod
     def escalation(cls, chain: Chain) -> list[dict[str, Any]]:

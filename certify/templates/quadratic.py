@@ -61,6 +61,31 @@ class Quadratic(LinearTemplate):
 
     name = "quadratic"
     summary = "V = x'Px, P copositive (diagonally dominant + nonnegative)"
+
+    def proved(self, theta: Sequence[Fraction]) -> str:
+        """V written out when the network has at most 3 stations, else the summary.
+
+        Parameters
+        ----------
+        theta : sequence of Fraction
+            The certificate's coefficients.
+
+        Returns
+        -------
+        str
+            One phrase.
+
+        Examples
+        --------
+        >>> from fractions import Fraction as F
+        >>> from certify.core.model import Network, Station, Stream
+        >>> from certify.markov.chain import compile_chain
+        >>> from certify.markov.drift import compile_drifts
+        >>> chain = compile_chain(Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),)))
+        >>> Quadratic(chain, compile_drifts(chain)).proved([F(1)])
+        'V = 1*x1^2'
+        """
+        return self.formula(theta) if self.chain.J <= 3 else self.summary
     supports_symmetry = True
 
     def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):

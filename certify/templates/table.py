@@ -25,7 +25,7 @@ from .readable import Appendix, Coefficients, Formulas, FunctionText, Sentence
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
-__all__ = ["LinearTable", "table_cells", "cell_name", "default_fast"]
+__all__ = ["table_text", "LinearTable", "table_cells", "cell_name", "default_fast"]
 
 
 def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ...]]:
@@ -178,6 +178,31 @@ class LinearTable(Quadratic):
     name = "table"
     supports_symmetry = False  # the table over the fast stations has no invariant form yet
     summary = "V = x'Px + sum_l x_l T_l(min(x_fast, K)), an LP over regions x cells"
+
+    def proved(self, theta: Sequence[Fraction]) -> str:
+        """V with its table's argument named (``min(x_{1,2}, 6)``, ``phases``).
+
+        Parameters
+        ----------
+        theta : sequence of Fraction
+            The certificate's coefficients (unused: the phrase names the shape).
+
+        Returns
+        -------
+        str
+            One phrase.
+
+        Examples
+        --------
+        >>> from certify.io.loader import load
+        >>> from certify.markov.chain import compile_chain
+        >>> from certify.proof.context import ProofContext
+        >>> ctx = ProofContext.for_file("models/tie-breaking-J3.json")
+        >>> opts = LinearTable.resolve_options(ctx.chain, {"fast": ["1", "2"], "K": 2})
+        >>> LinearTable(ctx.chain, ctx.regions.get(LinearTable.clip_levels(ctx.chain, opts)), **opts).proved([])
+        "V = x'Px + sum_l x_l T_l[min(x_{1,2}, 2)]"
+        """
+        return f"V = x'Px + sum_l x_l T_l[{table_text(self.chain, self.fast, self.K)}]"
 
     @classmethod
     def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
@@ -401,3 +426,32 @@ class LinearTable(Quadratic):
         ))
         values = Coefficients(tuple(self.variables()[self.nq :]), tuple(theta[self.nq :]), "The table values T[l|cell]")
         return FunctionText((Formulas((v,)), cells, *self._dominance_text(theta)), (Appendix("The tables of V", (values,)),))
+
+
+def table_text(chain: Chain, fast: list[int] | list[str], K: int) -> str:
+    """The table argument named: ``min(x_{1,2}, 12), phases`` (fast given by index or id).
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+    fast : list of int or list of str
+        The fast stations (indices or ids).
+    K : int
+        The clip level.
+
+    Returns
+    -------
+    str
+        The argument of the table, in words.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> table_text(compile_chain(load("models/symmetric-jsq-J4.json")), [0, 1], 12)
+    'min(x_{1,2}, 12)'
+    """
+    ids = [chain.ids[a] if isinstance(a, int) else a for a in fast]
+    parts = ([f"min(x_{{{','.join(ids)}}}, {K})"] if ids else []) + (["phases"] if chain.has_phases else [])
+    return ", ".join(parts)
