@@ -1,0 +1,237 @@
+"""Frontier benchmark (issue 21, item 6): where means do not decide — gadgets, cascades, random heterogeneous feedback.
+
+Three families, each case proved by ``certify prove FILE --json --sim-budget 0 --time-limit T`` (or, for the
+random family, ``certify boundary FILE --load 0.5:1.2 --tol 0.005 --json``) in a fresh process; wall time and
+peak memory per case (the wrapper of ``bench/symmetry.py``).
+
+1. ``gadgets``: G tie-breaking gadgets into one sink S.  A gadget is two stations a (mu = 1) and b (mu = 3/2)
+   sharing a JSQ stream of rate 8/5 with ties broken 3/10 : 7/10 (a : b); a's output goes on to S with
+   probability 1, b's leaves.  S (its rate mu_S) also has its own stream lam_S.  S is stable iff
+   lam_S + sum_g d_g < mu_S, where d_g is the gadget's stationary throughput at a: no mean-based criterion gives
+   it.  d_g is computed here from the gadget's own chain (it does not see S) truncated at 60 customers per
+   station, by :func:`certify.stationary.stationary` (error far below 1e-6 at this load).  A case at load
+   factor r sets mu_S = G d + 1/2 and lam_S = r mu_S - G d, so the exact boundary is r = 1.
+   Laws: exponential, or Erlang-2 service at every gadget's station a (``--law erlang2``).
+2. ``cascade``: depth 2 — stations 1, 2 share a stream (the gadget), 1's output joins JSQ{3, 4}, 3's output goes
+   on to 5 (the sink, with its own stream).  The throughput into 5 is station 3's in the chain of 1..4 (truncated
+   at 14 per station).  Same load factors.
+3. ``random``: J stations, mu in {1/2, 1, 3/2, 2}, J streams of random choice sets of 1 to 3 stations, feedback
+   from most stations (p in [1/10, 6/10]) to a random set, random ties (``random.Random(seed)``), every rate
+   scaled so that the static split's critical load factor is 1 (bisection on its LP); the boundary of
+   the load factor is bracketed by ``certify boundary --load``, and the band is the bracket's width (the
+   unstable end minus the stable one; ``inf`` when a side is not proved).
+
+Today's pipeline is what is measured: the table is the baseline the frontier work of issue 21 is compared with
+(in the same run, once new kinds exist, by ``--baseline`` options of ``prove``).
+
+Usage::
+
+    python bench/frontier.py --quick     # G = 2 exponential, cascade depth 2, random J = 4 (a few minutes)
+    python bench/frontier.py             # G = 2..4, both laws, random J = 4, 6, 8 (long); writes docs/benchmarks.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from fractions import Fraction as F
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+
+from docs_section import write_section  # noqa: E402
+from symmetry import run  # noqa: E402
+
+import certify  # noqa: E402
+from certify.io.loader import from_dict  # noqa: E402
+from certify.stationary import stationary  # noqa: E402
+
+HEADING = "## Frontier: gadgets, cascades, random feedback (issue 21)"
+ERLANG2 = {"dist": "erlang", "k": 2}
+
+
+def _gadget(g: int, law: str) -> tuple[dict, list[dict], dict]:
+    a, b = f"a{g}", f"b{g}"
+    st = {a: {"mu": 1}, b: {"mu": 1.5}}
+    if law == "erlang2":
+        st[a]["service"] = ERLANG2
+    return st, [{"choice": [a, b], "rate": 1.6}], {"set": [a, b], "probs": {a: 0.3, b: 0.7}}
+
+
+def gadget_throughput(law: str) -> float:
+    """d: the stationary throughput of a gadget's station a (its own chain, truncated at 60 per station)."""
+    st, streams, tb = _gadget(0, law)
+    net = from_dict({"format": "jsq-network/1", "name": "gadget", "stations": st, "streams": streams, "tie_breaking": [tb]})
+    res = stationary(net, truncate=60)
+    return res.throughput[net.station_ids.index("a0")]
+
+
+def gadgets(G: int, law: str, r: float, d: float) -> dict:
+    """G gadgets into one sink, at load factor r of the exact boundary."""
+    mu_s = G * d + 0.5
+    stations: dict = {"s": {"mu": round(mu_s, 12)}}
+    streams: list = [{"choice": ["s"], "rate": round(r * mu_s - G * d, 12)}]
+    fb, ties = [], []
+    for g in range(G):
+        st, sm, tb = _gadget(g, law)
+        stations.update(st)
+        streams += sm
+        ties.append(tb)
+        fb.append({"from": f"a{g}", "choice": ["s"], "prob": 1})
+    return {"format": "jsq-network/1", "name": f"gadgets-G{G}-{law}-r{r}", "stations": stations, "streams": streams,
+            "feedback": fb, "tie_breaking": ties}
+
+
+def _cascade_head() -> tuple[dict, list, list, list]:
+    stations = {"1": {"mu": 1}, "2": {"mu": 1.5}, "3": {"mu": 1}, "4": {"mu": 1.5}}
+    streams = [{"choice": ["1", "2"], "rate": 1.6}]
+    fb = [{"from": "1", "choice": ["3", "4"], "prob": 1}]
+    ties = [{"set": ["1", "2"], "probs": {"1": 0.3, "2": 0.7}}, {"set": ["3", "4"], "probs": {"3": 0.3, "4": 0.7}}]
+    return stations, streams, fb, ties
+
+
+def cascade_throughput() -> float:
+    """The throughput of station 3 (into the sink) in the chain of stations 1..4, truncated at 14 per station."""
+    stations, streams, fb, ties = _cascade_head()
+    net = from_dict({"format": "jsq-network/1", "name": "cascade-head", "stations": stations, "streams": streams,
+                     "feedback": fb, "tie_breaking": ties})
+    return stationary(net, truncate=14).throughput[net.station_ids.index("3")]
+
+
+def cascade(r: float, d: float) -> dict:
+    """The depth-2 cascade into sink 5, at load factor r of the exact boundary."""
+    stations, streams, fb, ties = _cascade_head()
+    mu_s = d + 0.5
+    stations["5"] = {"mu": round(mu_s, 12)}
+    streams = [*streams, {"choice": ["5"], "rate": round(r * mu_s - d, 12)}]
+    fb = [*fb, {"from": "3", "choice": ["5"], "prob": 1}]
+    return {"format": "jsq-network/1", "name": f"cascade2-r{r}", "stations": stations, "streams": streams,
+            "feedback": fb, "tie_breaking": ties}
+
+
+def _scaled(doc: dict, factor: float) -> dict:
+    out = json.loads(json.dumps(doc))
+    for st in out["streams"]:
+        st["rate"] = round(st["rate"] * factor, 9)
+    return out
+
+
+def critical_factor(doc: dict) -> float:
+    """The factor on every stream rate at which the static split LP's best slack is 0 (bisection, 1e-6)."""
+    from certify.markov.chain import compile_chain
+    from certify.search.instability import static_split
+
+    def feasible(f: float) -> bool:
+        ss = static_split(compile_chain(from_dict(_scaled(doc, f))))
+        return ss.slack is not None and ss.slack > 0
+
+    lo, hi = 1e-3, 1e3
+    while hi - lo > 1e-6 * hi:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if feasible(mid) else (lo, mid)
+    return lo
+
+
+def random_feedback(J: int, seed: int) -> dict:
+    """A random heterogeneous feedback network, scaled so that the static split's critical load factor is 1."""
+    rng = random.Random(seed)
+    ids = [str(i + 1) for i in range(J)]
+    stations = {s: {"mu": rng.choice([0.5, 1, 1.5, 2])} for s in ids}
+    streams = [{"choice": sorted(rng.sample(ids, rng.randint(1, 3)), key=int), "rate": round(rng.uniform(0.1, 0.5), 3)}
+               for _ in range(J)]
+    fb, ties = [], []
+    for s in ids:
+        if rng.random() < 0.75:
+            fb.append({"from": s, "choice": sorted(rng.sample(ids, rng.randint(1, 3)), key=int),
+                       "prob": round(rng.uniform(0.1, 0.6), 2)})
+    sets = {tuple(c["choice"]) for c in streams + fb if len(c["choice"]) == 2}
+    for c in sorted(sets)[:2]:
+        p = round(rng.uniform(0.1, 0.9), 2)
+        ties.append({"set": list(c), "probs": {c[0]: p, c[1]: round(1 - p, 2)}})
+    doc = {"format": "jsq-network/1", "name": f"random-J{J}-s{seed}", "stations": stations, "streams": streams,
+           "feedback": fb, "tie_breaking": ties}
+    return _scaled(doc, critical_factor(doc))
+
+
+def prove_case(doc: dict, tmp: Path, limit: float) -> dict:
+    """certify prove in a fresh process: verdict, method, wall seconds, peak MB."""
+    path = tmp / f"{doc['name']}.json"
+    path.write_text(json.dumps(doc))
+    wall, mb, out, rc = run([sys.executable, "-m", "certify", "prove", str(path), "--json", "--sim-budget", "0",
+                             "--time-limit", str(limit)], timeout=limit + 120)
+    res = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"verdict": f"exit {rc}", "method": ""}
+    return {"name": doc["name"], "J": len(doc["stations"]), "verdict": res["verdict"], "method": res["method"],
+            "s": wall, "mb": mb}
+
+
+def boundary_case(doc: dict, tmp: Path, limit: float) -> dict:
+    """certify boundary --load in a fresh process: the bracket, its width (the band), wall seconds, peak MB."""
+    path = tmp / f"{doc['name']}.json"
+    path.write_text(json.dumps(doc))
+    wall, mb, out, rc = run([sys.executable, "-m", "certify", "boundary", str(path), "--load", "0.5:1.2", "--tol", "0.005",
+                             "--json", "--time-limit", str(limit)], timeout=limit + 120)
+    res = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
+    lo, hi = res.get("stable_at"), res.get("unstable_at")
+    band = float(F(hi) - F(lo)) if lo is not None and hi is not None else float("inf")
+    return {"name": doc["name"], "J": len(doc["stations"]), "stable_at": lo, "unstable_at": hi, "band": band,
+            "s": wall, "mb": mb}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="G = 2 exponential, cascade depth 2, random J = 4; print only")
+    ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
+    ap.add_argument("--boundary-limit", type=float, default=300.0, help="--time-limit of each boundary (default 300)")
+    args = ap.parse_args()
+    Gs, laws, Js = ((2,), ("exponential",), (4,)) if args.quick else ((2, 3, 4), ("exponential", "erlang2"), (4, 6, 8))
+    rows, brows = [], []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        for law in laws:
+            dg = gadget_throughput(law)
+            for G in Gs:
+                for r in (0.97, 1.03):
+                    row = prove_case(gadgets(G, law, r, dg), tmp, args.limit)
+                    row.update(family=f"gadgets ({law})", r=r, want="stable" if r < 1 else "unstable")
+                    rows.append(row)
+                    print(row, flush=True)
+        dc = cascade_throughput()
+        for r in (0.97, 1.03):
+            row = prove_case(cascade(r, dc), tmp, args.limit)
+            row.update(family="cascade (depth 2)", r=r, want="stable" if r < 1 else "unstable")
+            rows.append(row)
+            print(row, flush=True)
+        for J in Js:
+            for seed in (1,) if args.quick else (1, 2, 3):
+                brow = boundary_case(random_feedback(J, seed), tmp, args.boundary_limit)
+                brows.append(brow)
+                print(brow, flush=True)
+    lines = [HEADING, "", f"`python bench/frontier.py{' --quick' if args.quick else ''}` with certify "
+             f"{certify.__version__}; each case in a fresh process, `--time-limit {args.limit:g}` "
+             f"(boundaries `{args.boundary_limit:g}`). Load factor r of the exact boundary (r = 1).", "",
+             "| family | case | J | r | truth | verdict | method | s | MB |", "|---|---|---|---|---|---|---|---|---|"]
+    for x in rows:
+        lines.append(f"| {x['family']} | {x['name']} | {x['J']} | {x['r']} | {x['want']} | {x['verdict']} | {x['method']} "
+                     f"| {x['s']:.1f} | {x['mb']:.0f} |")
+    lines += ["", "| random network | J | stable at | unstable at | band | s | MB |", "|---|---|---|---|---|---|---|"]
+    for x in brows:
+        lines.append(f"| {x['name']} | {x['J']} | {x['stable_at']} | {x['unstable_at']} | {x['band']:.3g} | {x['s']:.1f} "
+                     f"| {x['mb']:.0f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    wrong = [x for x in rows if x["verdict"] in ("stable", "unstable") and x["verdict"] != x["want"]]
+    if wrong:
+        print(f"WRONG VERDICT: {wrong}", file=sys.stderr)
+        return 1
+    if not args.quick:
+        write_section(ROOT / "docs" / "benchmarks.md", HEADING, text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
