@@ -135,3 +135,14 @@ def test_overflow_certificate_refused_for_non_exponential_laws():
     forged = reseal({**cert, "network": {"name": erl.name, "digest": network_digest(erl)}})
     res = verify(erl, forged)
     assert not res.ok and any("exponential laws only" in f for f in res.failures), res.failures
+
+
+def test_boundary_brackets_the_golden_ratio():
+    """certify boundary over the spill network's rate brackets (1 + sqrt 5)/2, where lam^2/(1 + lam) = mu2 = 1."""
+    from certify.workflows.boundary import boundary
+
+    res = boundary(spill(F(3, 2)), "streams[0].rate", F(1), F(5, 2), tol=F(1, 1000), time_limit=120)
+    golden = (1 + 5 ** 0.5) / 2
+    assert float(F(res.stable_at)) < golden < float(F(res.unstable_at))
+    assert float(F(res.unstable_at) - F(res.stable_at)) <= 1e-3
+    assert {c["kind"] for c in res.certificates.values()} == {"overflow-foster", "overflow-growth"}
