@@ -146,3 +146,18 @@ def test_boundary_brackets_the_golden_ratio():
     assert float(F(res.stable_at)) < golden < float(F(res.unstable_at))
     assert float(F(res.unstable_at) - F(res.stable_at)) <= 1e-3
     assert {c["kind"] for c in res.certificates.values()} == {"overflow-foster", "overflow-growth"}
+
+
+def test_table_spread_beyond_the_reachability_bound_is_refused_before_the_search():
+    """A growth table whose spread would need a search over more than MAX_REACH_STATES states is refused at once."""
+    import time
+
+    from certify.exact.overflow import MAX_REACH_STATES
+
+    # station 1 (capacity 1) receives nothing, so its level only falls: h(1) can be as low as one likes
+    idle = Network("idle", (Station("1", F(1), capacity=1), Station("2", F(1))), (Stream(F(3, 2), choice=("2",)),))
+    chain = compile_chain(idle)
+    t0 = time.perf_counter()
+    chk = check_overflow(chain, [1, None], 1, {(0,): F(0), (1,): -F(10) ** 30}, "overflow-growth")
+    assert not chk.ok and str(MAX_REACH_STATES) in chk.failures[0]
+    assert time.perf_counter() - t0 < 5

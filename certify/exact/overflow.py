@@ -34,18 +34,23 @@ from .instability import routed_sets
 
 __all__ = [
     "MAX_OVERFLOW_STATES",
+    "MAX_REACH_STATES",
     "OVERFLOW_SIDES",
     "lossy_sets",
     "join",
     "transitions",
     "overflow_level",
     "capped_levels",
+    "capped_count",
     "overflow_drifts",
     "check_overflow",
 ]
 
 #: The most capped level vectors (prod (K_c + 1)) an overflow certificate may have (refused beyond, before the check).
 MAX_OVERFLOW_STATES = 20000
+
+#: The most states the growth check's reachability search may visit ((T + 1) x the level vectors; refused beyond).
+MAX_REACH_STATES = 200_000
 
 #: The two kinds of overflow certificate and the sign of the drift each needs.
 OVERFLOW_SIDES = {"overflow-foster": -1, "overflow-growth": 1}
@@ -210,6 +215,31 @@ def capped_levels(capacities: Sequence[int | None], u: int) -> list[State]:
     return [tuple(y) for y in product(*(range(int(k) + 1) for k in caps if k is not None))]
 
 
+def capped_count(capacities: Sequence[int | None]) -> int:
+    """prod (K_c + 1) over the capped stations: how many level vectors :func:`capped_levels` would list (not listed).
+
+    Parameters
+    ----------
+    capacities : sequence of int or None
+        Each station's capacity (None: unbounded).
+
+    Returns
+    -------
+    int
+        The count.
+
+    Examples
+    --------
+    >>> capped_count([1, None, 2]), capped_count([10**9, 10**9, None]) > MAX_OVERFLOW_STATES
+    (6, True)
+    """
+    n = 1
+    for k in capacities:
+        if k is not None:
+            n *= int(k) + 1
+    return n
+
+
 def _state(u: int, xu: int, y: State) -> State:
     return y[:u] + (xu,) + y[u:]
 
@@ -262,12 +292,15 @@ def overflow_drifts(
     return out
 
 
-def _reaches(chain: Chain, capacities: Sequence[int | None], u: int, top: int) -> bool:
+def _reaches(chain: Chain, capacities: Sequence[int | None], u: int, top: int, deadline: float | None = None) -> bool:
     """Whether a state with x_u = ``top`` is reachable from the empty state through levels 0..top (BFS)."""
     start = (0,) * chain.J
     seen = {start}
     todo = deque([start])
     while todo:
+        left = remaining(deadline) if len(seen) % 4096 == 0 else None
+        if left is not None and left <= 0:
+            raise TimeoutError("the reachability search")
         x = todo.popleft()
         for z in transitions(chain, capacities, x):
             if z[u] > top or z in seen:
@@ -294,7 +327,8 @@ def check_overflow(
     level vector; the drain order exists; every D(y) (:func:`overflow_drifts`)
     is <= -delta < 0 (foster) or >= delta > 0 (growth), delta = the smallest
     margin; for growth, a state with x_u = L + ceil(max h - min h) is reachable
-    from the empty state.
+    from the empty state (a search of at most :data:`MAX_REACH_STATES` states:
+    a table whose spread needs more is refused, before the search).
 
     Parameters
     ----------
@@ -309,7 +343,8 @@ def check_overflow(
     kind : str
         ``overflow-foster`` or ``overflow-growth``.
     deadline : float, optional
-        A ``time.perf_counter()`` value: the drift loop polls it (:class:`TimeoutError` once it passes).
+        A ``time.perf_counter()`` value: the drift loop and the reachability search poll it
+        (:class:`TimeoutError` once it passes).
 
     Returns
     -------
@@ -334,9 +369,10 @@ def check_overflow(
         return Check.failed([f"need {chain.J} capacities and a station index, got {len(capacities)} and {u}"])
     if capacities[u] is not None or any(capacities[j] is None or capacities[j] < 1 for j in range(chain.J) if j != u):  # type: ignore[operator]
         return Check.failed([f"station {chain.ids[u]} must be the only station without a capacity"])
+    count = capped_count(capacities)
+    if count > MAX_OVERFLOW_STATES:  # sized before anything is listed
+        return Check.failed([f"{count} capped level vectors (limit {MAX_OVERFLOW_STATES})"])
     levels = capped_levels(capacities, u)
-    if len(levels) > MAX_OVERFLOW_STATES:
-        return Check.failed([f"{len(levels)} capped level vectors (limit {MAX_OVERFLOW_STATES})"])
     if set(h) != set(levels):
         return Check.failed([f"the table must have exactly one value per capped level vector ({len(levels)})"])
     failures = []
@@ -353,7 +389,10 @@ def check_overflow(
                 break
     if not failures and sign > 0:
         top = L + ceil(max(h.values()) - min(h.values()))
-        if not _reaches(chain, capacities, u, top):
+        if (top + 1) * len(levels) > MAX_REACH_STATES:
+            return Check.failed([f"the table's spread max h - min h needs a reachability search up to x_{chain.ids[u]} = {top} "
+                                 f"over {(top + 1) * len(levels)} states (limit {MAX_REACH_STATES})"])
+        if not _reaches(chain, capacities, u, top, deadline):
             failures.append(f"no state with x_{chain.ids[u]} = {top} is reachable from the empty state")
     if failures:
         return Check.failed(failures, partial={"states": len(levels), "level": L})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..certificates import overflow_certificate
 from ..core.render import plural
-from ..exact.overflow import MAX_OVERFLOW_STATES, check_overflow
+from ..exact.overflow import MAX_OVERFLOW_STATES, capped_count, check_overflow
 from ..search.overflow import overflow_table
 from .context import ProofContext
 from .stage import Decision, JsqStage, StageOutcome, decide, stop
@@ -66,7 +66,7 @@ class PartialCapacities(JsqStage):
                 f"{_NOT_RUN}"
             )
         u = free[0]
-        count = _count(caps)
+        count = capped_count(caps)
         if count > MAX_OVERFLOW_STATES:
             return stop(
                 f"station {names} alone has no capacity, but the capped stations have {count} level vectors "
@@ -116,10 +116,3 @@ class PartialCapacities(JsqStage):
             f"0 within solver tolerance (critical) or the check failed; {_NOT_RUN}"
         )
 
-
-def _count(caps: list[int | None]) -> int:
-    n = 1
-    for k in caps:
-        if k is not None:
-            n *= k + 1
-    return n

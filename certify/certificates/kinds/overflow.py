@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from math import prod
 from typing import Any
 
 from ...core.certificate import Certificate
@@ -21,7 +20,7 @@ from ...core.errors import CertificateError
 from ...core.model import Network
 from ...core.numbers import q
 from ...exact.facts import Check, OverflowFacts
-from ...exact.overflow import MAX_OVERFLOW_STATES, OVERFLOW_SIDES, capped_levels, check_overflow
+from ...exact.overflow import MAX_OVERFLOW_STATES, OVERFLOW_SIDES, capped_count, capped_levels, check_overflow
 from ...markov.chain import Chain
 from ...markov.laws import NotPhaseType
 from ...markov.phases import markov_chain
@@ -165,7 +164,7 @@ def read_overflow(net: Network, cert: Mapping[str, Any]) -> Reading | str:
         return "station: no station of the network has a capacity; an overflow certificate needs every other one capped"
     if free != [station]:
         return f"station: every other station must have a capacity, but {', '.join(s for s in free if s != station)} has none"
-    count = prod(int(k) + 1 for k in caps if k is not None)
+    count = capped_count(caps)
     if count > MAX_OVERFLOW_STATES:
         return f"table: the capped stations have {count} level vectors (limit {MAX_OVERFLOW_STATES})"
     levels = {cell_key(y): y for y in capped_levels(caps, u)}
