@@ -2,8 +2,10 @@
 
 ``tests/data/certificates/`` holds one network and one certificate per case of
 ``tests/real_certificates.py`` (every kind), written before the certificate kinds
-became one module each (commit 663e7ed).  Regenerate only on purpose: a change
-here is a change of the file format.
+became one module each (commit 663e7ed); ``static-split-lossy`` and
+``overflow-growth`` were rewritten once, when the statements of those two (new,
+unreleased) cases were corrected to claim only what their theorems give.
+Regenerate only on purpose: a change here is a change of the file format.
 """
 
 from __future__ import annotations

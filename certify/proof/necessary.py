@@ -183,7 +183,7 @@ class NecessaryCondition(JsqStage):
                     if ss.bounded:
                         t.outcome += "; no routing balances the flows (dual unbounded, solved with bounded multipliers)"
                     losing = (
-                        ", even one losing every customer whose choice set holds only capped stations,"
+                        ", even one that loses any share of the customers whose choice sets hold only capped stations,"
                         if lossy else ""
                     )
                     return decide(

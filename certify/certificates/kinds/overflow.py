@@ -41,8 +41,8 @@ OVERFLOW_STATEMENTS: dict[str, tuple[str, str]] = {
     "overflow-growth": (
         "markovian",
         "Every station but `station` has a capacity; f = x_station + h(capped levels) has bounded increments and "
-        "drift >= delta wherever x_station >= level, the empty state is reachable from every state and f exceeds "
-        "every level reached from it: transient (Fayolle-Malyshev-Menshikov Thm 2.2.7), hence not positive "
+        "drift >= delta wherever x_station >= level, the empty state is reachable from every state, and from it "
+        "a state with x_station >= level + (max h - min h): transient (Fayolle-Malyshev-Menshikov Thm 2.2.7), hence not positive "
         "recurrent, for exponential service and interarrival times, with this network's tie-breaking and its "
         "capacities (a customer whose choice set holds only full stations is lost).",
     ),

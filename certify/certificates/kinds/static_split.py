@@ -162,7 +162,7 @@ def static_split_statement(net: Any, chain: Chain | None, template: str) -> Stat
     losses = isinstance(net, Network) and net.has_capacities
     return "general", (
         "No routing of the offered traffic"
-        + (", even one losing every customer whose choice set holds only capped stations," if losses else "")
+        + (", even one that loses any share of the customers whose choice sets hold only capped stations," if losses else "")
         + " keeps every station below its service rate: "
         "not positive recurrent under any policy and any distributions with these means (flow balance"
         + (" with losses" if losses else "")
