@@ -42,7 +42,7 @@ from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.facts import Facts
 from .claims import compare_claims
-from .kinds import ENVELOPE_FIELDS, REGISTRY, Kind
+from .kinds import ENVELOPE_FIELDS, REGISTRY, Kind, kind_named
 
 __all__ = ["MAX_FILE_BYTES", "Verified", "Unverified", "Verification", "load_certificate", "verify"]
 
@@ -228,7 +228,7 @@ def _envelope(net: Network | ForkJoinNetwork, cert: dict[str, Any], failures: li
     elif network["digest"] != network_digest(net):
         failures.append("certificate was made for a different network (network digest differs)")
     name = cert.get("kind")
-    kind = REGISTRY.get(name) if isinstance(name, str) else None
+    kind = kind_named(name)
     if kind is None:
         failures.append(f"kind: unknown certificate kind {name!r} (one of {', '.join(REGISTRY)})")
         return None

@@ -20,7 +20,7 @@ from ...exact.facts import Check
 from ...markov.chain import Chain
 from ..reading import Reading
 
-__all__ = ["ENVELOPE_FIELDS", "Kind", "primitives", "phase_expansion"]
+__all__ = ["ENVELOPE_FIELDS", "Kind", "fixed_statement", "primitives", "phase_expansion"]
 
 #: The fields every certificate has (the envelope); a kind adds its payload fields.
 ENVELOPE_FIELDS = ("format", "kind", "network", "semantics", "claims", "statement", "certify_version", "digest")
@@ -124,3 +124,28 @@ def phase_expansion(chain: Chain) -> dict[str, Any]:
     {}
     """
     return {"phase_expansion": list(chain.expansion)} if chain.has_phases else {}
+
+
+def fixed_statement(statement: Statement) -> Callable[[Any, Chain | None, str], Statement]:
+    """The ``statement`` of a kind that proves the same thing on every network (the fork-join and overflow kinds).
+
+    Parameters
+    ----------
+    statement : tuple of str
+        The semantics and the statement.
+
+    Returns
+    -------
+    callable
+        ``statement(net, chain, template)``, ignoring its arguments.
+
+    Examples
+    --------
+    >>> fixed_statement(("markovian", "It holds."))(None, None, "")
+    ('markovian', 'It holds.')
+    """
+
+    def derived(net: Any, chain: Chain | None, template: str) -> Statement:
+        return statement
+
+    return derived

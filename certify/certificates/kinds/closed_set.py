@@ -22,7 +22,7 @@ from ...templates.options import station_list
 from ..reading import Reading
 from .base import Kind, Statement
 
-__all__ = ['closed_set_claims', 'closed_set_certificate', 'read_closed_set']
+__all__ = ["closed_set_claims", "closed_set_certificate", "read_closed_set"]
 
 
 def closed_set_claims(f: ClosedSetFacts) -> dict[str, Any]:

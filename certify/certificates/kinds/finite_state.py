@@ -20,7 +20,7 @@ from ...markov.chain import Chain
 from ..reading import Reading, markov_of
 from .base import Kind, Statement, phase_expansion, primitives
 
-__all__ = ['finite_state_claims', 'finite_certificate', 'read_finite_state']
+__all__ = ["finite_state_claims", "finite_certificate", "read_finite_state"]
 
 
 def finite_state_claims(f: FiniteStateFacts) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ...markov.symmetry import Symmetry
 from ..reading import Reading, field_map, named_rationals, symmetry_field
 from .base import Kind, Statement
 
-__all__ = ['fluid_claims', 'fluid_certificate', 'read_fluid']
+__all__ = ["fluid_claims", "fluid_certificate", "read_fluid"]
 
 
 def fluid_claims(f: FluidFacts) -> dict[str, Any]:

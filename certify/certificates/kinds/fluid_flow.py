@@ -30,7 +30,7 @@ from ..reading import Reading, field_map, named_rationals
 from .base import Kind, Statement
 from .fluid import fluid_statement
 
-__all__ = ['fluid_flow_claims', 'fluid_flow_certificate', 'read_fluid_flow', 'MAX_DENOMINATOR_BITS']
+__all__ = ["fluid_flow_claims", "fluid_flow_certificate", "read_fluid_flow", "MAX_DENOMINATOR_BITS"]
 
 #: The common denominator of a certificate's weights may have at most this many bits (refused beyond, before the check).
 MAX_DENOMINATOR_BITS = 8192

@@ -20,11 +20,18 @@ from ...exact.forkjoin import (
     CapacityFacts,
     check_capacity,
 )
-from ...markov.chain import Chain
 from ..reading import Reading, server_list
-from .base import Kind, Statement
+from .base import Kind, Statement, fixed_statement
 
-__all__ = ['capacity_claims', 'capacity_certificate', 'read_capacity']
+__all__ = ["CAPACITY", "capacity_claims", "capacity_certificate", "read_capacity"]
+
+#: What a certificate of this kind proves, on every network (semantics, statement).
+CAPACITY: Statement = (
+    "markovian",
+    "Each departing job has k completed tasks at k distinct servers, so the job throughput is at most "
+    "d(R^c)/(k-|R|) (the servers in R count at most once per job), which is below the job rate: the number "
+    "of jobs grows linearly, for every arrival process with this rate and exponential services (flow balance).",
+)
 
 
 def capacity_claims(f: CapacityFacts) -> dict[str, Any]:
@@ -75,7 +82,7 @@ def capacity_certificate(net: ForkJoinNetwork, capped: Sequence[str], check: Che
     ('fork-join-capacity', ['1'], {'bound': '2/5', 'theta': '2/5'})
     """
     return seal(net, "fork-join-capacity", {"capped": list(capped)}, capacity_claims(check.facts),
-                *capacity_statement(net, None, ""))
+                *CAPACITY)
 
 def read_capacity(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     """Read a fork-join capacity certificate: the capped servers.
@@ -107,34 +114,7 @@ def read_capacity(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     return Reading((net, server_list(net, cert.get("capped"), "capped")))
 
 
-def capacity_statement(net: Any, chain: Chain | None, template: str) -> Statement:
-    """What a ``fork-join-capacity`` certificate proves (semantics, statement): the same for every network.
-
-    Parameters
-    ----------
-    net : ForkJoinNetwork
-        The network (unused).
-    chain : Chain or None
-        Unused.
-    template : str
-        Unused.
-
-    Returns
-    -------
-    tuple of str
-        The semantics and the statement.
-
-    Examples
-    --------
-    >>> capacity_statement(None, None, "")[0]
-    'markovian'
-    """
-    return "markovian", (
-        "Each departing job has k completed tasks at k distinct servers, so the job throughput is at most "
-        "d(R^c)/(k-|R|) (the servers in R count at most once per job), which is below the job rate: the number "
-        "of jobs grows linearly, for every arrival process with this rate and exponential services (flow balance)."
-    )
 
 
 KIND = Kind("fork-join-capacity", "unstable", ("capped",), read_capacity, check_capacity, capacity_claims,
-            capacity_statement, "certify.explain.forkjoin:explain_capacity", networks="fork-join")
+            fixed_statement(CAPACITY), "certify.explain.forkjoin:explain_capacity", networks="fork-join")

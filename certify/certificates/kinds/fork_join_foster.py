@@ -23,12 +23,20 @@ from ...exact.forkjoin import (
     check_forkjoin_foster,
 )
 from ...exact.forkjoin_lags import State
-from ...markov.chain import Chain
 from ...templates.options import MAX_CLIP_LEVEL
 from ..reading import Reading, cell_key, server_list
-from .base import Kind, Statement
+from .base import Kind, Statement, fixed_statement
 
-__all__ = ['lag_table_claims', 'forkjoin_foster_certificate', 'read_lag_table']
+__all__ = ["LAG_TABLE", "lag_table_claims", "forkjoin_foster_certificate", "read_lag_table"]
+
+#: What a certificate of this kind proves, on every network (semantics, statement).
+LAG_TABLE: Statement = (
+    "markovian",
+    "V = N + h(min(N - Q, K)) (N = max queue = jobs present, h a bounded table over the clipped lags) has "
+    "AV <= -delta at every state with N > K, on every region of lag levels (one per orbit of equal-rate "
+    "servers); the empty state is reachable from every state: positive recurrent (Foster), for Poisson jobs "
+    "and exponential servers.",
+)
 
 
 def lag_table_claims(f: LagTableFacts) -> dict[str, Any]:
@@ -95,7 +103,7 @@ def forkjoin_foster_certificate(
         "classes": [[ids[i] for i in c] for c in f.classes],
         "table": {cell_key(c): q(v) for c, v in sorted(table.items())},
     }
-    return seal(net, "fork-join-foster", payload, lag_table_claims(f), *lag_table_statement(net, None, ""))
+    return seal(net, "fork-join-foster", payload, lag_table_claims(f), *LAG_TABLE)
 
 def read_lag_table(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     """Read a fork-join Foster certificate: the clip level K, the symmetry classes and the table h.
@@ -152,36 +160,8 @@ def read_lag_table(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     return Reading((net, K, table, classes))
 
 
-def lag_table_statement(net: Any, chain: Chain | None, template: str) -> Statement:
-    """What a ``fork-join-foster`` certificate proves (semantics, statement): the same for every network.
-
-    Parameters
-    ----------
-    net : ForkJoinNetwork
-        The network (unused).
-    chain : Chain or None
-        Unused.
-    template : str
-        Unused.
-
-    Returns
-    -------
-    tuple of str
-        The semantics and the statement.
-
-    Examples
-    --------
-    >>> lag_table_statement(None, None, "")[0]
-    'markovian'
-    """
-    return "markovian", (
-        "V = N + h(min(N - Q, K)) (N = max queue = jobs present, h a bounded table over the clipped lags) has "
-        "AV <= -delta at every state with N > K, on every region of lag levels (one per orbit of equal-rate "
-        "servers); the empty state is reachable from every state: positive recurrent (Foster), for Poisson jobs "
-        "and exponential servers."
-    )
 
 
 KIND = Kind("fork-join-foster", "stable", ("K", "classes", "table"), read_lag_table, check_forkjoin_foster,
-            lag_table_claims, lag_table_statement, "certify.explain.forkjoin_lags:explain_lag_table",
+            lag_table_claims, fixed_statement(LAG_TABLE), "certify.explain.forkjoin_lags:explain_lag_table",
             networks="fork-join")

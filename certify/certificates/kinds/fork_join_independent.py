@@ -21,11 +21,18 @@ from ...exact.forkjoin import (
     IndependentFacts,
     check_independent,
 )
-from ...markov.chain import Chain
 from ..reading import Reading
-from .base import Kind, Statement
+from .base import Kind, Statement, fixed_statement
 
-__all__ = ['independent_claims', 'independent_certificate', 'read_independent']
+__all__ = ["INDEPENDENT", "independent_claims", "independent_certificate", "read_independent"]
+
+#: What a certificate of this kind proves, on every network (semantics, statement).
+INDEPENDENT: Statement = (
+    "markovian",
+    "k = n: no task is cancelled and every server is an M/M/1 queue fed by every job; V = sum_i Q_i^2 has "
+    "AV <= -slope |q|_1 + n lam + mu* <= -1 whenever |q|_1 >= bound: positive recurrent (Foster), for Poisson "
+    "jobs and exponential servers.",
+)
 
 
 def independent_claims(f: IndependentFacts) -> dict[str, Any]:
@@ -73,7 +80,7 @@ def independent_certificate(net: ForkJoinNetwork, check: Check[IndependentFacts]
     '1'
     """
     return seal(net, "fork-join-independent", {"lyapunov": "sum_i Q_i^2"}, independent_claims(check.facts),
-                *independent_statement(net, None, ""))
+                *INDEPENDENT)
 
 def read_independent(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     """Read a (k,k) certificate: its Lyapunov function must be ``sum_i Q_i^2``.
@@ -107,35 +114,8 @@ def read_independent(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     return Reading((net,))
 
 
-def independent_statement(net: Any, chain: Chain | None, template: str) -> Statement:
-    """What a ``fork-join-independent`` certificate proves (semantics, statement): the same for every network.
-
-    Parameters
-    ----------
-    net : ForkJoinNetwork
-        The network (unused).
-    chain : Chain or None
-        Unused.
-    template : str
-        Unused.
-
-    Returns
-    -------
-    tuple of str
-        The semantics and the statement.
-
-    Examples
-    --------
-    >>> independent_statement(None, None, "")[0]
-    'markovian'
-    """
-    return "markovian", (
-        "k = n: no task is cancelled and every server is an M/M/1 queue fed by every job; V = sum_i Q_i^2 has "
-        "AV <= -slope |q|_1 + n lam + mu* <= -1 whenever |q|_1 >= bound: positive recurrent (Foster), for Poisson "
-        "jobs and exponential servers."
-    )
 
 
 KIND = Kind("fork-join-independent", "stable", ("lyapunov",), read_independent, check_independent,
-            independent_claims, independent_statement, "certify.explain.forkjoin:explain_independent",
+            independent_claims, fixed_statement(INDEPENDENT), "certify.explain.forkjoin:explain_independent",
             networks="fork-join")

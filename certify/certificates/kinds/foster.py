@@ -25,7 +25,7 @@ from ..claims import same_json
 from ..reading import Reading, field_map, markov_of, symmetry_field
 from .base import Kind, Statement, phase_expansion, primitives
 
-__all__ = ['foster_claims', 'foster_certificate', 'read_foster']
+__all__ = ["foster_claims", "foster_certificate", "read_foster"]
 
 
 def foster_claims(f: FosterFacts) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ...templates.table import table_cells
 from ..reading import Reading, cell_key, field_map, markov_of, named_rationals
 from .base import Kind, Statement, phase_expansion, primitives
 
-__all__ = ['growth_claims', 'growth_certificate', 'read_growth']
+__all__ = ["growth_claims", "growth_certificate", "read_growth"]
 
 
 def growth_claims(f: GrowthFacts) -> dict[str, Any]:

@@ -25,9 +25,9 @@ from ...markov.chain import Chain
 from ...markov.laws import NotPhaseType
 from ...markov.phases import markov_chain
 from ..reading import Reading, cell_key, field_map, named_rationals
-from .base import Kind, Statement
+from .base import Kind, fixed_statement
 
-__all__ = ["OVERFLOW_STATEMENTS", "overflow_claims", "overflow_certificate", "read_overflow", "overflow_statement"]
+__all__ = ["OVERFLOW_STATEMENTS", "overflow_claims", "overflow_certificate", "read_overflow"]
 
 #: What each overflow kind proves (semantics, statement): derived, never read from a file.
 OVERFLOW_STATEMENTS: dict[str, tuple[str, str]] = {
@@ -109,7 +109,7 @@ def overflow_certificate(
     ('overflow-growth', '2', {'0': '0', '1': '9/14'}, '11/70')
     """
     payload = {"station": chain.ids[u], "table": {cell_key(y): q(v) for y, v in sorted(table.items())}}
-    return seal(net, kind, payload, overflow_claims(check.facts), *overflow_statement(net, chain, kind))
+    return seal(net, kind, payload, overflow_claims(check.facts), *OVERFLOW_STATEMENTS[kind])
 
 
 def read_overflow(net: Network, cert: Mapping[str, Any]) -> Reading | str:
@@ -174,40 +174,7 @@ def read_overflow(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     return Reading((chain, caps, u, {levels[k]: v for k, v in vals.items()}, kind), chain=chain)
 
 
-def overflow_statement(net: Any, chain: Chain | None, template: str) -> Statement:
-    """What an overflow certificate proves (semantics, statement); ``template`` is the kind.
-
-    Parameters
-    ----------
-    net : Network
-        The network (unused: the statement names the certificate's fields).
-    chain : Chain or None
-        Unused.
-    template : str
-        ``overflow-foster`` or ``overflow-growth``.
-
-    Returns
-    -------
-    tuple of str
-        The semantics and the statement.
-
-    Examples
-    --------
-    >>> overflow_statement(None, None, "overflow-growth")[1][:40]
-    'Every station but `station` has a capaci'
-    """
-    return OVERFLOW_STATEMENTS[template]
-
-
-def _foster_statement(net: Any, chain: Chain | None, template: str) -> Statement:
-    return overflow_statement(net, chain, "overflow-foster")
-
-
-def _growth_statement(net: Any, chain: Chain | None, template: str) -> Statement:
-    return overflow_statement(net, chain, "overflow-growth")
-
-
 FOSTER = Kind("overflow-foster", "stable", ("station", "table"), read_overflow, check_overflow, overflow_claims,
-              _foster_statement, "certify.explain.overflow:explain_overflow", capacities=True)
+              fixed_statement(OVERFLOW_STATEMENTS["overflow-foster"]), "certify.explain.overflow:explain_overflow", capacities=True)
 GROWTH = Kind("overflow-growth", "unstable", ("station", "table"), read_overflow, check_overflow, overflow_claims,
-              _growth_statement, "certify.explain.overflow:explain_overflow", capacities=True)
+              fixed_statement(OVERFLOW_STATEMENTS["overflow-growth"]), "certify.explain.overflow:explain_overflow", capacities=True)

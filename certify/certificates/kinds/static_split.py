@@ -24,7 +24,7 @@ from ...markov.chain import Chain, compile_chain
 from ..reading import Reading, field_map, named_rationals
 from .base import Kind, Statement
 
-__all__ = ['static_split_claims', 'static_split_certificate', 'read_static_split']
+__all__ = ["static_split_claims", "static_split_certificate", "read_static_split"]
 
 
 def static_split_claims(f: StaticSplitFacts) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ...markov.chain import Chain
 from ..reading import Reading
 from .base import Kind, Statement
 
-__all__ = ['theorem_claims', 'theorem_certificate', 'read_theorem']
+__all__ = ["theorem_claims", "theorem_certificate", "read_theorem"]
 
 
 def theorem_claims(f: TheoremFacts) -> dict[str, Any]:
