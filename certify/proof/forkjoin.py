@@ -24,6 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from ..certificates import capacity_certificate, forkjoin_foster_certificate, independent_certificate
 from ..core.model import ForkJoinNetwork
@@ -179,6 +180,16 @@ class ForkJoinContext:
         """
         return cls(net, Result(net.name), RunState(time.perf_counter() + time_limit))
 
+    @cached_property
+    def lam(self) -> Fraction:
+        """The job rate."""
+        return Fraction(self.net.rate)
+
+    @cached_property
+    def theta(self) -> Fraction:
+        """The throughput capacity (water-filling), computed once for every stage."""
+        return throughput_capacity(self.net)
+
     def timer(self, stage: str) -> Timer:
         """A :class:`~certify.proof.context.Timer` recording into this run's result."""
         return Timer(self.res, stage)
@@ -200,7 +211,7 @@ class ForkJoinModel(Stage[ForkJoinContext]):
     def run(self, ctx: ForkJoinContext) -> StageOutcome:
         """The throughput capacity and the traffic intensity, in words."""
         net = ctx.net
-        lam, theta, rho, ms = Fraction(net.rate), throughput_capacity(net), traffic_intensity(net), mu_star(net)
+        lam, theta, rho, ms = ctx.lam, ctx.theta, traffic_intensity(net), mu_star(net)
         maximal, capped = maximal_design(net), capped_servers(net)
         return go_on(
             f"throughput capacity theta = {_num(theta)} (sum_i min(d_i, theta) = k theta; servers faster than theta: "
@@ -227,7 +238,7 @@ class CapacityBound(Stage[ForkJoinContext]):
 
     def applies(self, ctx: ForkJoinContext) -> bool:
         """Only above the throughput capacity."""
-        return Fraction(ctx.net.rate) > throughput_capacity(ctx.net)
+        return ctx.lam > ctx.theta
 
     def run(self, ctx: ForkJoinContext) -> StageOutcome:
         """Check the bound on the job throughput exactly."""
@@ -262,7 +273,7 @@ class CriticalLoad(Stage[ForkJoinContext]):
 
     def applies(self, ctx: ForkJoinContext) -> bool:
         """Only at the throughput capacity."""
-        return Fraction(ctx.net.rate) == throughput_capacity(ctx.net)
+        return ctx.lam == ctx.theta
 
     def run(self, ctx: ForkJoinContext) -> StageOutcome:
         """Say why nothing is concluded."""
@@ -287,7 +298,7 @@ class IndependentQueues(Stage[ForkJoinContext]):
 
     def applies(self, ctx: ForkJoinContext) -> bool:
         """Only k = n, below the throughput capacity."""
-        return ctx.net.k == ctx.net.n and Fraction(ctx.net.rate) < throughput_capacity(ctx.net)
+        return ctx.net.k == ctx.net.n and ctx.lam < ctx.theta
 
     def run(self, ctx: ForkJoinContext) -> StageOutcome:
         """Check the quadratic exactly; the lag table is the fallback."""
@@ -322,7 +333,7 @@ class LagTable(Stage[ForkJoinContext]):
 
     def applies(self, ctx: ForkJoinContext) -> bool:
         """Only below the throughput capacity."""
-        return Fraction(ctx.net.rate) < throughput_capacity(ctx.net)
+        return ctx.lam < ctx.theta
 
     def run(self, ctx: ForkJoinContext) -> StageOutcome:
         """Search the clip levels, smallest first; stops either way."""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ...core.certificate import ENVELOPE
 from ...exact.facts import Check
 from ...markov.chain import Chain
 from ..reading import Reading
@@ -23,7 +24,7 @@ from ..reading import Reading
 __all__ = ["ENVELOPE_FIELDS", "Kind", "fixed_statement", "primitives", "phase_expansion"]
 
 #: The fields every certificate has (the envelope); a kind adds its payload fields.
-ENVELOPE_FIELDS = ("format", "kind", "network", "semantics", "claims", "statement", "certify_version", "digest")
+ENVELOPE_FIELDS = ENVELOPE
 
 #: (semantics, statement): for which laws a certificate proves its verdict, and what it proves, in one paragraph.
 Statement = tuple[str, str]
