@@ -75,6 +75,14 @@ def test_certificate_file_that_is_not_json_is_a_certificate_error(tmp_path):
     assert info.value.file == str(path) and info.value.field is None
 
 
+def test_certificate_file_with_a_key_given_twice_is_refused(tmp_path, capsys):
+    """A certificate file with a key given twice in one object: one line naming the file and the key, exit 2."""
+    net = write(tmp_path, "net.json", MM1)
+    cert = write(tmp_path, "twice.cert.json", '{"format": "certify-certificate/1", "table": {"0": "0", "0": "1"}}')
+    code, err = cli(capsys, "verify", net, cert)
+    assert code == 2 and err == [f'certify: {cert}: not a certificate: the key "0" is given twice in one object']
+
+
 def test_verify_turns_a_certificate_error_into_a_failure():
     """verify never raises on a malformed certificate field: the CertificateError becomes a failure line."""
     net = certify.from_dict(MM1)

@@ -41,6 +41,7 @@ from ..core.envelope import FORMAT, _body_digest, network_digest
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
 from ..exact.facts import Facts
+from ..io.loader import DuplicateKey, no_duplicate_keys
 from .claims import compare_claims
 from .kinds import ENVELOPE_FIELDS, REGISTRY, Kind, kind_named
 
@@ -85,9 +86,12 @@ def load_certificate(path: str | Path) -> dict[str, Any]:
         size = Path(path).stat().st_size
         if size > MAX_FILE_BYTES:
             raise CertificateError(str(path), None, f"a certificate of {size} bytes (at most {MAX_FILE_BYTES})")
-        cert = json.loads(Path(path).read_text())
+        cert = json.loads(Path(path).read_text(), object_pairs_hook=no_duplicate_keys)
     except OSError as exc:
         raise CertificateError(str(path), None, f"cannot read certificate: {exc.strerror}") from None
+    except DuplicateKey as exc:  # before JSONDecodeError's base, ValueError
+        key = json.dumps(exc.args[0])
+        raise CertificateError(str(path), None, f"not a certificate: the key {key} is given twice in one object") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno}): {exc.msg}" if isinstance(exc, json.JSONDecodeError) else ""
         raise CertificateError(str(path), None, f"not JSON{where}") from None

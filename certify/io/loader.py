@@ -144,17 +144,47 @@ def from_dict(doc: Mapping[str, Any], source: str | None = None) -> Network | Fo
     return jsq_network(ctx, doc, name, extras, expected, source)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object from its key-value pairs (``json.loads``' ``object_pairs_hook``), refusing a key given twice.
+
+    Parameters
+    ----------
+    pairs : list of (str, object)
+        The object's pairs, in the file's order.
+
+    Returns
+    -------
+    dict
+        The object.
+
+    Raises
+    ------
+    DuplicateKey
+        When a key occurs twice (which JSON parsers would otherwise resolve differently).
+
+    Examples
+    --------
+    >>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=no_duplicate_keys)
+    Traceback (most recent call last):
+    ...
+    certify.io.loader.DuplicateKey: a
+    """
     out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
-            raise _DuplicateKey(k)
+            raise DuplicateKey(k)
         out[k] = v
     return out
 
 
-class _DuplicateKey(Exception):
-    pass
+class DuplicateKey(ValueError):
+    """A key given twice in one JSON object (``args[0]`` is the key).
+
+    Examples
+    --------
+    >>> DuplicateKey("a").args[0]
+    'a'
+    """
 
 
 def _parse(text: str | bytes, fmt: str, source: str | None) -> tuple[Any, NetworkError | None]:
@@ -169,10 +199,10 @@ def _parse(text: str | bytes, fmt: str, source: str | None) -> tuple[Any, Networ
             return err(None, f"not valid UTF-8 text ({e.reason} at byte {e.start})")
     if fmt == "json":
         try:
-            return json.loads(text, parse_float=Decimal, parse_constant=float, object_pairs_hook=_no_duplicates), None
+            return json.loads(text, parse_float=Decimal, parse_constant=float, object_pairs_hook=no_duplicate_keys), None
         except json.JSONDecodeError as e:
             return err(f"line {e.lineno}, column {e.colno}", f"invalid JSON: {e.msg}")
-        except _DuplicateKey as e:
+        except DuplicateKey as e:
             return err(None, f"invalid JSON: duplicate key {json.dumps(e.args[0])} in an object")
         except (ValueError, RecursionError) as e:
             return err(None, f"invalid JSON: {e}")
