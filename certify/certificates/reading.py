@@ -109,7 +109,7 @@ def field_map(cert: Mapping[str, Any], key: str) -> dict[str, Any]:
     return v
 
 
-def named_rationals(values: dict[str, Any], want: list[str], field: str) -> dict[str, Fraction]:
+def named_rationals(values: Mapping[str, object], want: list[str], field: str) -> dict[str, Fraction]:
     """Exactly the names ``want``, each a canonical rational ``"p/q"``.
 
     Parameters

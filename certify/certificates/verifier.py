@@ -128,7 +128,7 @@ class Verified(Facts, Generic[F]):
     semantics: str
     statement: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The kind's facts followed by ``kind``, ``semantics`` and ``statement`` (as ``certify verify --json`` prints them).
 
         Returns
@@ -162,9 +162,9 @@ class Unverified(Facts):
     {}
     """
 
-    partial: dict[str, Any]
+    partial: dict[str, object]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The partial numbers, as ``certify verify --json`` prints them.
 
         Returns

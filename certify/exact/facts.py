@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
+from ..core.jsontypes import JsonObject
 from ..core.vocabulary import FluidKind
 
 __all__ = [
@@ -104,7 +105,7 @@ class Check(Generic[F]):
         ok: bool,
         failures: Sequence[str] = (),
         facts: F | None = None,
-        partial: Mapping[str, Any] | None = None,
+        partial: Mapping[str, object] | None = None,
     ) -> None:
         if ok and failures:
             raise ValueError(f"a passing check has no failures (got {list(failures)!r:.200})")
@@ -137,7 +138,7 @@ class Check(Generic[F]):
         return cls(True, facts=facts)
 
     @classmethod
-    def failed(cls, failures: Sequence[str], partial: Mapping[str, Any] | None = None) -> Check[F]:
+    def failed(cls, failures: Sequence[str], partial: Mapping[str, object] | None = None) -> Check[F]:
         """A failed check: the violated conditions, and what it had computed when it stopped.
 
         Parameters
@@ -200,7 +201,7 @@ class Facts:
     {'states': 4}
     """
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The fields as a dict, in declaration order (the order ``certify verify --json`` prints).
 
         Returns
@@ -253,7 +254,7 @@ class FosterFacts(Facts):
     delta: Fraction
     exceptional_l1_bound: Fraction
     template: str
-    options: dict[str, Any]
+    options: JsonObject
     variables: list[str]
     symmetry: tuple[tuple[int, ...], ...] = ()
 

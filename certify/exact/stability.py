@@ -31,6 +31,7 @@ from fractions import Fraction
 from math import prod
 from typing import TYPE_CHECKING, Any
 
+from ..core.jsontypes import JsonValue
 from ..core.vocabulary import FluidKind
 from ..markov.chain import Chain, drain_order
 from ..markov.drift import RegionDrift, compile_drifts
@@ -53,7 +54,7 @@ def check_foster(
     theta: Sequence[Fraction] | Mapping[str, Fraction],
     drifts: Sequence[RegionDrift] | None = None,
     max_failures: int = 5,
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, JsonValue] | None = None,
     symmetry: Symmetry | None = None,
 ) -> Check[FosterFacts]:
     """Check a Foster–Lyapunov certificate exactly.
@@ -130,14 +131,14 @@ def check_foster(
     failures = list(tmpl.check_side(theta))
     drift_failures, facts = tmpl.exact_drift(theta, levels, max_failures)
     failures.extend(drift_failures)
-    if failures:
-        return Check.failed(failures, partial=facts)
+    if failures or facts.delta is None or facts.exceptional_l1_bound is None:
+        return Check.failed(failures or ["the drift check derived no margin"], partial=facts.as_dict())
     return Check.passed(
         FosterFacts(
-            regions=facts["regions"],
-            rows=facts["rows"],
-            delta=facts["delta"],
-            exceptional_l1_bound=facts["exceptional_l1_bound"],
+            regions=facts.regions,
+            rows=facts.rows,
+            delta=facts.delta,
+            exceptional_l1_bound=facts.exceptional_l1_bound,
             template=template,
             options=opts,
             variables=names,
@@ -149,7 +150,7 @@ def check_foster(
 def foster_template(
     chain: Chain,
     template: str,
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, JsonValue] | None = None,
     symmetry: Symmetry | None = None,
     drifts: Sequence[RegionDrift] | None = None,
 ) -> tuple[Template, dict[int, int]] | list[str]:

@@ -9,10 +9,10 @@ for the exponential (phase-type) laws and the tie-breaking given, nothing more.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from ..certificates import foster_certificate, growth_certificate
 from ..core.errors import CertificateError
+from ..core.jsontypes import JsonObject
 from ..core.render import plural
 from ..exact import check_foster, check_growth
 from ..markov.chain import Chain, drain_order
@@ -73,7 +73,7 @@ class FosterTry:
     """
 
     template: str
-    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    options: JsonObject = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -153,10 +153,9 @@ def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry]:
     out.append(growth.pop(0))  # linear growth
     for item in foster:
         out.append(item)
-        opts = TEMPLATES[item.template].resolve_options(chain, item.options)
-        if item.template != "table":
+        level = TEMPLATES[item.template].table_level(chain, item.options)
+        if level is None:
             continue
-        level = opts.get("K", 0) if opts.get("fast") else 0
         while growth and growth[0].K <= level:
             out.append(growth.pop(0))
     return out + growth
@@ -232,7 +231,7 @@ class Markovian(JsqStage):
             return None
         return reducing(ctx.symmetry)
 
-    def _foster(self, ctx: ProofContext, name: str, raw: dict[str, Any], found: _Found) -> StageOutcome | None:
+    def _foster(self, ctx: ProofContext, name: str, raw: JsonObject, found: _Found) -> StageOutcome | None:
         """One Foster template with one option set; the decision when a certificate passed the exact check."""
         chain, res, run = ctx.chain, ctx.res, ctx.run
         assert chain is not None

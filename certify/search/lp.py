@@ -149,7 +149,7 @@ def solve_template(
     >>> res.status, res.found, round(res.delta, 3), res.rows, res.variables
     ('optimal', True, 0.714, 7, 4)
     >>> theta = next(tmpl.candidates(res.theta))
-    >>> tmpl.exact_drift(theta, {})[1]["delta"]
+    >>> tmpl.exact_drift(theta, {})[1].delta
     Fraction(5851, 8192)
     """
     nv = len(tmpl.variables())

@@ -31,18 +31,20 @@ options are in :mod:`certify.templates.options`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from ..core.errors import CertificateError, NotSupported
+from ..core.jsontypes import JsonObject, JsonValue
 from ..markov.chain import Chain
 from ..markov.cones import vertex_bound
 from ..markov.drift import RegionDrift
 from ..markov.symmetry import Symmetry, reducing
 from .readable import DriftText, FunctionText
 
-__all__ = ["Template", "DENOMINATORS", "round_to_grid"]
+__all__ = ["Template", "DriftFacts", "DENOMINATORS", "round_to_grid"]
 
 # Grids tried, finest last, when rounding a float solution to rationals.
 DENOMINATORS = (2**12, 2**20, 2**30)
@@ -72,6 +74,58 @@ def round_to_grid(values: Iterable[Any], denominator: int) -> list[Fraction]:
 
 def _gen_str(ids: Sequence[str], g: Sequence[int]) -> str:
     return "{" + ",".join(ids[a] for a in range(len(g)) if g[a]) + "}"
+
+
+@dataclass(frozen=True)
+class DriftFacts:
+    """What :meth:`Template.exact_drift` checked, and when the drift condition holds, its margin and exceptional set.
+
+    Attributes
+    ----------
+    regions : int
+        Regions checked.
+    rows : int
+        Drift inequalities (or identities) checked.
+    delta : Fraction or None
+        The margin: AV(x) <= -delta outside the exceptional set (None when the condition fails).
+    exceptional_l1_bound : Fraction or None
+        N: the condition holds at every state with ``|x|_1`` >= N (None when it fails).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> DriftFacts(2, 1).as_dict(), DriftFacts(2, 1, F(2), F(10)).holds
+    ({'regions': 2, 'rows': 1}, True)
+    """
+
+    regions: int
+    rows: int
+    delta: Fraction | None = None
+    exceptional_l1_bound: Fraction | None = None
+
+    @property
+    def holds(self) -> bool:
+        """Whether the margin and the exceptional set were derived.
+
+        Returns
+        -------
+        bool
+            True when ``delta`` and ``exceptional_l1_bound`` are known.
+        """
+        return self.delta is not None and self.exceptional_l1_bound is not None
+
+    def as_dict(self) -> dict[str, object]:
+        """The known numbers, for reports (``certify verify --json`` of a failed check).
+
+        Returns
+        -------
+        dict
+            ``regions``, ``rows``, and ``delta`` and ``exceptional_l1_bound`` when known.
+        """
+        out: dict[str, object] = {"regions": self.regions, "rows": self.rows}
+        if self.holds:
+            out.update(delta=self.delta, exceptional_l1_bound=self.exceptional_l1_bound)
+        return out
 
 
 class Template(ABC):
@@ -115,7 +169,7 @@ class Template(ABC):
     >>> tmpl.variables(), tmpl.options
     (['P[1,1]', 'P[1,2]', 'P[2,2]'], {})
     >>> theta = [F(1), F(0), F(1)]                       # V = x1^2 + x2^2
-    >>> tmpl.check_side(theta), tmpl.exact_drift(theta, {})[1]["delta"]
+    >>> tmpl.check_side(theta), tmpl.exact_drift(theta, {})[1].delta
     ([], Fraction(1, 2))
     >>> len(QuarticSOS(chain, compile_drifts(chain)).variables())
     35
@@ -154,7 +208,7 @@ class Template(ABC):
         """
         return self.summary
 
-    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], symmetry: Symmetry | None = None, **options: Any):
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], symmetry: Symmetry | None = None, **options: JsonValue):
         self.chain = chain
         self.drifts = drifts
         symmetry = reducing(symmetry)
@@ -183,7 +237,7 @@ class Template(ABC):
     # ---- options ----
 
     @classmethod
-    def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
+    def resolve_options(cls, chain: Chain, options: Mapping[str, JsonValue]) -> JsonObject:
         """The template's options with defaults filled in (JSON-friendly; stored in certificates).
 
         Parameters
@@ -221,7 +275,7 @@ class Template(ABC):
         return {}
 
     @classmethod
-    def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+    def escalation(cls, chain: Chain) -> list[JsonObject]:
         """Option sets to try in order, cheapest first (``prove`` moves on while time remains).
 
         Parameters
@@ -245,7 +299,7 @@ class Template(ABC):
         return [{}]
 
     @classmethod
-    def label(cls, options: dict[str, Any]) -> str:
+    def label(cls, options: Mapping[str, JsonValue]) -> str:
         """A short name of the template with these options, for reports.
 
         Parameters
@@ -267,7 +321,37 @@ class Template(ABC):
         return cls.name
 
     @classmethod
-    def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
+    def table_level(cls, chain: Chain, options: Mapping[str, JsonValue]) -> int | None:
+        """The clip level of the bounded table of queue levels this option set adds (None: the template has no table).
+
+        The Markovian schedule tries each growth table of this level or below
+        right after this Foster try: they share its refined regions.
+
+        Parameters
+        ----------
+        chain : Chain
+            The chain to certify.
+        options : mapping
+            The template's options.
+
+        Returns
+        -------
+        int or None
+            The clip level K of the fast stations (0: a table of phases only), or None.
+
+        Examples
+        --------
+        >>> from fractions import Fraction as F
+        >>> from certify.markov.chain import Chain
+        >>> from certify.templates import LinearTable, Quadratic
+        >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+        >>> Quadratic.table_level(ch, {}), LinearTable.table_level(ch, {"K": 4})
+        (None, 4)
+        """
+        return None
+
+    @classmethod
+    def clip_levels(cls, chain: Chain, options: Mapping[str, JsonValue]) -> dict[int, int]:
         """Stations whose small values the template distinguishes, with their clip level K.
 
         The regions are refined by these levels before the template sees them
@@ -326,7 +410,7 @@ class Template(ABC):
     @abstractmethod
     def exact_drift(
         self, theta: Sequence[Fraction], levels: dict[int, int], max_failures: int = 5
-    ) -> tuple[list[str], dict[str, Any]]:
+    ) -> tuple[list[str], DriftFacts]:
         """Exact drift condition: AV(x) <= -delta at every state with ``|x|_1`` >= N, for some delta > 0.
 
         Parameters
@@ -342,7 +426,7 @@ class Template(ABC):
         -------
         failures : list of str
             The violated conditions (empty when the condition holds).
-        facts : dict
+        facts : DriftFacts
             ``regions`` and ``rows`` (what was checked) and, when it holds,
             ``delta`` and ``exceptional_l1_bound`` (N).
         """

@@ -30,10 +30,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.latex import frac_tex, linear_tex, norm_tex
-from .base import Template, _gen_str
+from .base import DriftFacts, Template, _gen_str
 from .readable import DriftText, Part, Sentence, Tex, region_cell
 
 if TYPE_CHECKING:
@@ -282,7 +282,7 @@ class LinearTemplate(Template):
 
     def exact_drift(
         self, theta: Sequence[Fraction], levels: dict[int, int], max_failures: int = 5
-    ) -> tuple[list[str], dict[str, Any]]:
+    ) -> tuple[list[str], DriftFacts]:
         """Exact drift condition from the rows: every row slope <= -delta * weight with delta > 0.
 
         Then AV(x) <= M_R - delta ``|x|_1`` on region R (M_R from :meth:`affine_drifts`
@@ -298,7 +298,7 @@ class LinearTemplate(Template):
         -------
         failures : list of str
             The rows with slope >= 0, in words.
-        facts : dict
+        facts : DriftFacts
             ``regions``, ``rows``, and when the rows hold ``delta`` and ``exceptional_l1_bound``.
 
         Examples
@@ -309,7 +309,7 @@ class LinearTemplate(Template):
         >>> from certify.templates import Quadratic
         >>> mm1 = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
         >>> Quadratic(mm1, compile_drifts(mm1)).exact_drift([F(1)], {})
-        ([], {'regions': 2, 'rows': 1, 'delta': Fraction(2, 1), 'exceptional_l1_bound': Fraction(10, 1)})
+        ([], DriftFacts(regions=2, rows=1, delta=Fraction(2, 1), exceptional_l1_bound=Fraction(10, 1)))
         >>> Quadratic(mm1, compile_drifts(mm1)).exact_drift([F(-1)], {})[0]
         ['region x1 >= 1: drift slope along {1} is 2 (must be < 0)']
         """
@@ -334,11 +334,11 @@ class LinearTemplate(Template):
         delta = Fraction(best_v, best_w * scale) if best_v else None
         if bad > max_failures:
             failures.append(f"... and {bad - max_failures} more violated drift inequalities")
-        facts: dict[str, Any] = {"regions": len(drifts), "rows": len(keys)}
+        checked = DriftFacts(len(drifts), len(keys))
         if failures or delta is None:
             if delta is None and not failures:
                 failures.append("no unbounded region: nothing to check")
-            return failures, facts
+            return failures, checked
         # On region R: AV(x) <= M_R - delta |x|_1 with M_R = c + L sum(a+) + delta J L,
         # since every point is a vertex (coordinates in [0, L]) plus a cone element.
         L = self.vertex_bound(levels)
@@ -348,8 +348,7 @@ class LinearTemplate(Template):
         N = Fraction(chain.J * L + 1)
         if worst is not None:
             N = max(N, (worst + delta * chain.J * L + delta) / delta)
-        facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)))
-        return failures, facts
+        return failures, DriftFacts(len(drifts), len(keys), delta, Fraction(ceil(N)))
 
     # ---- the readable proof ----
 

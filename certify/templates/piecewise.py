@@ -49,16 +49,18 @@ scipy are imported inside :meth:`PiecewiseQuadratic.lp_matrix` only.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from math import lcm
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import CertificateError, NotSupported
+from ..core.jsontypes import JsonObject, JsonValue
 from ..core.latex import poly_tex, quadratic_terms, station_tex
 from ..markov.cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
 from ..markov.chain import Chain
 from ..markov.drift import Jump, RegionDrift, compile_drifts
+from ..markov.symmetry import Symmetry
 from .base import DENOMINATORS, _gen_str, round_to_grid
 from .continuity import ContinuousPieces
 from .linear import LinearTemplate, SideRow
@@ -106,7 +108,7 @@ class PiecewiseQuadratic(LinearTemplate):
     >>> tmpl.variables()[:3], len(tmpl.variables()), len(tmpl.drifts)
     (['P[1>=2][1,1]', 'P[1>=2][1,2]', 'P[1>=2][2,2]'], 8, 14)
     >>> theta = [F(1), F(0), F(1)] * 2 + [F(0)] * 2
-    >>> tmpl.check_side(theta), tmpl.exact_drift(theta, {})[1]["delta"]
+    >>> tmpl.check_side(theta), tmpl.exact_drift(theta, {})[1].delta
     ([], Fraction(1, 2))
     """
 
@@ -114,7 +116,7 @@ class PiecewiseQuadratic(LinearTemplate):
     summary = "V = x'P_s x per ordering cell, continuous across walls (LP)"
 
     @classmethod
-    def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
+    def resolve_options(cls, chain: Chain, options: Mapping[str, JsonValue]) -> JsonObject:
         """No options; declines phase-type chains and more than :data:`MAX_STATIONS` stations (:class:`NotSupported`)."""
         if options:
             raise CertificateError(None, "options", f"template piecewise takes no options, got {sorted(options)}")
@@ -126,14 +128,14 @@ class PiecewiseQuadratic(LinearTemplate):
         return {}
 
     @classmethod
-    def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+    def escalation(cls, chain: Chain) -> list[JsonObject]:
         """One attempt, or none for phase-type chains and more than :data:`MAX_STATIONS` stations."""
         if chain.has_phases or chain.J > MAX_STATIONS:
             return []
         return [{}]
 
-    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
-        super().__init__(chain, drifts, **options)
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], symmetry: Symmetry | None = None, **options: JsonValue):
+        super().__init__(chain, drifts, symmetry, **options)
         J = chain.J
         self.parent_drifts = drifts
         self.arr = arr = Arrangement(J, walls_of(chain))

@@ -60,14 +60,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, floor, lcm
-from typing import Any
 
+from ..core.jsontypes import JsonObject, JsonValue
 from ..core.latex import frac_tex, norm_tex, poly_tex, set_tex
 from ..markov.chain import Chain
 from ..markov.cones import cone_generators, vertex_bound
 from ..markov.drift import Jump, RegionDrift
 from ..markov.regions import enumerate_regions
-from .base import DENOMINATORS, Template, round_to_grid
+from ..markov.symmetry import Symmetry
+from .base import DENOMINATORS, DriftFacts, Template, round_to_grid
 from .gram import fit_with_slack, ldl_psd
 from .monomials import Mono, exponent_str, jump_poly, linear_power, mono_str, monomials, multinomial
 from .readable import Appendix, Coefficients, DriftText, Formulas, FunctionText, Part, Sentence, Tex, region_cell
@@ -147,7 +148,7 @@ class QuarticSOS(Template):
     >>> tmpl.formula(theta)
     'V = 1*x1^4 + 2*x1^2*x2^2 + 1*x2^4'
     >>> failures, facts = tmpl.exact_drift(theta, {})
-    >>> tmpl.check_side(theta), failures, facts["delta"]
+    >>> tmpl.check_side(theta), failures, facts.delta
     ([], [], Fraction(1023, 2048))
     """
 
@@ -156,7 +157,7 @@ class QuarticSOS(Template):
     problem = "SDP"
 
     @classmethod
-    def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+    def escalation(cls, chain: Chain) -> list[JsonObject]:
         """One attempt, or none for J > 4, phase-type chains, or a region with > 8 cone generators."""
         if chain.has_phases or chain.J > MAX_STATIONS:
             return []
@@ -164,8 +165,8 @@ class QuarticSOS(Template):
             return []
         return [{}]
 
-    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
-        super().__init__(chain, drifts, **options)
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], symmetry: Symmetry | None = None, **options: JsonValue):
+        super().__init__(chain, drifts, symmetry, **options)
         J = chain.J
         ids = chain.ids
         self.vmonos = monomials(J, 4)
@@ -302,11 +303,11 @@ class QuarticSOS(Template):
 
     def exact_drift(
         self, theta: Sequence[Fraction], levels: dict[int, int], max_failures: int = 5
-    ) -> tuple[list[str], dict[str, Any]]:
+    ) -> tuple[list[str], DriftFacts]:
         """The identities of the theorem, region by region, and the exceptional-set bound N."""
         J, ids = self.chain.J, self._ids
         theta = [Fraction(t) for t in theta]
-        facts: dict[str, Any] = {"regions": len(self.drifts), "rows": self.n_equations}
+        facts = DriftFacts(len(self.drifts), self.n_equations)
         if self.chain.has_phases:  # V would ignore the phases: not covered by the theorem
             return ["the quartic template does not handle phase-type chains"], facts
         if not self.blocks:
@@ -359,7 +360,7 @@ class QuarticSOS(Template):
         if bad > max_failures:
             failures.append(f"... and {bad - max_failures} more violated conditions")
         if not failures:
-            facts.update(delta=delta, exceptional_l1_bound=Fraction(ceil(N)))
+            facts = DriftFacts(facts.regions, facts.rows, delta, Fraction(ceil(N)))
         return failures, facts
 
     # ---- the readable proof ----

@@ -55,7 +55,7 @@ class Quadratic(LinearTemplate):
     >>> tmpl.formula(theta), tmpl.check_side(theta)
     ('V = 1*x1^2 + 1*x2^2', [])
     >>> failures, facts = tmpl.exact_drift(theta, {})
-    >>> failures, facts["delta"], facts["exceptional_l1_bound"]
+    >>> failures, facts.delta, facts.exceptional_l1_bound
     ([], Fraction(1, 2), Fraction(62, 1))
     """
 

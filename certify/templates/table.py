@@ -7,13 +7,15 @@ the certificate sees tie-breaking probabilities, which no polynomial can.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
 from math import lcm
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import CertificateError
+from ..core.jsontypes import JsonObject, JsonValue
 from ..core.latex import station_tex
 from ..markov.chain import Chain
 from ..markov.drift import RegionDrift, cell_moves, cell_of
@@ -25,7 +27,7 @@ from .readable import Appendix, Coefficients, Formulas, FunctionText, Sentence
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
-__all__ = ["table_text", "LinearTable", "table_cells", "cell_name", "default_fast"]
+__all__ = ["table_text", "LinearTable", "TableOptions", "table_options", "table_cells", "cell_name", "default_fast"]
 
 
 def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ...]]:
@@ -136,6 +138,99 @@ def default_fast(chain: Chain) -> list[int]:
     return sorted(keep) if keep else shared
 
 
+@dataclass(frozen=True)
+class TableOptions:
+    """The canonical options of the table template: the clip level, the fast stations, the multipliers.
+
+    Attributes
+    ----------
+    K : int
+        The clip level (1..MAX_CLIP_LEVEL).
+    fast : tuple of str
+        The stations whose levels min(x_i, K) index the table, in the network's order.
+    multipliers : tuple of str
+        The stations l of the terms x_l T_l, in the network's order.
+
+    Examples
+    --------
+    >>> TableOptions(2, ("1", "2"), ("1",)).to_json()
+    {'K': 2, 'fast': ['1', '2'], 'multipliers': ['1']}
+    """
+
+    K: int
+    fast: tuple[str, ...]
+    multipliers: tuple[str, ...]
+
+    def to_json(self) -> JsonObject:
+        """The options as certificates store them.
+
+        Returns
+        -------
+        dict
+            ``{"K": ..., "fast": [...], "multipliers": [...]}``.
+        """
+        return {"K": self.K, "fast": list(self.fast), "multipliers": list(self.multipliers)}
+
+
+def table_options(chain: Chain, options: Mapping[str, JsonValue]) -> TableOptions:
+    """The table template's options with defaults filled in, every option validated.
+
+    ``K`` is an integer in 1..MAX_CLIP_LEVEL (default 6), ``fast`` (default
+    :func:`default_fast`) and ``multipliers`` (default all stations) distinct
+    known station ids in the network's order, and the table within MAX_REFINEMENT.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain the options are for.
+    options : mapping
+        The options as given.
+
+    Returns
+    -------
+    TableOptions
+        The canonical options.
+
+    Raises
+    ------
+    CertificateError
+        When an option is unknown or invalid, or the table would be too large.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> table_options(ch, {"K": 2})
+    TableOptions(K=2, fast=('1', '2'), multipliers=('1', '2'))
+    """
+    unknown = set(options) - {"K", "fast", "multipliers"}
+    if unknown:
+        raise CertificateError(None, "options", f"unknown option(s) {sorted(unknown)} (template table takes K, fast, multipliers)")
+    K = clip_level(options.get("K", 6), "options.K")
+    raw_fast = options.get("fast")
+    fast = [chain.ids[j] for j in default_fast(chain)] if raw_fast is None else station_list(chain, raw_fast, "options.fast")
+    if not fast and not chain.has_phases:
+        raise CertificateError(None, "options.fast",
+                               f"{fast!r} names no station and the chain has no phases: the table needs fast stations (or phases)")
+    raw_mult = options.get("multipliers")
+    mult = list(chain.ids) if raw_mult is None else station_list(chain, raw_mult, "options.multipliers", nonempty=True)
+    levels = dict(chain.base_levels)
+    for s in fast:
+        a = chain.ids.index(s)
+        levels[a] = max(levels.get(a, 0), K)
+    size = refinement_factor(levels)
+    cells = (K + 1) ** len(fast) * max(1, len(chain.phase_space()))
+    if size > MAX_REFINEMENT or cells * len(mult) > MAX_REFINEMENT:
+        raise CertificateError(
+            None,
+            "options",
+            f"K = {K} with {len(fast)} fast station(s) would cut each region into {size} pieces and need "
+            f"{cells * len(mult)} table values (at most {MAX_REFINEMENT} each)",
+        )
+    return TableOptions(K, tuple(fast), tuple(mult))
+
+
 class LinearTable(Quadratic):
     """V(x) = x'Px + sum_{l in L} x_l T_l[min(x_a, K) for a in F].
 
@@ -205,18 +300,14 @@ class LinearTable(Quadratic):
         return f"V = x'Px + sum_l x_l T_l[{table_text(self.chain, self.fast, self.K)}]"
 
     @classmethod
-    def resolve_options(cls, chain: Chain, options: dict[str, Any]) -> dict[str, Any]:
-        """Defaults filled in, every option validated.
-
-        ``K`` is an integer in 1..MAX_CLIP_LEVEL (default 6), ``fast`` (default
-        :func:`default_fast`) and ``multipliers`` (default all stations) distinct
-        known station ids in the network's order, and the table within MAX_REFINEMENT.
+    def resolve_options(cls, chain: Chain, options: Mapping[str, JsonValue]) -> JsonObject:
+        """Defaults filled in, every option validated (:func:`table_options`), as JSON.
 
         Parameters
         ----------
         chain : Chain
             The chain the options are for.
-        options : dict
+        options : mapping
             The options as given.
 
         Returns
@@ -229,61 +320,44 @@ class LinearTable(Quadratic):
         CertificateError
             When an option is unknown or invalid, or the table would be too large.
         """
-        unknown = set(options) - {"K", "fast", "multipliers"}
-        if unknown:
-            raise CertificateError(None, "options", f"unknown option(s) {sorted(unknown)} (template table takes K, fast, multipliers)")
-        K = clip_level(options.get("K", 6), "options.K")
-        raw_fast = options.get("fast")
-        fast = [chain.ids[j] for j in default_fast(chain)] if raw_fast is None else station_list(chain, raw_fast, "options.fast")
-        if not fast and not chain.has_phases:
-            raise CertificateError(None, "options.fast",
-                                   f"{fast!r} names no station and the chain has no phases: the table needs fast stations (or phases)")
-        raw_mult = options.get("multipliers")
-        mult = list(chain.ids) if raw_mult is None else station_list(chain, raw_mult, "options.multipliers", nonempty=True)
-        levels = dict(chain.base_levels)
-        for s in fast:
-            a = chain.ids.index(s)
-            levels[a] = max(levels.get(a, 0), K)
-        size = refinement_factor(levels)
-        cells = (K + 1) ** len(fast) * max(1, len(chain.phase_space()))
-        if size > MAX_REFINEMENT or cells * len(mult) > MAX_REFINEMENT:
-            raise CertificateError(
-                None,
-                "options",
-                f"K = {K} with {len(fast)} fast station(s) would cut each region into {size} pieces and need "
-                f"{cells * len(mult)} table values (at most {MAX_REFINEMENT} each)",
-            )
-        return {"K": K, "fast": fast, "multipliers": mult}
+        return table_options(chain, options).to_json()
 
     @classmethod
-    def escalation(cls, chain: Chain) -> list[dict[str, Any]]:
+    def escalation(cls, chain: Chain) -> list[JsonObject]:
         """Phases only (phase-type chains), then growing K while the fast stations share a choice set."""
-        steps: list[dict[str, Any]] = [{"fast": []}] if chain.has_phases else []
+        steps: list[JsonObject] = [{"fast": []}] if chain.has_phases else []
         if not default_fast(chain):
             return steps  # no station shares a choice set: nothing for a table of queue levels
         return steps + ([{"K": 6}, {"K": 12}, {"K": 24}, {"K": 36}] if len(default_fast(chain)) <= 2 else [{"K": 4}, {"K": 6}])
 
     @classmethod
-    def label(cls, options: dict[str, Any]) -> str:
+    def label(cls, options: Mapping[str, JsonValue]) -> str:
         """``table (K=6)``, or ``table (phases only)`` without fast stations."""
         return f"{cls.name} (K={options['K']})" if options["fast"] else f"{cls.name} (phases only)"
 
     @classmethod
-    def clip_levels(cls, chain: Chain, options: dict[str, Any]) -> dict[int, int]:
+    def table_level(cls, chain: Chain, options: Mapping[str, JsonValue]) -> int | None:
+        """K, or 0 for a table of phases only."""
+        opts = table_options(chain, options)
+        return opts.K if opts.fast else 0
+
+    @classmethod
+    def clip_levels(cls, chain: Chain, options: Mapping[str, JsonValue]) -> dict[int, int]:
         """K at every fast station (and the chain's base levels)."""
-        opts = cls.resolve_options(chain, options)
+        opts = table_options(chain, options)
         levels = dict(chain.base_levels)
-        for s in opts["fast"]:
+        for s in opts.fast:
             a = chain.ids.index(s)
-            levels[a] = max(levels.get(a, 0), opts["K"])
+            levels[a] = max(levels.get(a, 0), opts.K)
         return dict(sorted(levels.items()))
 
-    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: Any):
+    def __init__(self, chain: Chain, drifts: Sequence[RegionDrift], **options: JsonValue):
         super().__init__(chain, drifts, **options)
         ids = chain.ids
-        self.K = self.options["K"]
-        self.fast = [ids.index(s) for s in self.options["fast"]]
-        self.mult = [ids.index(s) for s in self.options["multipliers"]]
+        opts = table_options(chain, self.options)
+        self.K = opts.K
+        self.fast = [ids.index(s) for s in opts.fast]
+        self.mult = [ids.index(s) for s in opts.multipliers]
         self.cells = table_cells(chain, self.fast, self.K)
         base = len(self.pairs)
         self.tpos = {(l, c): base + a * len(self.cells) + k for a, l in enumerate(self.mult) for k, c in enumerate(self.cells)}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...core.certificate import ENVELOPE
+from ...core.jsontypes import JsonObject
 from ...exact.facts import Check
 from ...markov.chain import Chain
 from ..reading import Reading
@@ -74,7 +75,7 @@ class Kind:
     fields: tuple[str, ...]
     read: Callable[[Any, Mapping[str, Any]], Reading | str]
     check: Callable[..., Check[Any]]
-    claims: Callable[[Any], dict[str, Any]]
+    claims: Callable[[Any], JsonObject]
     statement: Callable[[Any, Chain | None, str], Statement]
     explainer: str
     optional: tuple[str, ...] = ()
@@ -105,7 +106,7 @@ def primitives(chain: Chain | None) -> str:
     return "for exponential service and interarrival times, with this network's tie-breaking"
 
 
-def phase_expansion(chain: Chain) -> dict[str, Any]:
+def phase_expansion(chain: Chain) -> JsonObject:
     """The ``phase_expansion`` payload field of a Markovian certificate (empty for an exponential chain).
 
     Parameters

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...core.certificate import Certificate
 from ...core.envelope import seal
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q
 from ...exact.facts import (
@@ -25,7 +26,7 @@ from .base import Kind, Statement
 __all__ = ["closed_set_claims", "closed_set_certificate", "read_closed_set"]
 
 
-def closed_set_claims(f: ClosedSetFacts) -> dict[str, Any]:
+def closed_set_claims(f: ClosedSetFacts) -> JsonObject:
     """The claims of a closed-set certificate.
 
     Parameters

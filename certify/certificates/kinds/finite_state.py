@@ -10,6 +10,7 @@ from typing import Any
 
 from ...core.certificate import Certificate
 from ...core.envelope import seal
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...exact.facts import (
     Check,
@@ -23,7 +24,7 @@ from .base import Kind, Statement, phase_expansion, primitives
 __all__ = ["finite_state_claims", "finite_certificate", "read_finite_state"]
 
 
-def finite_state_claims(f: FiniteStateFacts) -> dict[str, Any]:
+def finite_state_claims(f: FiniteStateFacts) -> JsonObject:
     """The claims of a finite-state certificate.
 
     Parameters

@@ -13,6 +13,7 @@ from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.hypotheses import dai_violations
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q
 from ...exact.facts import (
@@ -28,7 +29,7 @@ from .base import Kind, Statement
 __all__ = ["fluid_claims", "fluid_certificate", "read_fluid"]
 
 
-def fluid_claims(f: FluidFacts) -> dict[str, Any]:
+def fluid_claims(f: FluidFacts) -> JsonObject:
     """The claims of a fluid Lyapunov certificate.
 
     Parameters
@@ -91,7 +92,7 @@ def fluid_certificate(
         named = {f"w[{ids[i]}]": q(coeffs[i]) for i in range(J)}
     else:
         named = {f"P[{ids[i]},{ids[j]}]": q(coeffs[i][j]) for i in range(J) for j in range(i, J)}
-    payload: dict[str, Any] = {"template": kind, "coefficients": named}
+    payload: JsonObject = {"template": kind, "coefficients": named}
     if symmetry is not None and not symmetry.trivial:
         payload["symmetry"] = [[ids[a] for a in c] for c in symmetry.classes]
     return seal(net, "fluid", payload, fluid_claims(check.facts), *fluid_statement(net, chain, kind))
@@ -150,7 +151,7 @@ def read_fluid(net: Network, cert: Mapping[str, Any]) -> Reading:
             for j in range(i, J):
                 P[i][j] = P[j][i] = vals[f"P[{ids[i]},{ids[j]}]"]
         coeffs = P
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     if "symmetry" in cert:
         kwargs["symmetry"] = symmetry_field(chain, cert["symmetry"])
     return Reading((chain, kind, coeffs), kwargs, chain=chain, template=kind)

@@ -18,6 +18,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q
 from ...exact.facts import (
@@ -36,7 +37,7 @@ __all__ = ["fluid_flow_claims", "fluid_flow_certificate", "read_fluid_flow", "MA
 MAX_DENOMINATOR_BITS = 8192
 
 
-def fluid_flow_claims(f: FluidFlowFacts) -> dict[str, Any]:
+def fluid_flow_claims(f: FluidFlowFacts) -> JsonObject:
     """The claims of a ``fluid-flow`` certificate.
 
     Parameters

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...core.certificate import Certificate
 from ...core.envelope import seal
+from ...core.jsontypes import JsonObject
 from ...core.model import ForkJoinNetwork
 from ...core.numbers import q
 from ...exact.facts import (
@@ -34,7 +35,7 @@ CAPACITY: Statement = (
 )
 
 
-def capacity_claims(f: CapacityFacts) -> dict[str, Any]:
+def capacity_claims(f: CapacityFacts) -> JsonObject:
     """The claims of a fork-join capacity certificate.
 
     Parameters

@@ -13,6 +13,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import ForkJoinNetwork
 from ...core.numbers import q, unq
 from ...exact.facts import (
@@ -39,7 +40,7 @@ LAG_TABLE: Statement = (
 )
 
 
-def lag_table_claims(f: LagTableFacts) -> dict[str, Any]:
+def lag_table_claims(f: LagTableFacts) -> JsonObject:
     """The claims of a fork-join Foster (lag table) certificate.
 
     Parameters

@@ -12,6 +12,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import ForkJoinNetwork
 from ...core.numbers import q
 from ...exact.facts import (
@@ -35,7 +36,7 @@ INDEPENDENT: Statement = (
 )
 
 
-def independent_claims(f: IndependentFacts) -> dict[str, Any]:
+def independent_claims(f: IndependentFacts) -> JsonObject:
     """The claims of a (k,k) certificate.
 
     Parameters

@@ -12,6 +12,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q, unq
 from ...exact.facts import (
@@ -28,7 +29,7 @@ from .base import Kind, Statement, phase_expansion, primitives
 __all__ = ["foster_claims", "foster_certificate", "read_foster"]
 
 
-def foster_claims(f: FosterFacts) -> dict[str, Any]:
+def foster_claims(f: FosterFacts) -> JsonObject:
     """The claims of a Foster–Lyapunov certificate.
 
     Parameters
@@ -92,7 +93,7 @@ def foster_certificate(
     """
     f = check.facts
     coefficients = {n: q(v) for n, v in zip(f.variables, theta)}
-    payload: dict[str, Any] = {"template": template, "options": f.options, "coefficients": coefficients, **phase_expansion(chain)}
+    payload: JsonObject = {"template": template, "options": f.options, "coefficients": coefficients, **phase_expansion(chain)}
     if f.symmetry:  # the check reduced by these classes: the verifier needs them to re-check the same way
         payload["symmetry"] = [[chain.ids[a] for a in c] for c in f.symmetry]
     return seal(net, "foster", payload, foster_claims(f), *foster_statement(net, chain, template))
@@ -143,7 +144,7 @@ def read_foster(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     if bad:
         raise CertificateError(None, "coefficients", f"the name {bad[0]!r} must be a string")
     theta = {n: unq(v, f"coefficients.{n}") for n, v in coeffs.items()}
-    kwargs: dict[str, Any] = {"options": canonical}
+    kwargs: dict[str, object] = {"options": canonical}
     if "symmetry" in cert:  # the checker verifies the classes and V's invariance before using them
         kwargs["symmetry"] = symmetry_field(chain, cert["symmetry"])
     return Reading((chain, template, theta), kwargs, chain, template)

@@ -12,6 +12,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q
 from ...exact.facts import (
@@ -28,7 +29,7 @@ from .base import Kind, Statement, phase_expansion, primitives
 __all__ = ["growth_claims", "growth_certificate", "read_growth"]
 
 
-def growth_claims(f: GrowthFacts) -> dict[str, Any]:
+def growth_claims(f: GrowthFacts) -> JsonObject:
     """The claims of a growth certificate.
 
     Parameters
@@ -93,7 +94,7 @@ def growth_certificate(
     >>> growth_certificate(over, chain, [F(1)], check_growth(chain, [F(1)]))["claims"]
     {'delta': '1', 'level': '2', 'increment_bound': '2'}
     """
-    payload: dict[str, Any] = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}, **phase_expansion(chain)}
+    payload: JsonObject = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}, **phase_expansion(chain)}
     if table is not None:
         payload["table"] = {
             "K": K,

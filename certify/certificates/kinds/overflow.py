@@ -17,6 +17,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q
 from ...exact.facts import Check, OverflowFacts
@@ -49,7 +50,7 @@ OVERFLOW_STATEMENTS: dict[str, tuple[str, str]] = {
 }
 
 
-def overflow_claims(f: OverflowFacts) -> dict[str, Any]:
+def overflow_claims(f: OverflowFacts) -> JsonObject:
     """The claims of an overflow certificate.
 
     Parameters

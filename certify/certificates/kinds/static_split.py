@@ -12,6 +12,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q
 from ...exact.facts import (
@@ -27,7 +28,7 @@ from .base import Kind, Statement
 __all__ = ["static_split_claims", "static_split_certificate", "read_static_split"]
 
 
-def static_split_claims(f: StaticSplitFacts) -> dict[str, Any]:
+def static_split_claims(f: StaticSplitFacts) -> JsonObject:
     """The claims of a static-split dual certificate.
 
     Parameters

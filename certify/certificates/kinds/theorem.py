@@ -11,6 +11,7 @@ from typing import Any
 from ...core.certificate import Certificate
 from ...core.envelope import seal
 from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
 from ...core.model import ForkJoinNetwork, Network
 from ...exact.facts import (
     TheoremFacts,
@@ -24,7 +25,7 @@ from .base import Kind, Statement
 __all__ = ["theorem_claims", "theorem_certificate", "read_theorem"]
 
 
-def theorem_claims(f: TheoremFacts) -> dict[str, Any]:
+def theorem_claims(f: TheoremFacts) -> JsonObject:
     """The claims of a theorem certificate.
 
     Parameters
