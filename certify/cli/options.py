@@ -20,10 +20,9 @@ import argparse
 import math
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..core.errors import OptionError
-from ..proof.options import ProveOptions
+from ..proof.options import ProveChanges, ProveField, ProveOptions
 
 __all__ = [
     "MAX_SEED",
@@ -51,7 +50,7 @@ MAX_TRUNCATE = 10_000
 
 #: The options of ``certify prove`` by their argparse names, and the :class:`ProveOptions` field each sets
 #: (a ``no_`` flag sets its field to the opposite).
-PROVE_FLAGS = {
+PROVE_FLAGS: dict[str, ProveField] = {
     "time_limit": "time_limit",
     "template": "templates",
     "solver": "solver",
@@ -378,7 +377,7 @@ def prove_options(args: argparse.Namespace, flags: Sequence[str] = tuple(PROVE_F
     >>> prove_options(args, ("template", "solver")).time_limit  # the run's limit is not a probe's
     120.0
     """
-    changes: dict[str, Any] = {}
+    changes: ProveChanges = {}
     for flag in flags:
         value = getattr(args, flag)
         changes[PROVE_FLAGS[flag]] = not value if flag.startswith("no_") else value

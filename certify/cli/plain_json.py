@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+
+from ..core.jsontypes import JsonValue
 
 __all__ = ["json_value"]
 
 
-def json_value(v: Any) -> Any:
+def json_value(v: object) -> JsonValue:
     """``v`` as plain JSON: Fractions as ``"p/q"`` strings, tuples and sets as lists, keys as strings.
 
     Parameters
@@ -23,7 +24,7 @@ def json_value(v: Any) -> Any:
 
     Returns
     -------
-    object
+    JsonValue
         The same value with every Fraction written exactly (``"3/4"``, ``"2"``),
         non-finite floats as strings, tuples as lists, sets as sorted lists,
         dict keys as strings, and anything else as ``str(v)``.

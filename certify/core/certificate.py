@@ -16,7 +16,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
+
+from .jsontypes import JsonObject, JsonValue
 
 __all__ = ["Certificate", "ENVELOPE"]
 
@@ -25,7 +27,7 @@ ENVELOPE = ("format", "kind", "network", "semantics", "claims", "statement", "ce
 
 
 @dataclass(frozen=True, eq=False)
-class Certificate(Mapping[str, Any]):
+class Certificate(Mapping[str, JsonValue]):
     """A sealed certificate: its kind, the network it is about, what it proves, its claims and payload.
 
     Attributes
@@ -71,17 +73,17 @@ class Certificate(Mapping[str, Any]):
     network_digest: str
     semantics: str
     statement: str
-    claims: Mapping[str, Any]
-    payload: Mapping[str, Any]
+    claims: Mapping[str, JsonValue]
+    payload: Mapping[str, JsonValue]
     certify_version: str
     digest: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The certificate file's JSON object (a fresh copy; :func:`~certify.core.envelope.dumps` writes it).
 
         Returns
         -------
-        dict
+        JsonObject
             The envelope's fields and the payload's.
 
         Examples
@@ -102,7 +104,7 @@ class Certificate(Mapping[str, Any]):
         })
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> Certificate:
+    def from_json(cls, obj: Mapping[str, Any]) -> Certificate:  # Any: a file's object, its fields unchecked here
         """The certificate of a JSON object with every envelope field (nothing is checked: :func:`verify` does that).
 
         Parameters
@@ -137,10 +139,10 @@ class Certificate(Mapping[str, Any]):
         return cls(obj["format"], obj["kind"], net["name"], net["digest"], obj["semantics"], obj["statement"],
                    copy.deepcopy(dict(obj["claims"])), payload, obj["certify_version"], obj["digest"])
 
-    def _fields(self) -> dict[str, Any]:
+    def _fields(self) -> dict[str, None]:
         return {**{k: None for k in ENVELOPE}, **dict.fromkeys(self.payload)}
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> JsonValue:
         if key == "network":
             return _frozen({"name": self.network_name, "digest": self.network_digest})
         if key in self.payload:
@@ -148,10 +150,11 @@ class Certificate(Mapping[str, Any]):
         if key == "claims":
             return _frozen(self.claims)
         if key in ENVELOPE:
-            return getattr(self, key)
+            value: str = getattr(self, key)  # the envelope's other fields are strings
+            return value
         raise KeyError(key)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+    def __deepcopy__(self, memo: dict[int, object]) -> JsonObject:
         return self.to_json()
 
     def __iter__(self) -> Iterator[str]:
@@ -169,30 +172,30 @@ class Certificate(Mapping[str, Any]):
 _READ_ONLY = "a certificate is read-only: edit copy.deepcopy(cert) or cert.to_json()"
 
 
-def _refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
+def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
     raise TypeError(_READ_ONLY)
 
 
-class _ReadOnlyDict(dict):  # type: ignore[type-arg]
+class _ReadOnlyDict(dict[str, JsonValue]):
     """A JSON map read from a certificate: a ``dict`` (for json and equality) that refuses every change."""
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+    def __deepcopy__(self, memo: dict[int, object]) -> JsonObject:
         return {k: copy.deepcopy(v, memo) for k, v in self.items()}
 
 
-class _ReadOnlyList(list):  # type: ignore[type-arg]
+class _ReadOnlyList(list[JsonValue]):
     """A JSON list read from a certificate: a ``list`` that refuses every change."""
 
     __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refuse
     __iadd__ = __imul__ = _refuse
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+    def __deepcopy__(self, memo: dict[int, object]) -> list[JsonValue]:
         return [copy.deepcopy(v, memo) for v in self]
 
 
-def _frozen(value: Any) -> Any:
+def _frozen(value: JsonValue) -> JsonValue:
     """A read-only copy of a JSON value (what the certificate holds never leaves it)."""
     if isinstance(value, Mapping):
         return _ReadOnlyDict({k: _frozen(v) for k, v in value.items()})

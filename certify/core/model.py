@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
-from typing import Any, final
+from typing import Any, TypeAlias, final
+
+from .jsontypes import JsonObject, JsonValue
 
 __all__ = [
+    "LawParameter",
     "Distribution",
     "Station",
     "Stream",
@@ -36,6 +39,9 @@ FORK_JOIN_FORMAT = "fork-join-redundancy/1"
 #: The names of the service and interarrival laws of the file format.
 DIST_NAMES = ("exponential", "deterministic", "erlang", "hyperexponential", "coxian", "gamma", "lognormal")
 
+#: The value of a shape parameter of a law: ``k`` an int, ``scv`` a Fraction, ``probs`` and ``rates`` tuples of Fractions.
+LawParameter: TypeAlias = "int | Fraction | tuple[Fraction, ...]"
+
 
 @dataclass(frozen=True)
 class Distribution:
@@ -51,7 +57,7 @@ class Distribution:
     ----------
     dist : str, default "exponential"
         The law, one of :data:`DIST_NAMES`.
-    params : tuple of (str, Any), default ()
+    params : tuple of (str, LawParameter), default ()
         The shape parameters, sorted by name.
 
     Examples
@@ -63,6 +69,8 @@ class Distribution:
     """
 
     dist: str = "exponential"
+    # Each value is a LawParameter; typed Any because its readers (markov.laws, simulation.tables) take
+    # dict(params)["k"] as an int, ["rates"] as a tuple, ... by the parameter's name.
     params: tuple[tuple[str, Any], ...] = ()
 
     @property
@@ -89,34 +97,35 @@ class Distribution:
             return "rates" in p and len(p["rates"]) == 1
         return False
 
-    def get(self, name: str, default: Any = None) -> Any:
+    def get(self, name: str, default: LawParameter | None = None) -> LawParameter | None:
         """The parameter ``name``, or ``default`` when the law has none of that name.
 
         Parameters
         ----------
         name : str
             The parameter (``k``, ``scv``, ``probs``, ``rates``).
-        default : Any, default None
+        default : LawParameter or None, default None
             Returned when there is no such parameter.
 
         Returns
         -------
-        Any
-            The parameter's value.
+        LawParameter or None
+            The parameter's value, else ``default``.
 
         Examples
         --------
         >>> Distribution("erlang", (("k", 3),)).get("k"), Distribution().get("k", 1)
         (3, 1)
         """
-        return dict(self.params).get(name, default)
+        value: LawParameter | None = dict(self.params).get(name, default)
+        return value
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | LawParameter]:
         """The law as a dict ``{"dist": ..., parameter: value, ...}`` (values as stored, Fractions included).
 
         Returns
         -------
-        dict
+        dict of str to (str or LawParameter)
             The law in the form of the file format.
 
         Examples
@@ -124,7 +133,7 @@ class Distribution:
         >>> Distribution("erlang", (("k", 3),)).to_dict()
         {'dist': 'erlang', 'k': 3}
         """
-        out: dict[str, Any] = {"dist": self.dist}
+        out: dict[str, str | LawParameter] = {"dist": self.dist}
         for k, v in self.params:
             out[k] = v
         return out
@@ -148,7 +157,7 @@ class Distribution:
         return self.dist + "(" + ", ".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     if isinstance(v, tuple):
         return "[" + ", ".join(_fmt(x) for x in v) + "]"
     return str(v)
@@ -316,10 +325,10 @@ class Network:
         The routes after service.
     tie_breaking : tuple of TieBreak, default ()
         Probabilities for tied-shortest sets (uniform where none is given).
-    extras : tuple of (str, Any), default ()
-        The ``x-...`` fields of the file, sorted.
-    expected : Any, default None
-        The file's ``expected`` block.
+    extras : tuple of (str, JsonValue), default ()
+        The ``x-...`` fields of the file, sorted, in the plain form of :func:`certify.io.fields.plain`.
+    expected : dict or None, default None
+        The file's ``expected`` block, in that plain form.
     source : str or None, default None
         The file it came from (not compared).
     notes : tuple of str, default ()
@@ -338,8 +347,8 @@ class Network:
     streams: tuple[Stream, ...]
     feedback: tuple[Feedback, ...] = ()
     tie_breaking: tuple[TieBreak, ...] = ()
-    extras: tuple[tuple[str, Any], ...] = ()
-    expected: Any = None
+    extras: tuple[tuple[str, JsonValue], ...] = ()
+    expected: JsonObject | None = None
     source: str | None = field(default=None, compare=False)
     # What the loader derived from the file and every stage uses (e.g. a rate taken from
     # explicit phases); one sentence each, printed in reports.
@@ -443,10 +452,10 @@ class ForkJoinNetwork:
         The job arrival rate.
     servers : tuple of (str, Fraction)
         Each server's id and service rate.
-    extras : tuple of (str, Any), default ()
-        The ``x-...`` fields of the file, sorted.
-    expected : Any, default None
-        The file's ``expected`` block.
+    extras : tuple of (str, JsonValue), default ()
+        The ``x-...`` fields of the file, sorted, in the plain form of :func:`certify.io.fields.plain`.
+    expected : dict or None, default None
+        The file's ``expected`` block, in that plain form.
     source : str or None, default None
         The file it came from (not compared).
 
@@ -463,8 +472,8 @@ class ForkJoinNetwork:
     k: int
     rate: Fraction
     servers: tuple[tuple[str, Fraction], ...]
-    extras: tuple[tuple[str, Any], ...] = ()
-    expected: Any = None
+    extras: tuple[tuple[str, JsonValue], ...] = ()
+    expected: JsonObject | None = None
     source: str | None = field(default=None, compare=False)
 
     @property

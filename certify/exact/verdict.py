@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from ..core.jsontypes import JsonObject
 from ..core.vocabulary import Semantics, TheoremOutcome
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class TheoremVerdict:
         """
         return self.proved and self.verdict in ("stable", "unstable")
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> JsonObject:
         """The verdict as plain JSON (``certify prove --json`` prints one per entry of ``Result.theorems``).
 
         Returns

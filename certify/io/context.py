@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ..core.errors import NetworkError
 from ..core.numbers import exact_str
@@ -102,14 +102,14 @@ class Context:
         self.notes.append(text)
 
 
-def key_path(path: str | None, name: Any) -> str:
+def key_path(path: str | None, name: object) -> str:
     """``path`` extended by a map key: ``stations.3`` or ``stations["a b"]``.
 
     Parameters
     ----------
     path : str or None
         The path of the map; ``None`` (or empty) at the top level.
-    name : Any
+    name : object
         The key; written plainly when it is made of letters, digits, ``_`` and
         ``-``, else as a JSON string in brackets.
 
@@ -129,12 +129,12 @@ def key_path(path: str | None, name: Any) -> str:
     return f"{path or ''}[{json.dumps(name)}]"
 
 
-def show(v: Any) -> str:
+def show(v: object) -> str:
     """A value as the user would recognise it in a message.
 
     Parameters
     ----------
-    v : Any
+    v : object
         A value read from a document (or derived from one).
 
     Returns
@@ -160,12 +160,12 @@ def show(v: Any) -> str:
     return kind_of(v)
 
 
-def kind_of(v: Any) -> str:
+def kind_of(v: object) -> str:
     """What a value is, for a message saying it is not what a rule wants.
 
     Parameters
     ----------
-    v : Any
+    v : object
         A value read from a document.
 
     Returns

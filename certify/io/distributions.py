@@ -12,9 +12,8 @@ rules of the format.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
-from ..core.model import DIST_NAMES, Distribution
+from ..core.model import DIST_NAMES, Distribution, LawParameter
 from .context import Context, brief, key_path, show
 from .fields import as_integer, as_list, as_map, check_fields
 from .number_fields import (
@@ -48,7 +47,7 @@ SCV_MAX = Fraction(1000)
 MEAN_TOLERANCE = Fraction(1, 10**6)
 
 
-def _scv(ctx: Context, v: Any, path: str, lo: Fraction, what: str) -> Fraction:
+def _scv(ctx: Context, v: object, path: str, lo: Fraction, what: str) -> Fraction:
     x = as_positive(ctx, v, path) if lo == SCV_MIN else as_number(ctx, v, path)
     if x < lo:
         ctx.fail(path, f"{show(v)} must be >= {show(lo)} for {what}")
@@ -57,7 +56,7 @@ def _scv(ctx: Context, v: Any, path: str, lo: Fraction, what: str) -> Fraction:
     return x
 
 
-def _phase_rates(ctx: Context, v: Any, path: str) -> list[Fraction]:
+def _phase_rates(ctx: Context, v: object, path: str) -> list[Fraction]:
     rates = as_list(ctx, v, path, True)
     if len(rates) > MAX_PHASES:
         ctx.fail(path, f"has {len(rates)} phases (at most {MAX_PHASES} allowed)")
@@ -77,7 +76,7 @@ def _authoritative(ctx: Context, m: Fraction, path: str, rate: Fraction, rate_pa
     return derived
 
 
-def as_distribution(ctx: Context, v: Any, path: str, rate: Fraction, rate_path: str,
+def as_distribution(ctx: Context, v: object, path: str, rate: Fraction, rate_path: str,
                     rate_name: str = "rate") -> tuple[Distribution, Fraction]:
     """A distribution shape and the rate every stage uses (``rate``, or 1/mean of explicit phases).
 
@@ -85,7 +84,7 @@ def as_distribution(ctx: Context, v: Any, path: str, rate: Fraction, rate_path: 
     ----------
     ctx : Context
         Where errors point; receives the note when the phases fix the rate.
-    v : Any
+    v : object
         The law as read (``{"dist": ..., ...}``).
     path : str
         Its field path (``stations.1.service``).
@@ -122,52 +121,52 @@ def as_distribution(ctx: Context, v: Any, path: str, rate: Fraction, rate_path: 
     ...
     certify.core.errors.NetworkError: net.json: stations.1.service.scv: required field is missing
     """
-    as_map(ctx, v, path)
-    if "dist" not in v:
+    law = as_map(ctx, v, path)
+    if "dist" not in law:
         ctx.fail(key_path(path, "dist"), "required field is missing")
-    name = v["dist"]
+    name = law["dist"]
     if not isinstance(name, str) or name not in _DIST_PARAMS:
         ok = ", ".join(DIST_NAMES)
         ctx.fail(key_path(path, "dist"), f"unknown distribution {show(name)} (one of {ok})")
     allowed = _DIST_PARAMS[name]
-    for k in v:
+    for k in law:
         if k != "dist" and k not in allowed:
             ctx.fail(key_path(path, k), f'{name} has no parameter "{k}"'
                      + (f" (parameters: {', '.join(allowed)})" if allowed else " (it has no parameters)"))
-    params: dict[str, Any] = {}
+    params: dict[str, LawParameter] = {}
     if name == "erlang":
-        check_fields(ctx, v, path, ("dist", "k"), ("k",))
-        params["k"] = as_integer(ctx, v["k"], key_path(path, "k"), 1, MAX_PHASES)
+        check_fields(ctx, law, path, ("dist", "k"), ("k",))
+        params["k"] = as_integer(ctx, law["k"], key_path(path, "k"), 1, MAX_PHASES)
     elif name in ("gamma", "lognormal"):
-        check_fields(ctx, v, path, ("dist", "scv"), ("scv",))
-        params["scv"] = _scv(ctx, v["scv"], key_path(path, "scv"), SCV_MIN, f"a {name} law")
+        check_fields(ctx, law, path, ("dist", "scv"), ("scv",))
+        params["scv"] = _scv(ctx, law["scv"], key_path(path, "scv"), SCV_MIN, f"a {name} law")
     elif name == "hyperexponential":
-        if "scv" in v:
-            if "probs" in v or "rates" in v:
+        if "scv" in law:
+            if "probs" in law or "rates" in law:
                 ctx.fail(path, 'give either "scv" or "probs" and "rates", not both')
-            params["scv"] = _scv(ctx, v["scv"], key_path(path, "scv"), Fraction(1), "a hyperexponential")
+            params["scv"] = _scv(ctx, law["scv"], key_path(path, "scv"), Fraction(1), "a hyperexponential")
         else:
-            if "probs" not in v and "rates" not in v:
+            if "probs" not in law and "rates" not in law:
                 ctx.fail(path, 'hyperexponential needs "scv" or both "probs" and "rates"')
-            check_fields(ctx, v, path, ("dist", "probs", "rates"), ("probs", "rates"))
+            check_fields(ctx, law, path, ("dist", "probs", "rates"), ("probs", "rates"))
             pp, rp = key_path(path, "probs"), key_path(path, "rates")
-            probs = [as_probability(ctx, x, f"{pp}[{i}]") for i, x in enumerate(as_list(ctx, v["probs"], pp, True))]
-            rates = _phase_rates(ctx, v["rates"], rp)
+            probs = [as_probability(ctx, x, f"{pp}[{i}]") for i, x in enumerate(as_list(ctx, law["probs"], pp, True))]
+            rates = _phase_rates(ctx, law["rates"], rp)
             if len(probs) != len(rates):
                 ctx.fail(path, f"probs has {len(probs)} entries but rates has {len(rates)} (must be equal)")
             probs = sum_to_one(ctx, probs, pp)
             m = sum((p / r for p, r in zip(probs, rates)), Fraction(0))
             rate = _authoritative(ctx, m, path, rate, rate_path, rate_name)
             params["probs"], params["rates"] = tuple(probs), tuple(rates)
-    elif name == "coxian" and "scv" in v:
-        if "probs" in v or "rates" in v:
+    elif name == "coxian" and "scv" in law:
+        if "probs" in law or "rates" in law:
             ctx.fail(path, 'give either "scv" (a Coxian-2 with this mean) or "rates" and "probs", not both')
-        params["scv"] = _scv(ctx, v["scv"], key_path(path, "scv"), Fraction(1, 2), "a Coxian-2 law")
+        params["scv"] = _scv(ctx, law["scv"], key_path(path, "scv"), Fraction(1, 2), "a Coxian-2 law")
     elif name == "coxian":
-        check_fields(ctx, v, path, ("dist", "probs", "rates"), ("rates",))
+        check_fields(ctx, law, path, ("dist", "probs", "rates"), ("rates",))
         pp, rp = key_path(path, "probs"), key_path(path, "rates")
-        rates = _phase_rates(ctx, v["rates"], rp)
-        probs = [as_probability(ctx, x, f"{pp}[{i}]") for i, x in enumerate(as_list(ctx, v.get("probs", []), pp, False))]
+        rates = _phase_rates(ctx, law["rates"], rp)
+        probs = [as_probability(ctx, x, f"{pp}[{i}]") for i, x in enumerate(as_list(ctx, law.get("probs", []), pp, False))]
         if len(probs) != len(rates) - 1:
             ctx.fail(pp, f"has {len(probs)} entries; a Coxian with {len(rates)} phases needs {len(rates) - 1} "
                      "(the probability of moving on from each phase but the last)")

@@ -10,25 +10,26 @@ from __future__ import annotations
 
 import json
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import cast
 
+from ..core.jsontypes import JsonObject, JsonValue
 from .context import Context, key_path, kind_of, show
 from .number_fields import as_exact, written
 
 __all__ = ["as_map", "as_list", "as_str", "as_integer", "check_fields", "as_station_set", "plain", "as_expected"]
 
 
-def as_map(ctx: Context, v: Any, path: str | None, what: str = "a map (JSON object / TOML table)") -> Mapping[Any, Any]:
+def as_map(ctx: Context, v: object, path: str | None, what: str = "a map (JSON object / TOML table)") -> Mapping[object, object]:
     """``v``, which must be a map.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str or None
         Its field path.
@@ -59,14 +60,14 @@ def as_map(ctx: Context, v: Any, path: str | None, what: str = "a map (JSON obje
     return v
 
 
-def as_list(ctx: Context, v: Any, path: str, nonempty: bool = False) -> list[Any] | tuple[Any, ...]:
+def as_list(ctx: Context, v: object, path: str, nonempty: bool = False) -> list[object] | tuple[object, ...]:
     """``v``, which must be a list (or tuple), non-empty if ``nonempty``.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -99,14 +100,14 @@ def as_list(ctx: Context, v: Any, path: str, nonempty: bool = False) -> list[Any
     return v
 
 
-def as_str(ctx: Context, v: Any, path: str) -> str:
+def as_str(ctx: Context, v: object, path: str) -> str:
     """``v``, which must be a string.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -135,14 +136,14 @@ def as_str(ctx: Context, v: Any, path: str) -> str:
     return v
 
 
-def as_integer(ctx: Context, v: Any, path: str, lo: int, hi: int | None = None) -> int:
+def as_integer(ctx: Context, v: object, path: str, lo: int, hi: int | None = None) -> int:
     """An integer (not a boolean, not a float) in ``[lo, hi]``.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -182,7 +183,7 @@ def as_integer(ctx: Context, v: Any, path: str, lo: int, hi: int | None = None) 
     return n
 
 
-def check_fields(ctx: Context, obj: Mapping[Any, Any], path: str | None, allowed: tuple[str, ...],
+def check_fields(ctx: Context, obj: Collection[object], path: str | None, allowed: tuple[str, ...],
                  required: tuple[str, ...] = (), x_ok: bool = False) -> None:
     """Refuse unknown keys (``x-...`` too, unless ``x_ok``) and missing required keys.
 
@@ -190,8 +191,8 @@ def check_fields(ctx: Context, obj: Mapping[Any, Any], path: str | None, allowed
     ----------
     ctx : Context
         Where errors point.
-    obj : Mapping
-        The map whose keys are checked.
+    obj : Mapping or Collection
+        The map whose keys are checked (iterating it gives them).
     path : str or None
         Its field path (``None`` at the top level).
     allowed : tuple of str
@@ -229,14 +230,14 @@ def check_fields(ctx: Context, obj: Mapping[Any, Any], path: str | None, allowed
             ctx.fail(key_path(path, k), "required field is missing")
 
 
-def as_station_set(ctx: Context, v: Any, path: str, ids: tuple[str, ...], min_size: int = 1) -> tuple[str, ...]:
+def as_station_set(ctx: Context, v: object, path: str, ids: tuple[str, ...], min_size: int = 1) -> tuple[str, ...]:
     """A choice set: a list of distinct known station ids.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -265,11 +266,11 @@ def as_station_set(ctx: Context, v: Any, path: str, ids: tuple[str, ...], min_si
     ...
     certify.core.errors.NetworkError: streams[0].choice[1]: unknown station "3" (stations: "1", "2")
     """
-    as_list(ctx, v, path)
-    if len(v) < min_size:
-        ctx.fail(path, f"must list at least {min_size} station{'s' if min_size > 1 else ''}, got {len(v)}")
+    items = as_list(ctx, v, path)
+    if len(items) < min_size:
+        ctx.fail(path, f"must list at least {min_size} station{'s' if min_size > 1 else ''}, got {len(items)}")
     seen: list[str] = []
-    for i, s in enumerate(v):
+    for i, s in enumerate(items):
         p = f"{path}[{i}]"
         if not isinstance(s, str):
             ctx.fail(p, f"station ids are strings, got {kind_of(s)}")
@@ -281,20 +282,24 @@ def as_station_set(ctx: Context, v: Any, path: str, ids: tuple[str, ...], min_si
     return tuple(seen)
 
 
-def plain(v: Any) -> Any:
-    """Free-form data (``expected``, ``x-...``) as plain JSON-like values.
+def plain(v: object) -> JsonValue:
+    """Free-form data (``expected``, ``x-...``) as plain JSON values.
 
     Decimals become floats (as :func:`json.load` would give), Fractions are
     written as by :func:`certify.io.loader.to_dict`, tuples become lists.
+    Free-form data is never validated: a value no JSON parser gives (a TOML
+    date, a set in a graph attribute) is kept as it is, and a map's keys as
+    they are (``json.dumps`` refuses what is not JSON; :func:`~certify.io.loader.dump`
+    says so).
 
     Parameters
     ----------
-    v : Any
+    v : object
         The data as read.
 
     Returns
     -------
-    Any
+    JsonValue
         The same data in plain form.
 
     Examples
@@ -310,17 +315,19 @@ def plain(v: Any) -> Any:
         return {k: plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [plain(x) for x in v]
-    return v
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return cast(JsonValue, v)  # what no JSON parser gives (a TOML date, a set), carried along unchecked
 
 
-def as_expected(ctx: Context, v: Any, path: str) -> dict[str, Any]:
+def as_expected(ctx: Context, v: object, path: str) -> JsonObject:
     """The ``expected`` block: a ``verdict``, or a ``quantity`` with a ``value`` (and a ``tol`` >= 0).
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The block as read.
     path : str
         Its field path.
@@ -347,18 +354,19 @@ def as_expected(ctx: Context, v: Any, path: str) -> dict[str, Any]:
     ...
     certify.core.errors.NetworkError: expected.verdict: "yes" must be "stable" or "unstable"
     """
-    as_map(ctx, v, path)
-    if "verdict" in v:
-        if v["verdict"] not in ("stable", "unstable"):
-            ctx.fail(key_path(path, "verdict"), f'{show(v["verdict"])} must be "stable" or "unstable"')
-    elif "quantity" in v:
-        as_str(ctx, v["quantity"], key_path(path, "quantity"))
-        if "value" not in v:
+    block = as_map(ctx, v, path)
+    if "verdict" in block:
+        if block["verdict"] not in ("stable", "unstable"):
+            ctx.fail(key_path(path, "verdict"), f'{show(block["verdict"])} must be "stable" or "unstable"')
+    elif "quantity" in block:
+        as_str(ctx, block["quantity"], key_path(path, "quantity"))
+        if "value" not in block:
             ctx.fail(key_path(path, "value"), "required field is missing")
-        as_exact(ctx, v["value"], key_path(path, "value"))
-        if "tol" in v and as_exact(ctx, v["tol"], key_path(path, "tol")) < 0:
-            ctx.fail(key_path(path, "tol"), f"{show(v['tol'])} must be >= 0")
+        as_exact(ctx, block["value"], key_path(path, "value"))
+        if "tol" in block and as_exact(ctx, block["tol"], key_path(path, "tol")) < 0:
+            ctx.fail(key_path(path, "tol"), f"{show(block['tol'])} must be >= 0")
     else:
         ctx.fail(path, 'must have a "verdict" ("stable"/"unstable") or a "quantity" and a "value"')
-    out: dict[str, Any] = plain(v)  # a map, so plain gives a dict
+    out = plain(block)
+    assert isinstance(out, dict)  # plain gives a dict for a map
     return out

@@ -8,8 +8,8 @@ from the fields of a document whose shared fields (``format``, ``name``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from ..core.jsontypes import JsonObject, JsonValue
 from ..core.model import ForkJoinNetwork
 from .context import Context, key_path, kind_of
 from .fields import as_integer, as_map, check_fields
@@ -24,8 +24,8 @@ FORK_JOIN_FIELDS = ("format", "name", "n", "k", "rate", "servers", "expected")
 FORK_JOIN_REQUIRED = ("n", "k", "rate", "servers")
 
 
-def forkjoin_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tuple[tuple[str, Any], ...],
-                     expected: Any, source: str | None) -> ForkJoinNetwork:
+def forkjoin_network(ctx: Context, doc: Mapping[str, object], name: str, extras: tuple[tuple[str, JsonValue], ...],
+                     expected: JsonObject | None, source: str | None) -> ForkJoinNetwork:
     """The system of a ``fork-join-redundancy/1`` document whose top-level fields have been checked.
 
     Parameters
@@ -36,9 +36,9 @@ def forkjoin_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tu
         The document (its field names checked against :data:`FORK_JOIN_FIELDS`).
     name : str
         The system's name.
-    extras : tuple of (str, Any)
+    extras : tuple of (str, JsonValue)
         The ``x-...`` fields, sorted, in plain form.
-    expected : Any
+    expected : dict or None
         The ``expected`` block in plain form, or None.
     source : str or None
         The file it came from.
@@ -72,8 +72,9 @@ def forkjoin_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tu
         p = key_path("servers", sid)
         if not isinstance(sid, str) or not sid:
             ctx.fail(p, f"server ids must be non-empty strings, got {kind_of(sid)}")
-        check_fields(ctx, as_map(ctx, s, p), p, ("mu",), ("mu",))
-        srv.append((sid, as_rate(ctx, s["mu"], key_path(p, "mu"))))
+        server = as_map(ctx, s, p)
+        check_fields(ctx, server, p, ("mu",), ("mu",))
+        srv.append((sid, as_rate(ctx, server["mu"], key_path(p, "mu"))))
     n = as_integer(ctx, doc["n"], "n", 1)
     if n != len(srv):
         ctx.fail("n", f"{n} must equal the number of servers ({len(srv)})")

@@ -51,12 +51,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Hashable
+from fractions import Fraction
+from typing import Required, TypeAlias, TypedDict
 
 import networkx as nx
 
-from ..core.model import EXPONENTIAL, JSQ_FORMAT, Feedback, Network, Station, Stream
+from ..core.model import EXPONENTIAL, JSQ_FORMAT, Distribution, Feedback, Network, Station, Stream
 from .context import Context, kind_of
 from .distributions import as_distribution
 from .fields import as_expected, as_integer, as_map, as_station_set, as_str, plain
@@ -72,18 +73,46 @@ _ATTRS = {
     "feedback": ("kind",),
 }
 
+# The attributes to_graph writes: a law (its parameters, tuples as lists), a station and a stream dispatcher node.
+_LawAttr: TypeAlias = dict[str, str | int | Fraction | list[Fraction]]
+_SampleAttr = TypedDict("_SampleAttr", {"from": list[str], "d": int})  # "from" is a keyword: no class syntax
 
-def _where(node: Any) -> str:
+
+class _ChoiceAttr(TypedDict):
+    set: list[str]
+    prob: Fraction
+
+
+class _SelectionAttr(TypedDict, total=False):  # one of the two
+    choices: list[_ChoiceAttr]
+    sample: _SampleAttr
+
+
+class _StationAttrs(TypedDict, total=False):
+    kind: Required[str]
+    mu: Required[Fraction]
+    service: _LawAttr
+    capacity: int
+
+
+class _StreamAttrs(TypedDict, total=False):
+    kind: Required[str]
+    rate: Required[Fraction]
+    interarrival: _LawAttr
+    selection: _SelectionAttr
+
+
+def _where(node: Hashable) -> str:
     return f"graph node {node!r}"
 
 
-def _check_attrs(ctx: Context, attrs: Mapping[Any, Any], path: str, allowed: tuple[str, ...]) -> None:
+def _check_attrs(ctx: Context, attrs: Collection[object], path: str, allowed: tuple[str, ...]) -> None:
     for k in attrs:
         if k not in allowed and not (isinstance(k, str) and k.startswith("x-")):
             ctx.fail(f"{path}.{k}", f"unknown attribute {k!r} (allowed: {', '.join(allowed)}, or x-...)")
 
 
-def _station_id(ctx: Context, node: Any) -> str:
+def _station_id(ctx: Context, node: Hashable) -> str:
     if isinstance(node, str) and node:
         return node
     if isinstance(node, int) and not isinstance(node, bool):
@@ -91,9 +120,9 @@ def _station_id(ctx: Context, node: Any) -> str:
     ctx.fail(_where(node), f"a station node id must be a non-empty string or an integer, got {kind_of(node)}")
 
 
-def _kinds(ctx: Context, G: nx.DiGraph) -> dict[Any, str]:
+def _kinds(ctx: Context, G: nx.DiGraph) -> dict[Hashable, str]:
     """The kind of every node: given by ``kind`` or inferred (simplified graphs)."""
-    kinds: dict[Any, str] = {}
+    kinds: dict[Hashable, str] = {}
     for node, attrs in G.nodes(data=True):
         kind = attrs.get("kind")
         if kind is None:
@@ -155,7 +184,7 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
     kinds = _kinds(ctx, G)
 
     stations: list[Station] = []
-    sid: dict[Any, str] = {}
+    sid: dict[Hashable, str] = {}
     for node, attrs in G.nodes(data=True):
         if kinds[node] != "station":
             continue
@@ -177,7 +206,7 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
         ctx.fail("graph", "has no station nodes (nodes with mu)")
     ids = tuple(s.id for s in stations)
 
-    def members(node: Any) -> tuple[str, ...]:
+    def members(node: Hashable) -> tuple[str, ...]:
         for v in G.successors(node):
             if kinds[v] != "station":
                 ctx.fail(f"graph edge {(node, v)!r}", f"a dispatcher's edges must go to stations, not to a {kinds[v]}")
@@ -204,9 +233,9 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
             if "rate" not in attrs:
                 ctx.fail(f"{p}.rate", "required attribute is missing")
             rate = as_rate(ctx, attrs["rate"], f"{p}.rate")
-            kw: dict[str, Any] = {}
+            interarrival = EXPONENTIAL
             if "interarrival" in attrs:
-                kw["interarrival"], rate = as_distribution(ctx, attrs["interarrival"], f"{p}.interarrival", rate, f"{p}.rate")
+                interarrival, rate = as_distribution(ctx, attrs["interarrival"], f"{p}.interarrival", rate, f"{p}.rate")
             out = members(node)
             if "selection" in attrs:
                 sp = f"{p}.selection"
@@ -214,18 +243,20 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
                 if len(sel) != 1 or next(iter(sel)) not in ("choices", "sample"):
                     ctx.fail(sp, 'must be {"choices": [...]} or {"sample": {...}}')
                 if "choices" in sel:
-                    kw["choices"] = as_choices(ctx, sel["choices"], f"{sp}.choices", ids)
-                    pool = {s for c, _ in kw["choices"] for s in c}
+                    choices = as_choices(ctx, sel["choices"], f"{sp}.choices", ids)
+                    stream = Stream(rate, choices=choices, interarrival=interarrival)
+                    pool = {s for c, _ in choices for s in c}
                 else:
-                    kw["sample"] = as_sample(ctx, sel["sample"], f"{sp}.sample", ids)
-                    pool = set(kw["sample"][0])
+                    sample = as_sample(ctx, sel["sample"], f"{sp}.sample", ids)
+                    stream = Stream(rate, sample=sample, interarrival=interarrival)
+                    pool = set(sample[0])
                 if out and set(out) != pool:
                     ctx.fail(p, "membership edges must go to exactly the stations of the selection")
             else:
                 if not out:
                     ctx.fail(p, "a stream dispatcher needs edges to the stations of its choice set")
-                kw["choice"] = as_station_set(ctx, list(out), f"{p} edges", ids)
-            streams.append(Stream(rate, **kw))
+                stream = Stream(rate, choice=as_station_set(ctx, list(out), f"{p} edges", ids), interarrival=interarrival)
+            streams.append(stream)
         else:
             preds = list(G.predecessors(node))
             if len(preds) != 1 or kinds[preds[0]] != "station":
@@ -250,7 +281,7 @@ def from_graph(G: nx.DiGraph, name: str | None = None) -> Network:
                                   notes=tuple(ctx.notes)))
 
 
-def _dist_attr(d: Any) -> dict[str, Any]:
+def _dist_attr(d: Distribution) -> _LawAttr:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in d.to_dict().items()}
 
 
@@ -292,7 +323,7 @@ def to_graph(net: Network) -> nx.DiGraph:
     for k, v in net.extras:
         G.graph[k] = copy.deepcopy(v)
     for s in net.stations:
-        attrs: dict[str, Any] = {"kind": "station", "mu": s.mu}
+        attrs: _StationAttrs = {"kind": "station", "mu": s.mu}
         if s.service != EXPONENTIAL:
             attrs["service"] = _dist_attr(s.service)
         if s.capacity is not None:
@@ -300,19 +331,19 @@ def to_graph(net: Network) -> nx.DiGraph:
         G.add_node(s.id, **attrs)
     for i, sm in enumerate(net.streams):
         node = ("stream", i)
-        attrs = {"kind": "stream", "rate": sm.rate}
+        sattrs: _StreamAttrs = {"kind": "stream", "rate": sm.rate}
         if sm.interarrival != EXPONENTIAL:
-            attrs["interarrival"] = _dist_attr(sm.interarrival)
+            sattrs["interarrival"] = _dist_attr(sm.interarrival)
         if sm.choice is not None:
             targets = sm.choice
         elif sm.choices is not None:
-            attrs["selection"] = {"choices": [{"set": list(c), "prob": p} for c, p in sm.choices]}
+            sattrs["selection"] = {"choices": [{"set": list(c), "prob": p} for c, p in sm.choices]}
             targets = tuple(dict.fromkeys(s for c, _ in sm.choices for s in c))
         else:
             assert sm.sample is not None
-            attrs["selection"] = {"sample": {"from": list(sm.sample[0]), "d": sm.sample[1]}}
+            sattrs["selection"] = {"sample": {"from": list(sm.sample[0]), "d": sm.sample[1]}}
             targets = sm.sample[0]
-        G.add_node(node, **attrs)
+        G.add_node(node, **sattrs)
         G.add_edges_from((node, s) for s in targets)
     for i, fb in enumerate(net.feedback):
         node = ("feedback", i)

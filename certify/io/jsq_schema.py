@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any
 
+from ..core.jsontypes import JsonObject, JsonValue
 from ..core.model import EXPONENTIAL, Feedback, Network, Station, Stream, TieBreak
 from .context import Context, key_path, kind_of, show
 from .distributions import as_distribution
@@ -46,7 +46,7 @@ MAX_CAPACITY = 10**9
 MAX_SAMPLE_SETS = 100_000
 
 
-def as_choices(ctx: Context, v: Any, path: str,
+def as_choices(ctx: Context, v: object, path: str,
                ids: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], Fraction], ...]:
     """A random choice set: a non-empty list of ``{"set": [...], "prob": p}``, the probabilities summing to 1.
 
@@ -54,7 +54,7 @@ def as_choices(ctx: Context, v: Any, path: str,
     ----------
     ctx : Context
         Where errors point; receives a note when the probabilities are normalised.
-    v : Any
+    v : object
         The list as read.
     path : str
         Its field path.
@@ -80,21 +80,22 @@ def as_choices(ctx: Context, v: Any, path: str,
     out = []
     for i, c in enumerate(as_list(ctx, v, path, True)):
         p = f"{path}[{i}]"
-        check_fields(ctx, as_map(ctx, c, p), p, ("set", "prob"), ("set", "prob"))
-        out.append((as_station_set(ctx, c["set"], key_path(p, "set"), ids),
-                    as_probability(ctx, c["prob"], key_path(p, "prob"))))
+        entry = as_map(ctx, c, p)
+        check_fields(ctx, entry, p, ("set", "prob"), ("set", "prob"))
+        out.append((as_station_set(ctx, entry["set"], key_path(p, "set"), ids),
+                    as_probability(ctx, entry["prob"], key_path(p, "prob"))))
     probs = sum_to_one(ctx, [x for _, x in out], path)
     return tuple((c, x) for (c, _), x in zip(out, probs))
 
 
-def as_sample(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+def as_sample(ctx: Context, v: object, path: str, ids: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
     """A sampled choice set ``{"from": [...], "d": d}``: d distinct stations drawn uniformly.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The map as read.
     path : str
         Its field path.
@@ -117,55 +118,60 @@ def as_sample(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> tuple[tu
     >>> as_sample(Context(None), {"from": ["1", "2", "3"], "d": 2}, "streams[0].sample", ("1", "2", "3"))
     (('1', '2', '3'), 2)
     """
-    check_fields(ctx, as_map(ctx, v, path), path, ("from", "d"), ("from", "d"))
-    pool = as_station_set(ctx, v["from"], key_path(path, "from"), ids)
-    d = as_integer(ctx, v["d"], key_path(path, "d"), 1, len(pool))
+    sample = as_map(ctx, v, path)
+    check_fields(ctx, sample, path, ("from", "d"), ("from", "d"))
+    pool = as_station_set(ctx, sample["from"], key_path(path, "from"), ids)
+    d = as_integer(ctx, sample["d"], key_path(path, "d"), 1, len(pool))
     if math.comb(len(pool), d) > MAX_SAMPLE_SETS:
         ctx.fail(path, f"drawing d = {d} of {len(pool)} stations gives {math.comb(len(pool), d)} possible sets "
                  f"(at most {MAX_SAMPLE_SETS} allowed)")
     return pool, d
 
 
-def _stream(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> Stream:
-    check_fields(ctx, as_map(ctx, v, path), path, ("choice", "choices", "sample", "rate", "interarrival"), ("rate",))
-    given = [k for k in ("choice", "choices", "sample") if k in v]
+def _stream(ctx: Context, v: object, path: str, ids: tuple[str, ...]) -> Stream:
+    sm = as_map(ctx, v, path)
+    check_fields(ctx, sm, path, ("choice", "choices", "sample", "rate", "interarrival"), ("rate",))
+    given = [k for k in ("choice", "choices", "sample") if k in sm]
     if len(given) != 1:
         ctx.fail(path, 'needs exactly one of "choice", "choices" or "sample"'
                  + (f", got {' and '.join(given)}" if given else ""))
-    rate = as_rate(ctx, v["rate"], key_path(path, "rate"))
-    kw: dict[str, Any] = {}
-    if "choice" in v:
-        kw["choice"] = as_station_set(ctx, v["choice"], key_path(path, "choice"), ids)
-    elif "choices" in v:
-        kw["choices"] = as_choices(ctx, v["choices"], key_path(path, "choices"), ids)
+    rate = as_rate(ctx, sm["rate"], key_path(path, "rate"))
+    choice = choices = sample = None
+    if "choice" in sm:
+        choice = as_station_set(ctx, sm["choice"], key_path(path, "choice"), ids)
+    elif "choices" in sm:
+        choices = as_choices(ctx, sm["choices"], key_path(path, "choices"), ids)
     else:
-        kw["sample"] = as_sample(ctx, v["sample"], key_path(path, "sample"), ids)
-    if "interarrival" in v:
-        kw["interarrival"], rate = as_distribution(ctx, v["interarrival"], key_path(path, "interarrival"), rate,
-                                                   key_path(path, "rate"))
-    return Stream(rate, **kw)
+        sample = as_sample(ctx, sm["sample"], key_path(path, "sample"), ids)
+    interarrival = EXPONENTIAL
+    if "interarrival" in sm:
+        interarrival, rate = as_distribution(ctx, sm["interarrival"], key_path(path, "interarrival"), rate,
+                                             key_path(path, "rate"))
+    return Stream(rate, choice=choice, choices=choices, sample=sample, interarrival=interarrival)
 
 
-def _station(ctx: Context, sid: Any, v: Any, path: str) -> Station:
+def _station(ctx: Context, sid: object, v: object, path: str) -> Station:
     if not isinstance(sid, str) or not sid:
         ctx.fail(path, f"station ids must be non-empty strings, got {kind_of(sid)}")
-    check_fields(ctx, as_map(ctx, v, path), path, ("mu", "service", "capacity"), ("mu",))
-    mu = as_rate(ctx, v["mu"], key_path(path, "mu"))
+    st = as_map(ctx, v, path)
+    check_fields(ctx, st, path, ("mu", "service", "capacity"), ("mu",))
+    mu = as_rate(ctx, st["mu"], key_path(path, "mu"))
     service = EXPONENTIAL
-    if "service" in v:
-        service, mu = as_distribution(ctx, v["service"], key_path(path, "service"), mu, key_path(path, "mu"), "mu")
-    cap = as_integer(ctx, v["capacity"], key_path(path, "capacity"), 1, MAX_CAPACITY) if "capacity" in v else None
+    if "service" in st:
+        service, mu = as_distribution(ctx, st["service"], key_path(path, "service"), mu, key_path(path, "mu"), "mu")
+    cap = as_integer(ctx, st["capacity"], key_path(path, "capacity"), 1, MAX_CAPACITY) if "capacity" in st else None
     return Station(sid, mu, service, cap)
 
 
-def _feedback(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> Feedback:
-    check_fields(ctx, as_map(ctx, v, path), path, ("from", "choice", "prob"), ("from", "choice", "prob"))
-    src = as_str(ctx, v["from"], key_path(path, "from"))
+def _feedback(ctx: Context, v: object, path: str, ids: tuple[str, ...]) -> Feedback:
+    fb = as_map(ctx, v, path)
+    check_fields(ctx, fb, path, ("from", "choice", "prob"), ("from", "choice", "prob"))
+    src = as_str(ctx, fb["from"], key_path(path, "from"))
     if src not in ids:
         ctx.fail(key_path(path, "from"),
                  f"unknown station {json.dumps(src)} (stations: {', '.join(map(json.dumps, ids))})")
-    choice = as_station_set(ctx, v["choice"], key_path(path, "choice"), ids)
-    return Feedback(src, choice, as_probability(ctx, v["prob"], key_path(path, "prob"), zero_ok=False))
+    choice = as_station_set(ctx, fb["choice"], key_path(path, "choice"), ids)
+    return Feedback(src, choice, as_probability(ctx, fb["prob"], key_path(path, "prob"), zero_ok=False))
 
 
 def check_feedback_sums(ctx: Context, feedback: tuple[Feedback, ...]) -> None:
@@ -200,14 +206,14 @@ def check_feedback_sums(ctx: Context, feedback: tuple[Feedback, ...]) -> None:
             ctx.fail(f"feedback from station {json.dumps(src)}", f"probabilities sum to {show(total)} (must be <= 1)")
 
 
-def as_tie_breaking(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> tuple[TieBreak, ...]:
+def as_tie_breaking(ctx: Context, v: object, path: str, ids: tuple[str, ...]) -> tuple[TieBreak, ...]:
     """The ``tie_breaking`` list: for a tied-shortest set, the probability of joining each of its stations.
 
     Parameters
     ----------
     ctx : Context
         Where errors point; receives a note when probabilities are normalised.
-    v : Any
+    v : object
         The list as read.
     path : str
         Its field path.
@@ -235,13 +241,14 @@ def as_tie_breaking(ctx: Context, v: Any, path: str, ids: tuple[str, ...]) -> tu
     seen: dict[frozenset[str], int] = {}
     for i, tb in enumerate(as_list(ctx, v, path)):
         p = f"{path}[{i}]"
-        check_fields(ctx, as_map(ctx, tb, p), p, ("set", "probs"), ("set", "probs"))
-        tied = as_station_set(ctx, tb["set"], key_path(p, "set"), ids, min_size=2)
+        entry = as_map(ctx, tb, p)
+        check_fields(ctx, entry, p, ("set", "probs"), ("set", "probs"))
+        tied = as_station_set(ctx, entry["set"], key_path(p, "set"), ids, min_size=2)
         if frozenset(tied) in seen:
             ctx.fail(key_path(p, "set"), f"the same set is already given in {path}[{seen[frozenset(tied)]}]")
         seen[frozenset(tied)] = i
         pp = key_path(p, "probs")
-        probs = as_map(ctx, tb["probs"], pp)
+        probs = as_map(ctx, entry["probs"], pp)
         for k in probs:
             if k not in tied:
                 ctx.fail(key_path(pp, k), f"station {show(k)} is not in the tied set")
@@ -267,7 +274,7 @@ def _choice_sets(streams: tuple[Stream, ...], feedback: tuple[Feedback, ...]) ->
     return out
 
 
-def _set_text(ids: Any) -> str:
+def _set_text(ids: Iterable[str]) -> str:
     return "[" + ", ".join(map(json.dumps, ids)) + "]"
 
 
@@ -342,8 +349,8 @@ def check_tie_sets(ctx: Context, ties: tuple[TieBreak, ...], streams: tuple[Stre
         ctx.fail(key_path(f"{path}[{i}]", "set"), f"{_set_text(tb.set)} can never be a tied-shortest set: {why}")
 
 
-def jsq_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tuple[tuple[str, Any], ...],
-                expected: Any, source: str | None) -> Network:
+def jsq_network(ctx: Context, doc: Mapping[str, object], name: str, extras: tuple[tuple[str, JsonValue], ...],
+                expected: JsonObject | None, source: str | None) -> Network:
     """The network of a ``jsq-network/1`` document whose top-level fields have been checked.
 
     Parameters
@@ -354,9 +361,9 @@ def jsq_network(ctx: Context, doc: Mapping[str, Any], name: str, extras: tuple[t
         The document (its field names checked against :data:`JSQ_FIELDS`).
     name : str
         The network's name.
-    extras : tuple of (str, Any)
+    extras : tuple of (str, JsonValue)
         The ``x-...`` fields, sorted, in plain form.
-    expected : Any
+    expected : dict or None
         The ``expected`` block in plain form, or None.
     source : str or None
         The file it came from.

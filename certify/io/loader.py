@@ -77,9 +77,10 @@ import tomllib
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core.errors import NetworkError
+from ..core.jsontypes import JsonObject
 from ..core.model import EXPONENTIAL, FORK_JOIN_FORMAT, JSQ_FORMAT, Distribution, ForkJoinNetwork, Network
 from .context import Context, show
 from .fields import as_expected, as_map, as_str, check_fields, plain
@@ -90,8 +91,10 @@ from .number_fields import written
 
 __all__ = ["dump", "from_dict", "load", "loads", "to_dict"]
 
+_V = TypeVar("_V")
 
-def from_dict(doc: Mapping[str, Any], source: str | None = None) -> Network | ForkJoinNetwork:
+
+def from_dict(doc: Mapping[str, object], source: str | None = None) -> Network | ForkJoinNetwork:
     """Validate a parsed document and build the model.
 
     Parameters
@@ -144,7 +147,7 @@ def from_dict(doc: Mapping[str, Any], source: str | None = None) -> Network | Fo
     return jsq_network(ctx, doc, name, extras, expected, source)
 
 
-def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, _V]]) -> dict[str, _V]:
     """A JSON object from its key-value pairs (``json.loads``' ``object_pairs_hook``), refusing a key given twice.
 
     Parameters
@@ -169,7 +172,7 @@ def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     ...
     certify.io.loader.DuplicateKey: a
     """
-    out: dict[str, Any] = {}
+    out: dict[str, _V] = {}
     for k, v in pairs:
         if k in out:
             raise DuplicateKey(k)
@@ -188,7 +191,7 @@ class DuplicateKey(ValueError):
 
 
 def _parse(text: str | bytes, fmt: str, source: str | None) -> tuple[Any, NetworkError | None]:
-    """The parsed document, or the error that names the syntax problem."""
+    """The parsed document (unchecked: any JSON value; :func:`from_dict` checks it), or the error naming the syntax problem."""
     def err(path: str | None, rule: str) -> tuple[None, NetworkError]:
         return None, NetworkError(source, path, rule)
 
@@ -303,13 +306,12 @@ def load(path: str | os.PathLike[str]) -> Network | ForkJoinNetwork:
     return loads(data, fmt=ext[1:], source=src)
 
 
-def _law(d: Distribution) -> dict[str, Any]:
+def _law(d: Distribution) -> JsonObject:
     """A law as a file writes it."""
-    out: dict[str, Any] = written(d.to_dict())  # a map, so written gives a dict
-    return out
+    return {k: written(v) for k, v in d.to_dict().items()}
 
 
-def to_dict(net: Network | ForkJoinNetwork) -> dict[str, Any]:
+def to_dict(net: Network | ForkJoinNetwork) -> JsonObject:
     """The document of a network: the inverse of :func:`from_dict`.
 
     Exact numbers are written as ``int`` when integral, as ``float`` when that
@@ -322,7 +324,7 @@ def to_dict(net: Network | ForkJoinNetwork) -> dict[str, Any]:
 
     Returns
     -------
-    dict
+    JsonObject
         The document; ``from_dict(to_dict(net)) == net``.
 
     Examples
@@ -337,20 +339,20 @@ def to_dict(net: Network | ForkJoinNetwork) -> dict[str, Any]:
     # one call per type: in_file_units is generic in the network type (mypy reads the union as neither)
     net = in_file_units(net) if isinstance(net, Network) else in_file_units(net)
     if isinstance(net, ForkJoinNetwork):
-        doc: dict[str, Any] = {"format": FORK_JOIN_FORMAT, "name": net.name, "n": net.n, "k": net.k,
-                               "rate": written(net.rate), "servers": {s: {"mu": written(mu)} for s, mu in net.servers}}
+        doc: JsonObject = {"format": FORK_JOIN_FORMAT, "name": net.name, "n": net.n, "k": net.k,
+                           "rate": written(net.rate), "servers": {s: {"mu": written(mu)} for s, mu in net.servers}}
     else:
-        stations: dict[str, Any] = {}
+        stations: JsonObject = {}
         for s in net.stations:
-            st: dict[str, Any] = {"mu": written(s.mu)}
+            st: JsonObject = {"mu": written(s.mu)}
             if s.service != EXPONENTIAL:
                 st["service"] = _law(s.service)
             if s.capacity is not None:
                 st["capacity"] = s.capacity
             stations[s.id] = st
-        streams = []
+        streams: list[JsonObject] = []
         for sm in net.streams:
-            d: dict[str, Any] = {}
+            d: JsonObject = {}
             if sm.choice is not None:
                 d["choice"] = list(sm.choice)
             elif sm.choices is not None:

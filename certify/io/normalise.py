@@ -48,7 +48,9 @@ def _rates(net: Network | ForkJoinNetwork) -> list[tuple[str, Fraction]]:
     out: list[tuple[str, Fraction]] = []
 
     def law(path: str, d: Distribution) -> None:
-        out.extend((f"{path}.rates[{i}]", r) for i, r in enumerate(d.get("rates", ())))
+        rates = d.get("rates", ())
+        assert isinstance(rates, tuple)  # the phase rates of an explicit law, () for the others
+        out.extend((f"{path}.rates[{i}]", r) for i, r in enumerate(rates))
 
     for s in net.stations:
         p = key_path("stations", s.id)
@@ -117,7 +119,7 @@ def rate_unit(net: Network | ForkJoinNetwork) -> Fraction:
     Fraction(2000000000, 1)
     """
     for k, v in net.extras:
-        if k == RATE_UNIT_FIELD:
+        if k == RATE_UNIT_FIELD and isinstance(v, (str, int, float)):  # normalise writes it as a string
             return Fraction(v)
     return Fraction(1)
 

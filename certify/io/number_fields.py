@@ -18,8 +18,9 @@ import numbers
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+from typing import TypeAlias
 
+from ..core.jsontypes import JsonValue
 from ..core.numbers import MAX_EXPONENT, as_fraction, parse_number, q
 from .context import Context, brief, kind_of, show
 
@@ -29,6 +30,7 @@ __all__ = [
     "RATE_MAX",
     "RATE_MIN",
     "SUM_TOLERANCE",
+    "ExactData",
     "as_exact",
     "check_digits",
     "as_number",
@@ -49,8 +51,11 @@ MAX_DERIVED_DIGITS = 1000
 #: Distance from 1 up to which probabilities that must sum to 1 are normalised (with a note).
 SUM_TOLERANCE = Fraction(1, 10**9)
 
+#: What :func:`written` writes: JSON values and exact numbers (Fractions, Decimals), in maps, lists and tuples.
+ExactData: TypeAlias = "JsonValue | Fraction | Decimal | Mapping[str, ExactData] | list[ExactData] | tuple[ExactData, ...]"
 
-def _decimal(ctx: Context, d: Decimal, v: Any, path: str) -> Fraction:
+
+def _decimal(ctx: Context, d: Decimal, v: object, path: str) -> Fraction:
     """``d`` (read from ``v``) as a Fraction, refused before any integer is built when it is too big."""
     if not d.is_finite():
         ctx.fail(path, f"{show(v)} must be a finite number")
@@ -63,7 +68,7 @@ def _decimal(ctx: Context, d: Decimal, v: Any, path: str) -> Fraction:
     return Fraction(d)
 
 
-def as_exact(ctx: Context, v: Any, path: str) -> Fraction:
+def as_exact(ctx: Context, v: object, path: str) -> Fraction:
     """An exact number: int, Decimal, float (its shortest decimal), Fraction or ``"p/q"``/``"0.25"``.
 
     No digit bound is applied (see :func:`as_number`); a decimal whose
@@ -74,7 +79,7 @@ def as_exact(ctx: Context, v: Any, path: str) -> Fraction:
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -137,7 +142,7 @@ def _ndigits(n: int) -> int:
 
 
 def check_digits(ctx: Context, x: Fraction, path: str, limit: int = MAX_DIGITS, what: str = "",
-                 as_written: Any = None) -> Fraction:
+                 as_written: object = None) -> Fraction:
     """Refuse ``x`` when its numerator or denominator has more than ``limit`` decimal digits.
 
     Parameters
@@ -152,7 +157,7 @@ def check_digits(ctx: Context, x: Fraction, path: str, limit: int = MAX_DIGITS, 
         The most digits allowed.
     what : str, default ""
         Words put before the number in the message (``"the mu derived from the phases, "``).
-    as_written : Any, optional
+    as_written : object, optional
         The value as the file writes it (a decimal string or number), named
         in the message instead of the exact ``x``.
 
@@ -183,14 +188,14 @@ def check_digits(ctx: Context, x: Fraction, path: str, limit: int = MAX_DIGITS, 
     return x
 
 
-def as_number(ctx: Context, v: Any, path: str) -> Fraction:
+def as_number(ctx: Context, v: object, path: str) -> Fraction:
     """An exact number with at most :data:`MAX_DIGITS` digits in numerator and denominator.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -213,14 +218,14 @@ def as_number(ctx: Context, v: Any, path: str) -> Fraction:
     return check_digits(ctx, as_exact(ctx, v, path), path)
 
 
-def as_positive(ctx: Context, v: Any, path: str) -> Fraction:
+def as_positive(ctx: Context, v: object, path: str) -> Fraction:
     """An exact number (:func:`as_number`) that is > 0.
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -250,7 +255,7 @@ def as_positive(ctx: Context, v: Any, path: str) -> Fraction:
     return x
 
 
-def as_rate(ctx: Context, v: Any, path: str) -> Fraction:
+def as_rate(ctx: Context, v: object, path: str) -> Fraction:
     """A rate: an exact number > 0 with at most :data:`MAX_DIGITS` digits in numerator and denominator.
 
     Its range is not checked here: a network whose rates leave
@@ -261,7 +266,7 @@ def as_rate(ctx: Context, v: Any, path: str) -> Fraction:
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -293,14 +298,14 @@ def as_rate(ctx: Context, v: Any, path: str) -> Fraction:
     return check_digits(ctx, x, path, as_written=v)
 
 
-def as_probability(ctx: Context, v: Any, path: str, zero_ok: bool = True) -> Fraction:
+def as_probability(ctx: Context, v: object, path: str, zero_ok: bool = True) -> Fraction:
     """A probability: an exact number (:func:`as_number`) in [0, 1] (or (0, 1]).
 
     Parameters
     ----------
     ctx : Context
         Where errors point.
-    v : Any
+    v : object
         The value as read.
     path : str
         Its field path.
@@ -381,20 +386,20 @@ def sum_to_one(ctx: Context, probs: list[Fraction], path: str) -> list[Fraction]
     return [p / total for p in probs]
 
 
-def written(x: Any) -> Any:
+def written(x: ExactData) -> JsonValue:
     """An exact number as a file writes it: int, float if that float is exact, else ``"p/q"``.
 
-    Maps and lists are written member by member; a Decimal as its exact
-    value; anything else is returned as it is.
+    Maps are written member by member (as a dict), lists and tuples too (as
+    a list); a Decimal as its exact value; anything else is returned as it is.
 
     Parameters
     ----------
-    x : Any
+    x : ExactData
         A number, or a map or list holding numbers.
 
     Returns
     -------
-    Any
+    JsonValue
         The same data with every Fraction and Decimal written.
 
     Examples

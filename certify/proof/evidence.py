@@ -9,9 +9,9 @@ makes the process periodic, never positive Harris recurrent): the verdict stays
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
+from ..core.jsontypes import JsonObject
 from ..core.model import Network
 from ..core.vocabulary import Semantics
 from .context import Timer
@@ -27,7 +27,7 @@ class SimulationOutcome:
 
     Attributes
     ----------
-    simulation : dict
+    simulation : JsonObject
         The evidence as JSON (:meth:`certify.simulation.evidence.Evidence.to_json`).
     reasons : tuple of str
         The evidence's reasons, and why it gives no verdict when it does not.
@@ -40,7 +40,7 @@ class SimulationOutcome:
     True
     """
 
-    simulation: dict[str, Any]
+    simulation: JsonObject
     reasons: tuple[str, ...] = ()
     decision: Decision | None = None
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Literal, TypeAlias, TypedDict, Unpack, get_args
 
+from ..core.jsontypes import JsonObject, JsonValue
 from ..simulation.evidence import DEFAULT_BUDGET_S
 
-__all__ = ["THEOREM_SHARE", "DEFAULT_TIME_LIMIT_S", "ProveOptions"]
+__all__ = ["THEOREM_SHARE", "DEFAULT_TIME_LIMIT_S", "ProveOptions", "ProveChanges", "ProveField"]
 
 #: When a theorem whose hypotheses hold already decides the network, the certificate stages of the default
 #: pipeline get this share of the time limit (the rest would only be spent before giving the theorem's verdict).
@@ -125,7 +126,7 @@ class ProveOptions:
         return self.templates is None if self.simulate is None else self.simulate
 
     @classmethod
-    def of(cls, options: ProveOptions | None = None, where: str = "ProveOptions", **changes: Any) -> ProveOptions:
+    def of(cls, options: ProveOptions | None = None, where: str = "ProveOptions", **changes: Unpack[ProveChanges]) -> ProveOptions:
         """``options`` (default: the defaults) with the fields named in ``changes`` replaced, checked again.
 
         Parameters
@@ -135,7 +136,7 @@ class ProveOptions:
         where : str
             The function whose keyword arguments ``changes`` are (named when one is unknown).
         **changes
-            Field values (``time_limit=5``, ``templates=["quadratic"]``, ...).
+            Field values (``time_limit=5``, ``templates=["quadratic"]``, ...; :class:`ProveChanges`).
 
         Returns
         -------
@@ -164,12 +165,12 @@ class ProveOptions:
         base = options if options is not None else cls()
         return replace(base, **changes) if changes else base
 
-    def changed(self) -> dict[str, Any]:
+    def changed(self) -> JsonObject:
         """The fields that differ from the defaults, by name (templates as a list): what a sweep's key records.
 
         Returns
         -------
-        dict
+        JsonObject
             Field name to value, in field order.
 
         Examples
@@ -178,9 +179,39 @@ class ProveOptions:
         {'symmetry': False}
         """
         default = ProveOptions()
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         for f in fields(self):
-            value = getattr(self, f.name)
+            value: JsonValue = getattr(self, f.name)  # every field is a JSON value (templates: strings)
             if value != getattr(default, f.name):
                 out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
+
+
+#: The name of a field of :class:`ProveOptions`.
+ProveField: TypeAlias = Literal["time_limit", "templates", "solver", "fluid", "simulate", "sim_budget", "seed", "symmetry",
+                                "theorem_share", "flow_bound"]
+
+
+class ProveChanges(TypedDict, total=False):
+    """Fields of :class:`ProveOptions` by name, each optional: the keyword arguments of :meth:`ProveOptions.of`.
+
+    Examples
+    --------
+    >>> changes: ProveChanges = {"time_limit": 5.0, "symmetry": False}
+    >>> ProveOptions.of(None, **changes).symmetry
+    False
+    """
+
+    time_limit: float
+    templates: Sequence[str] | None
+    solver: str | None
+    fluid: bool | None
+    simulate: bool | None
+    sim_budget: float
+    seed: int
+    symmetry: bool
+    theorem_share: float
+    flow_bound: bool
+
+
+assert set(get_args(ProveField)) == set(ProveChanges.__annotations__) == {f.name for f in fields(ProveOptions)}

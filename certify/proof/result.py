@@ -9,9 +9,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..core.certificate import Certificate
+from ..core.jsontypes import JsonObject
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from ..core.vocabulary import VERDICTS, Semantics, Verdict
 from ..exact.verdict import TheoremVerdict
@@ -44,6 +44,21 @@ class Attempt:
     size: str
     time_s: float
     outcome: str
+
+    def to_json(self) -> JsonObject:
+        """The attempt as the JSON object ``certify prove --json`` lists (its fields, in order).
+
+        Returns
+        -------
+        JsonObject
+            ``stage``, ``size``, ``time_s`` and ``outcome``.
+
+        Examples
+        --------
+        >>> Attempt("regions", "4 regions", 0.01, "enumerated").to_json()
+        {'stage': 'regions', 'size': '4 regions', 'time_s': 0.01, 'outcome': 'enumerated'}
+        """
+        return {"stage": self.stage, "size": self.size, "time_s": self.time_s, "outcome": self.outcome}
 
 
 class AttemptLog(list[Attempt]):
@@ -100,11 +115,11 @@ class Result:
     attempts: list[Attempt] = field(default_factory=AttemptLog)
     time_s: float = 0.0
     expansion: list[str] = field(default_factory=list)
-    simulation: dict[str, Any] | None = None
+    simulation: JsonObject | None = None
     theorems: list[TheoremVerdict] = field(default_factory=list)  # serialised by to_json
     hints: list[tuple[int, ...]] = field(default_factory=list, repr=False)  # directions where no V decreased
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The result as the JSON object ``certify prove --json`` prints."""
         return {
             "network": self.network,
@@ -114,8 +129,9 @@ class Result:
             "method": self.method,
             "certificate": self.certificate_path,
             "reasons": self.reasons,
-            "attempts": [dict(a.__dict__) for a in self.attempts],
+            "attempts": [a.to_json() for a in self.attempts],
             "simulation": self.simulation,
+            # TheoremVerdict.to_json (exact/verdict.py) is typed dict[str, object]; its values are JSON values
             "theorems": [tv.to_json() for tv in self.theorems],
             "time_s": round(self.time_s, 4),
         }

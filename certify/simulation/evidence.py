@@ -31,8 +31,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..core.jsontypes import JsonObject
 from ..core.model import Network
 from ..core.vocabulary import EvidenceVerdict
 
@@ -99,7 +100,7 @@ class StartResult:
     initial_total: int
     final_total: float  # mean over replications of the total queue at the horizon
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The start and its numbers as a JSON-ready dict.
 
         Returns
@@ -167,7 +168,7 @@ class Evidence:
     wall_s: float = 0.0
     reasons: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The evidence as a JSON-ready dict (the ``simulation`` object of ``certify prove --json``).
 
         Returns

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+
+from ..core.jsontypes import JsonObject
 
 __all__ = ["Interval", "SimulationResult"]
 
@@ -59,7 +60,7 @@ class Interval:
         """
         return bool(self.lo <= x <= self.hi)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The interval as ``{"estimate": ..., "ci": [lo, hi]}`` (a non-finite number becomes None).
 
         Returns
@@ -347,7 +348,7 @@ class SimulationResult:
         """
         return self.ci(self.rep_growth[:, None], level)[0]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """A JSON-ready summary (the CLI's ``--json`` object).
 
         Returns

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
+
+from ..core.jsontypes import JsonObject
 
 __all__ = ["TruncationError", "StationaryResult"]
 
@@ -39,7 +40,7 @@ class TruncationError:
     tail_mass: float = 0.0
     mean_queue: tuple[float, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The four numbers as a JSON-ready dict (an infinite estimate becomes None).
 
         Returns
@@ -210,7 +211,7 @@ class StationaryResult:
             parts.append(f"theorem (Kobayashi, Sakuma and Miyazawa 2013): rho^k = {self.tail_theorem:.12g}")
         return "min-queue tail decay: " + "; ".join(parts) if parts else ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """A JSON-ready summary (the object ``certify stationary --json`` prints).
 
         Returns

@@ -22,7 +22,7 @@ of the truncated solve).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,6 +39,17 @@ from .qbd import min_queue_decay
 from .result import StationaryResult, TruncationError
 
 __all__ = ["stationary", "default_truncation"]
+
+
+class _Tail(TypedDict, total=False):
+    """The min-queue QBD's fields of a :class:`~certify.stationary.result.StationaryResult` (absent: its defaults)."""
+
+    tail_max_difference: int | None
+    tail_theorem: float | None
+    tail_theorem_source: str | None
+    tail_bounded: bool
+    tail_sequence: tuple[tuple[int, float], ...]
+
 
 #: Target number of states of a truncated chain with J <= 3 stations (the default truncation
 #: keeps below it); J >= 4 gets :data:`STATE_BUDGET_HIGH`, as the fill of a sparse solve grows with J.
@@ -290,7 +301,7 @@ def stationary(net: Network, truncate: int | None = None) -> StationaryResult:
     # tail decay of the minimum queue
     rate = err = how = None
     dec = min_queue_decay(net)
-    tail: dict[str, Any] = {}
+    tail: _Tail = {}
     if dec is not None:
         rate, err, how = dec.rate, dec.error, dec.method
         if rate is None:

@@ -9,17 +9,22 @@ level line between a fine grid's stable and unstable points for 2-D.  Callers
 may draw further curves (``overlays``), e.g. an exact boundary known for one
 example.
 
-Public: :func:`plot_atlas`, :func:`theorem_sign`, :data:`VERDICT_STYLE`.
+Public: :func:`plot_atlas`, :func:`theorem_sign`, :data:`VERDICT_STYLE`, :class:`Overlay`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypeAlias, TypedDict
 
-__all__ = ["VERDICT_STYLE", "plot_atlas", "theorem_sign"]
+if TYPE_CHECKING:
+    import numpy as np
+    from matplotlib.artist import Artist
+    from numpy.typing import NDArray
+
+__all__ = ["VERDICT_STYLE", "Overlay", "plot_atlas", "theorem_sign"]
 
 # verdict -> (colour, legend text); dark = proved, light = evidence only, grey = neither.
 VERDICT_STYLE: dict[str, tuple[str, str]] = {
@@ -68,7 +73,26 @@ class _Sweep(Protocol):
 
     def counts(self) -> dict[str, int]: ...
 
-    def network_at(self, values: Sequence[Any]) -> Any: ...
+    def network_at(self, values: Sequence[Fraction]) -> object: ...
+
+
+class Overlay(TypedDict):
+    """A curve :func:`plot_atlas` draws over the cells, in data coordinates.
+
+    Keys: ``x`` (the abscissae; on a 1-D strip, where the vertical lines go), ``y`` (the ordinates; a 2-D
+    map only), ``label`` (its legend entry; none when absent or None) and ``style`` (keyword arguments of
+    ``Axes.plot`` or ``Axes.axvline``, over the default ``color="k", lw=2.0``).
+
+    Examples
+    --------
+    >>> Overlay(x=[1.0, 2.0], y=[0.5, 1.5], label="exact boundary", style={"ls": ":"})["label"]
+    'exact boundary'
+    """
+
+    x: Sequence[float]
+    y: NotRequired[Sequence[float]]
+    label: NotRequired[str | None]
+    style: NotRequired[Mapping[str, Any]]  # matplotlib's own keyword arguments (it types them **kwargs: Any)
 
 
 def theorem_sign(result: _Sweep, values: tuple[Fraction, ...]) -> tuple[int | None, str | None]:
@@ -166,7 +190,10 @@ def _boundary_1d(result: _Sweep) -> tuple[list[float], set[str]]:
     return out, names
 
 
-def _boundary_2d(result: _Sweep) -> tuple[Any, Any, Any, set[str]] | None:
+_Masked: TypeAlias = "np.ma.MaskedArray[tuple[int, int], np.dtype[np.float64]]"  # the theorem's sign on the grid
+
+
+def _boundary_2d(result: _Sweep) -> tuple[NDArray[np.float64], NDArray[np.float64], _Masked, set[str]] | None:
     """The theorem's sign on a fine grid (masked where no theorem applies); None when none applies anywhere."""
     import numpy as np
 
@@ -185,7 +212,8 @@ def _boundary_2d(result: _Sweep) -> tuple[Any, Any, Any, set[str]] | None:
             s, name = theorem_sign(result, (x, y))
             if s is not None:
                 Z[i, j] = s
-                names.add(name)  # type: ignore[arg-type]
+                if name is not None:  # it is not: theorem_sign names the theorem whenever it gives a sign
+                    names.add(name)
     if np.all(np.isnan(Z)) or np.nanmin(Z) == np.nanmax(Z):
         return None  # no theorem, or it says the same everywhere: no boundary inside the map
     X, Y = np.meshgrid([float(x) for x in fx], [float(y) for y in fy])
@@ -196,7 +224,7 @@ def plot_atlas(
     result: _Sweep,
     path: str | os.PathLike[str],
     *,
-    overlays: list[dict[str, Any]] | None = None,
+    overlays: list[Overlay] | None = None,
     theorem: bool = True,
     title: str | None = None,
 ) -> None:
@@ -208,7 +236,7 @@ def plot_atlas(
         From :func:`certify.sweep`.
     path : path
         The image file (the extension chooses the format: .png, .pdf, .svg).
-    overlays : list of dict, optional
+    overlays : list of Overlay, optional
         Extra curves in data coordinates: ``{"x": [...], "y": [...], "label": str}``
         for a 2-D map (``"style"``: keyword arguments of ``Axes.plot``), or
         ``{"x": [x0, ...], "label": str}`` for vertical lines on a 1-D strip.
@@ -242,8 +270,8 @@ def plot_atlas(
     norm = BoundaryNorm(np.arange(-0.5, len(_ORDER)), len(_ORDER))
     counts = result.counts()
     code = {v: k for k, v in enumerate(_ORDER)}
-    handles: list[Any] = [Patch(facecolor=VERDICT_STYLE[v][0], edgecolor="0.3", label=f"{VERDICT_STYLE[v][1]}: {counts.get(v, 0)}")
-                          for v in _ORDER]
+    handles: list[Artist] = [Patch(facecolor=VERDICT_STYLE[v][0], edgecolor="0.3", label=f"{VERDICT_STYLE[v][1]}: {counts.get(v, 0)}")
+                             for v in _ORDER]
     overlays = overlays or []
     two_d = len(result.paths) == 2
     fig, ax = plt.subplots(figsize=(7.5, 6.2) if two_d else (8, 1.6))

@@ -10,7 +10,8 @@ when it starts, and finished boundaries are handed to ``progress`` as they come
 (``certify boundary --out`` writes their certificates then), so a Ctrl-C keeps
 every boundary already bracketed.
 
-Public: :func:`boundaries`, :class:`BoundaryCurve`, :class:`BoundaryTask`, :func:`run_boundary`.
+Public: :func:`boundaries`, :class:`BoundaryCurve` (its rows: :class:`BoundaryRow`), :class:`BoundaryTask`,
+:func:`run_boundary`.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..core.errors import NetworkError, NotSupported
+from ..core.jsontypes import JsonDocument, JsonObject
 from ..core.model import Network
 from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
@@ -31,10 +33,14 @@ from ..proof.options import ProveOptions
 from .boundary import LOAD, bisection_interval, boundary
 from .boundary_result import BoundaryResult
 from .crossings import DEFAULT_GRID, check_grid
-from .paths import apply_values, base_doc, check_path
+from .paths import ExactDocument, apply_values, base_doc, check_path
 from .vary import parse_vary
 
-__all__ = ["BoundaryTask", "BoundaryCurve", "boundaries", "run_boundary"]
+if TYPE_CHECKING:
+    from distributed import Client
+    from pandas import DataFrame
+
+__all__ = ["BoundaryTask", "BoundaryRow", "BoundaryCurve", "boundaries", "run_boundary"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,8 @@ class BoundaryTask:
     label : str
         The network's name, and ``PATH=value`` for an ``over`` value.
     doc : dict
-        The network document (the ``over`` value applied).
+        The network document (:func:`~certify.workflows.paths.base_doc`; with the ``over`` value applied,
+        :func:`~certify.workflows.paths.apply_values`).
     over_value : Fraction or None
         The value of the ``over`` parameter (None without one).
     parameter, lo, hi, tol : str or Fraction
@@ -70,7 +77,7 @@ class BoundaryTask:
 
     index: int
     label: str
-    doc: dict[str, Any]
+    doc: JsonDocument | ExactDocument
     over_value: Fraction | None
     parameter: str
     lo: Fraction
@@ -116,6 +123,29 @@ def run_boundary(task: BoundaryTask) -> tuple[int, BoundaryResult]:
         res = BoundaryResult(task.label, task.parameter, task.lo, task.hi, task.tol or Fraction(0),
                              stopped=f"the bisection raised {exc!r}", grid=task.grid)
     return task.index, res
+
+
+class BoundaryRow(TypedDict):
+    """One row of :meth:`BoundaryCurve.rows`: a task's label, ``over`` value and (first) bracket, exact.
+
+    Examples
+    --------
+    >>> row = BoundaryRow(label="mm1", over_value=None, stable_at=Fraction(7, 8), unstable_at=Fraction(9, 8),
+    ...                   width=Fraction(1, 4), crossings=1, bracketed=True, probes=6, time_s=0.5, stopped="done")
+    >>> row["width"]
+    Fraction(1, 4)
+    """
+
+    label: str
+    over_value: Fraction | None
+    stable_at: Fraction | None
+    unstable_at: Fraction | None
+    width: Fraction | None
+    crossings: int
+    bracketed: bool
+    probes: int
+    time_s: float
+    stopped: str
 
 
 @dataclass
@@ -167,12 +197,12 @@ class BoundaryCurve:
         """
         return all(t.index in self.results and self.results[t.index].bracketed for t in self.tasks)
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[BoundaryRow]:
         """One row per task: label, ``over`` value, the (first) bracket (exact), width, crossings found, probes, time.
 
         Returns
         -------
-        list of dict
+        list of BoundaryRow
             ``label``, ``over_value``, ``stable_at``, ``unstable_at``, ``width`` (Fractions or None: the
             first crossing's), ``crossings`` (how many were found), ``bracketed``, ``probes``, ``time_s``, ``stopped``.
 
@@ -181,7 +211,7 @@ class BoundaryCurve:
         >>> BoundaryCurve("load", None, []).rows()
         []
         """
-        out = []
+        out: list[BoundaryRow] = []
         for t in self.tasks:
             r = self.results.get(t.index)
             out.append({"label": t.label, "over_value": t.over_value,
@@ -192,7 +222,7 @@ class BoundaryCurve:
                         "stopped": r.stopped if r else "not run"})
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The run as one JSON object: the parameters and, per task, its label, ``over`` value and whole bracket.
 
         Returns
@@ -207,15 +237,15 @@ class BoundaryCurve:
         >>> BoundaryCurve("load", "stations.1.mu", []).to_json()["over"]
         'stations.1.mu'
         """
-        items = []
+        items: list[JsonObject] = []
         for t in self.tasks:
             r = self.results.get(t.index)
-            head = {"label": t.label, "over_value": None if t.over_value is None else q(t.over_value)}
+            head: JsonObject = {"label": t.label, "over_value": None if t.over_value is None else q(t.over_value)}
             items.append({**head, **r.to_json()} if r is not None else {**head, "stopped": "not run"})
         return {"parameter": self.parameter, "over": self.over, "stopped": self.stopped, "time_s": round(self.time_s, 3),
                 "boundaries": items}
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> DataFrame:
         """The brackets as a pandas DataFrame, exact values as Fractions (one row per task).
 
         Returns
@@ -307,17 +337,17 @@ def slug(task: BoundaryTask) -> str:
 def boundaries(
     networks: Sequence[Network],
     parameter: str,
-    lo: Any,
-    hi: Any,
+    lo: object,
+    hi: object,
     options: ProveOptions | None = None,
     *,
-    over: str | tuple[str, Sequence[Any]] | None = None,
-    tol: Any = None,
+    over: str | tuple[str, Sequence[Fraction | int | float | str]] | None = None,
+    tol: object = None,
     grid: int = DEFAULT_GRID,
     point_limit: float = 60.0,
     time_limit: float = 600.0,
     workers: int = 1,
-    scheduler: Any = None,
+    scheduler: str | Client | None = None,
     progress: Callable[[BoundaryTask, BoundaryResult], None] | None = None,
     started: Callable[[list[BoundaryTask]], None] | None = None,
     **kw: Any,

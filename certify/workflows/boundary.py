@@ -35,12 +35,13 @@ from typing import Any
 
 from ..core.certificate import Certificate
 from ..core.errors import NetworkError, NotSupported
+from ..core.jsontypes import JsonDocument
 from ..core.model import Network
 from ..core.numbers import as_fraction, exact_str, q
 from ..proof.options import ProveOptions
 from .boundary_result import BoundaryResult, BoundaryStep, Crossing
 from .crossings import DEFAULT_GRID, brackets, check_grid, frontier, notes, search
-from .paths import apply_values, base_doc, check_path
+from .paths import ExactDocument, Tokens, apply_values, base_doc, check_path
 
 __all__ = ["LOAD", "DEFAULT_GRID", "default_tolerance", "bisection_interval", "boundary"]
 
@@ -77,19 +78,22 @@ def default_tolerance(lo: Fraction, hi: Fraction) -> Fraction:
     return 5 * Fraction(10) ** (e - 3)
 
 
-def _document_at(doc: dict[str, Any], parameter: str, tokens: Any, value: Fraction) -> dict[str, Any]:
-    """The network document with the parameter set to ``value`` (``load``: every stream rate times ``value``)."""
-    if parameter != LOAD:
+def _document_at(doc: JsonDocument, tokens: Tokens | None, value: Fraction) -> JsonDocument | ExactDocument:
+    """The network document with the number at ``tokens`` set to ``value`` (``tokens`` None, :data:`LOAD`: every rate times it)."""
+    if tokens is not None:
         return apply_values(doc, [tokens], [value])
-    out: dict[str, Any] = json.loads(json.dumps(doc))
-    for st in out.get("streams", []):
+    out: JsonDocument = json.loads(json.dumps(doc))
+    streams = out.get("streams", [])
+    assert isinstance(streams, list)  # base_doc writes a JSQ network's streams as a list of objects
+    for st in streams:
+        assert isinstance(st, dict)
         rate = as_fraction(st["rate"])
         assert rate is not None  # base_doc writes numbers exactly
         st["rate"] = q(rate * value)
     return out
 
 
-def bisection_interval(lo: Any, hi: Any, tol: Any = None) -> tuple[Fraction, Fraction, Fraction | None]:
+def bisection_interval(lo: object, hi: object, tol: object = None) -> tuple[Fraction, Fraction, Fraction | None]:
     """The interval and tolerance of a bisection, exactly, or the refusal naming the option and the rule.
 
     Parameters
@@ -132,11 +136,11 @@ def bisection_interval(lo: Any, hi: Any, tol: Any = None) -> tuple[Fraction, Fra
 def boundary(
     net: Network,
     parameter: str,
-    lo: Any,
-    hi: Any,
+    lo: object,
+    hi: object,
     options: ProveOptions | None = None,
     *,
-    tol: Any = None,
+    tol: object = None,
     grid: int = DEFAULT_GRID,
     point_limit: float = 60.0,
     time_limit: float = 600.0,
@@ -214,7 +218,7 @@ def boundary(
     doc = base_doc(net)
     tokens = None if parameter == LOAD else check_path(doc, parameter, fail)
     res = BoundaryResult(net.name, parameter, a, b, t, grid=n)
-    proved: dict[Fraction, tuple[Certificate, dict[str, Any]]] = {}  # value -> (certificate, plain network document)
+    proved: dict[Fraction, tuple[Certificate, JsonDocument]] = {}  # value -> (certificate, plain network document)
     seen: dict[Fraction, str] = {}  # value -> verdict, as the search reads it (proved only with a certificate)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
@@ -222,7 +226,7 @@ def boundary(
     def probe(v: Fraction) -> str:
         start = time.perf_counter()
         try:
-            net_v = from_dict(_document_at(doc, parameter, tokens, v))
+            net_v = from_dict(_document_at(doc, tokens, v))
         except NetworkError as exc:
             step = BoundaryStep(v, "invalid", f"the network is invalid here: {exc}", 0.0)
         else:
@@ -249,7 +253,7 @@ def boundary(
     return res
 
 
-def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict[str, Any]]]) -> None:
+def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, JsonDocument]]) -> None:
     """Fill in the crossings (with their ends' certificates), the first one's ends or the one-sided bound, the notes."""
     for x, y in brackets(verdicts):
         s, u = (x, y) if verdicts[x] == "stable" else (y, x)
@@ -268,7 +272,7 @@ def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[F
     res.notes.extend(notes(verdicts, res.lo, res.hi, res.grid))
 
 
-def _one_side(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, dict[str, Any]]]) -> None:
+def _one_side(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, JsonDocument]]) -> None:
     """No crossing: keep the side proved, at the value nearest the end not proved (else nearest the middle)."""
     if not proved:
         return

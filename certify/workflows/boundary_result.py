@@ -13,12 +13,18 @@ import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core.certificate import Certificate
+from ..core.jsontypes import JsonDocument, JsonObject
 from ..core.numbers import approx_str, exact_str, q
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from ..core.vocabulary import Verdict
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
+
+    from ..explain.explanation import Explanation
 
 __all__ = ["BoundaryStep", "Crossing", "BoundaryResult"]
 
@@ -49,7 +55,7 @@ class BoundaryStep:
     method: str
     time_s: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The step as JSON: the exact value (``p/q``), its decimal, the verdict, the method, the time.
 
         Returns
@@ -87,7 +93,7 @@ class Crossing:
     stable_at: Fraction
     unstable_at: Fraction
     certificates: dict[str, Certificate]
-    documents: dict[str, dict[str, Any]]
+    documents: dict[str, JsonDocument]
     paths: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
@@ -116,7 +122,7 @@ class Crossing:
         self.paths.update(_write_ends(d, self.certificates, self.documents))
         return self.paths
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The crossing as JSON: its ends (exact ``p/q``), lower and upper, width, orientation, certificates per side.
 
         Returns
@@ -132,7 +138,7 @@ class Crossing:
                                  for side, c in self.certificates.items()}}
 
 
-def _write_ends(d: Path, certificates: dict[str, Certificate], documents: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]]:
+def _write_ends(d: Path, certificates: dict[str, Certificate], documents: dict[str, JsonDocument]) -> dict[str, dict[str, str]]:
     """Write each side's network document (as :func:`certify.dump` writes a network) and certificate into ``d``.
 
     Parameters
@@ -208,7 +214,7 @@ class BoundaryResult:
     unstable_at: Fraction | None = None
     steps: list[BoundaryStep] = field(default_factory=list)
     certificates: dict[str, Certificate] = field(default_factory=dict)
-    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    documents: dict[str, JsonDocument] = field(default_factory=dict)
     stopped: str = ""
     notes: list[str] = field(default_factory=list)
     time_s: float = 0.0
@@ -256,7 +262,7 @@ class BoundaryResult:
             self.paths.update(_write_ends(d, self.certificates, self.documents))
         return self.paths
 
-    def explain(self, side: str = "stable", max_rows: int = 20, crossing: int | None = None) -> Any:
+    def explain(self, side: str = "stable", max_rows: int = 20, crossing: int | None = None) -> Explanation:
         """The readable proof of one end's certificate (:func:`certify.explain.explain`; it renders in Jupyter).
 
         Parameters
@@ -298,7 +304,7 @@ class BoundaryResult:
             raise ValueError(f"side: no value was proved {side} (proved: {', '.join(sorted(certs)) or 'none'})")
         return explain(from_dict(docs[side]), certs[side], max_rows=max_rows)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The result as one JSON object: the bracket (exact), its width, every step, the certificates per side.
 
         Returns
@@ -320,7 +326,7 @@ class BoundaryResult:
                 "crossings": [c.to_json() for c in self.crossings], "grid": self.grid, "stopped": self.stopped,
                 "notes": list(self.notes), "time_s": round(self.time_s, 3)}
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> DataFrame:
         """The probes as a pandas DataFrame: exact values (Fractions), their decimals, verdicts, methods, times.
 
         Returns

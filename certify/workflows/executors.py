@@ -22,14 +22,25 @@ import multiprocessing
 import multiprocessing.context
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from fractions import Fraction
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from ..core.errors import NetworkError
+from ..core.jsontypes import JsonObject
 from ..core.vocabulary import Semantics, Verdict
 from ..proof.options import ProveOptions
+from .paths import ExactDocument
 from .sweep_result import ERROR_METHOD
+
+if TYPE_CHECKING:
+    from multiprocessing.popen_spawn_posix import Popen
+    from multiprocessing.process import BaseProcess
+
+    from distributed import Client
+
+#: What an executor returns: a generator of outcomes (of :func:`run_point`, or of the ``fn`` given), closed to stop early.
+Outcomes: TypeAlias = "Generator[Any, None, None]"
 
 __all__ = ["PointTask", "PointOutcome", "run_point", "run_serial", "run_pool", "run_dask", "executor"]
 
@@ -50,7 +61,7 @@ class PointTask(TypedDict):
 
     index: int
     values: tuple[Fraction, ...]
-    doc: dict[str, Any]
+    doc: ExactDocument
     options: ProveOptions
 
 
@@ -70,7 +81,7 @@ class PointOutcome(TypedDict):
     semantics: Semantics
     time_s: float
     reasons: list[str]
-    theorems: list[dict[str, Any]]
+    theorems: list[JsonObject]
 
 
 def run_point(task: PointTask) -> PointOutcome:
@@ -117,6 +128,7 @@ def run_point(task: PointTask) -> PointOutcome:
                 "theorems": []}
     return {"index": task["index"], "verdict": res.verdict, "method": res.method, "semantics": res.semantics,
             "time_s": res.time_s, "reasons": list(res.reasons),
+            # TheoremVerdict.to_json (certify/exact/verdict.py) is typed dict[str, object]; its values are JSON
             "theorems": [tv.to_json() for tv in res.theorems]}
 
 
@@ -129,7 +141,7 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_serial(tasks: list[Any], fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
+def run_serial(tasks: list[Any], fn: Callable[[Any], Any] = run_point) -> Outcomes:
     """Prove the points one after another in this process.
 
     Parameters
@@ -166,7 +178,7 @@ class _BareMainProcess(multiprocessing.context.SpawnProcess):
     """
 
     @staticmethod
-    def _Popen(process_obj: Any) -> Any:
+    def _Popen(process_obj: BaseProcess) -> Popen:
         import sys
         import types
 
@@ -185,7 +197,7 @@ class _BareMainContext(multiprocessing.context.SpawnContext):
     Process = _BareMainProcess
 
 
-def run_pool(tasks: list[Any], workers: int, fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
+def run_pool(tasks: list[Any], workers: int, fn: Callable[[Any], Any] = run_point) -> Outcomes:
     """Prove the points on a local pool of spawned worker processes.
 
     Parameters
@@ -227,7 +239,7 @@ def run_pool(tasks: list[Any], workers: int, fn: Callable[[Any], Any] = run_poin
         ex.shutdown(wait=done_all, cancel_futures=True)
 
 
-def run_dask(tasks: list[Any], scheduler: Any, fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
+def run_dask(tasks: list[Any], scheduler: str | Client, fn: Callable[[Any], Any] = run_point) -> Outcomes:
     """Prove the points on an existing Dask distributed cluster.
 
     Parameters
@@ -264,15 +276,15 @@ def run_dask(tasks: list[Any], scheduler: Any, fn: Callable[[Any], Any] = run_po
     except ImportError as exc:  # pragma: no cover - dask is a dependency
         raise NetworkError(None, "--scheduler", f"dask.distributed is not installed ({exc})") from None
     own = not isinstance(scheduler, Client)
-    if own:
+    if isinstance(scheduler, Client):
+        client = scheduler
+    else:
         if isinstance(scheduler, str):
             _check_address(scheduler)
         try:
             client = Client(scheduler, timeout="20s", set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             raise NetworkError(None, "--scheduler", f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}") from None
-    else:
-        client = scheduler
     futures = [client.submit(fn, t, pure=False) for t in tasks]
     try:
         for fut in as_completed(futures, loop=client.loop):
@@ -301,7 +313,7 @@ def _check_address(address: str) -> None:
         pass
 
 
-def executor(todo: list[Any], workers: int, scheduler: Any = None, fn: Callable[[Any], Any] = run_point) -> Iterator[Any]:
+def executor(todo: list[Any], workers: int, scheduler: str | Client | None = None, fn: Callable[[Any], Any] = run_point) -> Outcomes:
     """The executor a sweep uses for the points still to do.
 
     Parameters

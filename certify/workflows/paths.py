@@ -11,6 +11,10 @@ of a stream's ``choices`` rescales the other probabilities of that set that
 are not set themselves, so that they still sum to 1 (:func:`apply_values`,
 :func:`rescale_notes`).
 
+The base a path points into is a :data:`~certify.core.jsontypes.JsonDocument`
+(:func:`base_doc`); the copy :func:`apply_values` returns holds the exact
+values it set as Fractions (an :data:`ExactDocument`).
+
 Public: :func:`path_tokens`, :func:`check_path`, :func:`apply_values`,
 :func:`rescale_notes`, :func:`base_doc`.
 """
@@ -21,14 +25,25 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
 from ..core.errors import NetworkError
+from ..core.jsontypes import JsonDocument, JsonNode
 from ..core.numbers import as_fraction
+
+if TYPE_CHECKING:
+    from ..core.model import ForkJoinNetwork, Network
 
 __all__ = ["path_tokens", "check_path", "apply_values", "rescale_notes", "base_doc"]
 
 Tokens = list[str | int]  # a parsed field path: map keys (str) and list indices (int), outermost first
+
+#: A value of a network document in which :func:`apply_values` may have set numbers to exact Fractions.
+ExactNode: TypeAlias = "None | bool | int | float | str | Fraction | list[ExactNode] | dict[str, ExactNode]"
+#: What :func:`apply_values` returns: a copy of a :data:`~certify.core.jsontypes.JsonDocument` with exact numbers set.
+ExactDocument: TypeAlias = "dict[str, ExactNode]"
+
+_Node = TypeVar("_Node", JsonNode, ExactNode)  # a node of a base document, or of a copy with exact numbers set
 
 _TOKEN = re.compile(r'\.([A-Za-z0-9_-]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 _HEAD = re.compile(r'([A-Za-z0-9_-]+)|\[("(?:[^"\\]|\\.)*")\]')
@@ -90,31 +105,32 @@ def _show_path(tokens: Sequence[str | int]) -> str:
     return s
 
 
-def _resolve(doc: dict[str, Any], tokens: Tokens) -> str | None:
+def _resolve(doc: JsonDocument, tokens: Tokens) -> str | None:
     """None when ``tokens`` names a number in ``doc``; else why not (one phrase)."""
-    node: Any = doc
+    node: JsonNode = doc
     for k, t in enumerate(tokens):
         here = _show_path(tokens[:k]) or "the document"
         if isinstance(node, dict):
             if isinstance(t, int) or t not in node:
                 keys = ", ".join(map(str, node)) or "none"
                 return f"unknown field path: {_show_path(tokens[: k + 1])} does not exist ({here} has the fields {keys})"
+            node = node[t]
         elif isinstance(node, list):
             if not isinstance(t, int):
                 return f"{here} is a list: write {here}[i] with an index i"
             if t >= len(node):
                 n = len(node)
                 return f"unknown field path: {_show_path(tokens[: k + 1])} does not exist ({here} has {n} entr{'y' if n == 1 else 'ies'})"
+            node = node[t]
         else:
             return f"{here} is a number, it has no field {_show_path(tokens[k:k + 1]).lstrip('.')}"
-        node = node[t]
     if isinstance(node, (dict, list)) or as_fraction(node) is None:
         kind = "a map" if isinstance(node, dict) else "a list" if isinstance(node, list) else f"{node!r}"
         return f"{_show_path(tokens)} is {kind}, not a number (name a number, e.g. streams[0].rate or stations.1.mu)"
     return None
 
 
-def check_path(doc: dict[str, Any], path: str, fail: Callable[[str], NetworkError]) -> Tokens:
+def check_path(doc: JsonDocument, path: str, fail: Callable[[str], NetworkError]) -> Tokens:
     """Parse ``path`` and check that it names a number of ``doc``.
 
     Parameters
@@ -155,32 +171,49 @@ def check_path(doc: dict[str, Any], path: str, fail: Callable[[str], NetworkErro
     return tok
 
 
-def _set(doc: dict[str, Any], tokens: Tokens, value: Fraction) -> None:
-    node: Any = doc
+def _child(node: _Node, t: str | int) -> _Node:
+    """The value under key or index ``t`` of a map or list (a path checked by :func:`check_path` finds one)."""
+    if isinstance(node, dict) and isinstance(t, str):
+        return node[t]
+    if isinstance(node, list) and isinstance(t, int):
+        return node[t]
+    raise TypeError(f"{t!r} names nothing in a {type(node).__name__}")
+
+
+def _set(doc: ExactDocument, tokens: Tokens, value: Fraction | None) -> None:
+    node: ExactNode = doc
     for t in tokens[:-1]:
-        node = node[t]
-    node[tokens[-1]] = value
+        node = _child(node, t)
+    last = tokens[-1]
+    if isinstance(node, dict) and isinstance(last, str):
+        node[last] = value
+    elif isinstance(node, list) and isinstance(last, int):
+        node[last] = value
+    else:
+        raise TypeError(f"{last!r} names nothing in a {type(node).__name__}")
 
 
-def _get(doc: dict[str, Any], tokens: Sequence[str | int]) -> Any:
-    node: Any = doc
+def _get(doc: dict[str, _Node], tokens: Sequence[str | int]) -> _Node:
+    node: _Node = doc
     for t in tokens:
-        node = node[t]
+        node = _child(node, t)
     return node
 
 
-def _prob_group(tokens: Tokens, doc: dict[str, Any]) -> tuple[tuple[str | int, ...], list[Tokens]] | None:
+def _prob_group(tokens: Tokens, doc: JsonDocument) -> tuple[tuple[str | int, ...], list[Tokens]] | None:
     """The probabilities that must sum to 1 together with the one at ``tokens`` (their paths), if any."""
     if len(tokens) == 4 and tokens[0] == "tie_breaking" and tokens[2] == "probs":
         probs = _get(doc, tokens[:3])
-        return tuple(tokens[:3]), [[*tokens[:3], s] for s in probs]
+        if isinstance(probs, dict):  # a tie-breaking set's probabilities: station -> probability
+            return tuple(tokens[:3]), [[*tokens[:3], s] for s in probs]
     if len(tokens) == 5 and tokens[0] == "streams" and tokens[2] == "choices" and tokens[4] == "prob":
         choices = _get(doc, tokens[:3])
-        return tuple(tokens[:3]), [[*tokens[:3], k, "prob"] for k in range(len(choices))]
+        if isinstance(choices, list):  # a stream's choices, each with its prob
+            return tuple(tokens[:3]), [[*tokens[:3], k, "prob"] for k in range(len(choices))]
     return None
 
 
-def _complements(doc: dict[str, Any], paths: list[Tokens]) -> list[tuple[list[Tokens], list[Tokens]]]:
+def _complements(doc: JsonDocument, paths: list[Tokens]) -> list[tuple[list[Tokens], list[Tokens]]]:
     """For each set of probabilities touched by ``paths``: (the varied ones, the others to rescale)."""
     groups: dict[tuple[str | int, ...], tuple[list[Tokens], list[Tokens]]] = {}
     for tok in paths:
@@ -193,7 +226,7 @@ def _complements(doc: dict[str, Any], paths: list[Tokens]) -> list[tuple[list[To
     return [v for v in groups.values() if v[1]]
 
 
-def apply_values(base: dict[str, Any], paths: list[Tokens], values: Sequence[Fraction]) -> dict[str, Any]:
+def apply_values(base: JsonDocument, paths: list[Tokens], values: Sequence[Fraction | None]) -> ExactDocument:
     """A copy of a network document with the numbers at ``paths`` set to ``values``.
 
     Parameters
@@ -202,13 +235,15 @@ def apply_values(base: dict[str, Any], paths: list[Tokens], values: Sequence[Fra
         The network document (:func:`base_doc`); it is not changed.
     paths : list of token lists
         The numbers to set (:func:`path_tokens`), each one checked to exist.
-    values : sequence of Fraction
-        Their new values, in the order of ``paths``.
+    values : sequence of Fraction or None
+        Their new values, in the order of ``paths`` (None: a value that is no number, written as null
+        for :func:`certify.io.loader.from_dict` to refuse).
 
     Returns
     -------
     dict
-        The new document.  The probabilities of a tie-breaking set or a
+        The new document (an :data:`ExactDocument`: the values set are
+        Fractions).  The probabilities of a tie-breaking set or a
         ``choices`` list that share a set with a path and are not set
         themselves are rescaled so that the set still sums to 1 (in proportion
         to their old values; equally when those were all 0).
@@ -220,11 +255,12 @@ def apply_values(base: dict[str, Any], paths: list[Tokens], values: Sequence[Fra
     >>> apply_values(base, [["tie_breaking", 0, "probs", "1"]], [Fraction(3, 10)])
     {'tie_breaking': [{'probs': {'1': Fraction(3, 10), '2': Fraction(7, 10)}}]}
     """
-    doc: dict[str, Any] = json.loads(json.dumps(base, default=str))  # deep copy; Fractions never occur in a to_dict document
+    doc: ExactDocument = json.loads(json.dumps(base, default=str))  # deep copy; Fractions never occur in a to_dict document
     for tok, v in zip(paths, values):
         _set(doc, tok, v)
     for varied, others in _complements(base, paths):
-        rest = 1 - sum((_get(doc, m) for m in varied), Fraction(0))
+        # the values just set: Fractions (a None from network_at makes the sum raise TypeError, as it always did)
+        rest = 1 - sum((cast(Fraction, _get(doc, m)) for m in varied), Fraction(0))
         old = [as_fraction(_get(base, m)) or Fraction(0) for m in others]
         total = sum(old, Fraction(0))
         for m, o in zip(others, old):
@@ -232,7 +268,7 @@ def apply_values(base: dict[str, Any], paths: list[Tokens], values: Sequence[Fra
     return doc
 
 
-def rescale_notes(base: dict[str, Any], paths: list[Tokens]) -> list[str]:
+def rescale_notes(base: JsonDocument, paths: list[Tokens]) -> list[str]:
     """One sentence per probability set whose other members :func:`apply_values` rescales.
 
     Parameters
@@ -258,12 +294,12 @@ def rescale_notes(base: dict[str, Any], paths: list[Tokens]) -> list[str]:
             for varied, others in _complements(base, paths)]
 
 
-def base_doc(net: Any) -> dict[str, Any]:
+def base_doc(net: Network | ForkJoinNetwork) -> JsonDocument:
     """A network as a plain JSON document, the base that field paths point into.
 
     Parameters
     ----------
-    net : Network
+    net : Network or ForkJoinNetwork
         The network.
 
     Returns
@@ -281,5 +317,5 @@ def base_doc(net: Any) -> dict[str, Any]:
     """
     from ..io.loader import to_dict
 
-    doc: dict[str, Any] = json.loads(json.dumps(to_dict(net), default=str))
+    doc: JsonDocument = json.loads(json.dumps(to_dict(net), default=str))
     return doc

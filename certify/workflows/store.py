@@ -18,8 +18,8 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
 
+from ..core.jsontypes import JsonObject
 from ..core.numbers import exact_str
 from .sweep_result import ERROR_METHOD, SweepPoint
 
@@ -79,7 +79,7 @@ class ResultStore:
         self.conn.executescript(_SCHEMA)
         self.conn.commit()
 
-    def register(self, key: str, network: str, spec: dict[str, Any], points: int) -> None:
+    def register(self, key: str, network: str, spec: JsonObject, points: int) -> None:
         """Record a sweep (once: a sweep already registered under ``key`` keeps its row).
 
         Parameters

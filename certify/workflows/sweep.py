@@ -42,9 +42,10 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core.errors import NetworkError
+from ..core.jsontypes import JsonDocument, JsonObject
 from ..core.numbers import exact_str
 from ..core.version import __version__
 from ..proof.options import ProveOptions
@@ -52,7 +53,12 @@ from .executors import PointTask, executor
 from .paths import Tokens, apply_values, base_doc, path_tokens, rescale_notes
 from .store import ResultStore
 from .sweep_result import SweepPoint, SweepResult, tally
-from .vary import normalise_vary
+from .vary import VarySpec, normalise_vary
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from ..core.model import ForkJoinNetwork, Network
 
 __all__ = ["DEFAULT_TIME_LIMIT", "SWEEP_OPTIONS", "sweep"]
 
@@ -69,13 +75,13 @@ _OPTION = "vary"  # the argument named in errors about the grid
 
 
 def sweep(
-    net: Any,
-    vary: Sequence[Any],
+    net: Network | ForkJoinNetwork,
+    vary: Sequence[VarySpec],
     options: ProveOptions | None = None,
     *,
     out: str | os.PathLike[str] | None = None,
     workers: int = 2,
-    scheduler: Any = None,
+    scheduler: str | Client | None = None,
     progress: bool | None = None,
     on_point: Callable[[SweepPoint], None] | None = None,
     **kw: Any,
@@ -84,7 +90,7 @@ def sweep(
 
     Parameters
     ----------
-    net : Network
+    net : Network or ForkJoinNetwork
         The network; the parameters not varied keep its values.
     vary : list
         One or two ``(path, values)`` pairs, where ``path`` is a field path as in
@@ -145,12 +151,14 @@ def sweep(
     grids = [vals for _, vals in spec]
     key, key_doc = _key(base, spec, opts)
     tasks = _tasks(base, paths, toks, grids, opts)
+    name = base.get("name", "network")
+    network = name if isinstance(name, str) else "network"  # to_dict writes the name, a string
 
     store = ResultStore(out)
     try:
-        store.register(key, base.get("name", "network"), key_doc, len(tasks))
+        store.register(key, network, key_doc, len(tasks))
         have = store.finished(key)
-        result = SweepResult(key, base.get("name", "network"), tuple(paths), tuple(tuple(g) for g in grids), [],
+        result = SweepResult(key, network, tuple(paths), tuple(tuple(g) for g in grids), [],
                              time_limit, sim_budget, reused=len(have), notes=rescale_notes(base, toks), base=base)
         by_index = _run(store, result, tasks, have, seed=seed, workers=workers, scheduler=scheduler,
                         progress=progress, on_point=on_point)
@@ -160,14 +168,14 @@ def sweep(
         store.close()
 
 
-def _key(base: dict[str, Any], spec: list[tuple[str, list[Fraction]]], opts: ProveOptions) -> tuple[str, dict[str, Any]]:
+def _key(base: JsonDocument, spec: list[tuple[str, list[Fraction]]], opts: ProveOptions) -> tuple[str, JsonObject]:
     """The sweep's key (16 hex digits) and the document it is the digest of: the same sweep, the same key.
 
     The options other than those keyed since the first sweeps (:data:`_KEYED`) enter it only when not the default,
     so that a sweep that does not set them keeps its key (and resumes from the same results file).
     """
     templates = None if opts.templates is None else list(opts.templates)
-    key_doc: dict[str, Any] = {
+    key_doc: JsonObject = {
         "version": __version__, "network": base, "vary": [[p, [exact_str(v) for v in vals]] for p, vals in spec],
         "time_limit": float(opts.time_limit), "sim_budget": float(opts.sim_budget), "simulate": opts.simulate,
         "templates": templates, "seed": int(opts.seed)}
@@ -177,7 +185,7 @@ def _key(base: dict[str, Any], spec: list[tuple[str, list[Fraction]]], opts: Pro
     return hashlib.sha256(json.dumps(key_doc, sort_keys=True).encode()).hexdigest()[:16], key_doc
 
 
-def _real(x: Any) -> bool:
+def _real(x: object) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
@@ -193,7 +201,7 @@ def _check_budgets(time_limit: float, sim_budget: float, workers: int, seed: int
         raise NetworkError(None, "seed", f"{seed!r} must be an integer >= 0")
 
 
-def _tasks(base: dict[str, Any], paths: list[str], toks: list[Tokens], grids: list[list[Fraction]], opts: ProveOptions) -> list[PointTask]:
+def _tasks(base: JsonDocument, paths: list[str], toks: list[Tokens], grids: list[list[Fraction]], opts: ProveOptions) -> list[PointTask]:
     """One task per grid point (first parameter slowest), each network checked valid before anything runs."""
     from ..io.loader import from_dict
 
@@ -210,7 +218,8 @@ def _tasks(base: dict[str, Any], paths: list[str], toks: list[Tokens], grids: li
 
 
 def _run(store: ResultStore, result: SweepResult, tasks: list[PointTask], have: dict[int, SweepPoint], *, seed: int,
-         workers: int, scheduler: Any, progress: bool | None, on_point: Callable[[SweepPoint], None] | None) -> dict[int, SweepPoint]:
+         workers: int, scheduler: str | Client | None, progress: bool | None,
+         on_point: Callable[[SweepPoint], None] | None) -> dict[int, SweepPoint]:
     """Prove the points not in ``have``, storing each as it finishes; every point by index."""
     todo = [t for t in tasks if t["index"] not in have]
     by_index = dict(have)
@@ -218,7 +227,7 @@ def _run(store: ResultStore, result: SweepResult, tasks: list[PointTask], have: 
     bar = _bar(progress, len(tasks), len(have), result.network)
     try:
         runner = executor(todo, workers, scheduler)
-        with closing(runner):  # type: ignore[type-var]
+        with closing(runner):
             for r in runner:
                 i = r["index"]
                 pt = SweepPoint(i, tuple(values_of[i]), r["verdict"], r["method"], r["semantics"], r["time_s"],

@@ -13,12 +13,18 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from ..core.jsontypes import JsonDocument, JsonObject
 from ..core.numbers import as_fraction, exact_str
 from ..core.render import html_escape, html_table, markdown_escape, markdown_table
 from ..core.vocabulary import VERDICTS, Semantics, Verdict
-from .paths import apply_values, path_tokens
+from .paths import Tokens, apply_values, path_tokens
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
+
+    from ..core.model import ForkJoinNetwork, Network
 
 __all__ = ["ERROR_METHOD", "SweepPoint", "SweepResult", "read_csv", "tally"]
 
@@ -70,7 +76,7 @@ class SweepPoint:
     semantics: Semantics
     time_s: float
     reasons: list[str]
-    theorems: list[dict[str, Any]] = field(default_factory=list)
+    theorems: list[JsonObject] = field(default_factory=list)
     seed: int = 0
     finished: float = 0.0  # when it was stored (seconds since the epoch)
 
@@ -124,7 +130,7 @@ class SweepResult:
     computed: int = 0
     reused: int = 0
     notes: list[str] = field(default_factory=list)
-    base: dict[str, Any] = field(default_factory=dict, repr=False)
+    base: JsonDocument = field(default_factory=dict, repr=False)
 
     def counts(self) -> dict[str, int]:
         """How many points got each verdict.
@@ -144,7 +150,7 @@ class SweepResult:
         """
         return dict(Counter(p.verdict for p in self.points))
 
-    def network_at(self, values: Sequence[Any]) -> Any:
+    def network_at(self, values: Sequence[object]) -> Network | ForkJoinNetwork:
         """The network with the swept parameters set to ``values``.
 
         Parameters
@@ -173,9 +179,9 @@ class SweepResult:
         """
         from ..io.loader import from_dict
 
-        toks = [path_tokens(p) for p in self.paths]
+        toks = [cast(Tokens, path_tokens(p)) for p in self.paths]  # each checked when the sweep ran
         fr = [v if isinstance(v, Fraction) else as_fraction(v) for v in values]
-        return from_dict(apply_values(self.base, toks, fr))  # type: ignore[arg-type]
+        return from_dict(apply_values(self.base, toks, fr))
 
     def to_csv(self, path: str | os.PathLike[str]) -> None:
         """Write one row per point: index, the parameter values (exact), verdict, method, semantics, time_s, seed, reasons (JSON).
@@ -202,7 +208,7 @@ class SweepResult:
                 w.writerow([p.index, *map(exact_str, p.values), p.verdict, p.method, p.semantics, repr(p.time_s), p.seed,
                             json.dumps(p.reasons)])
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self) -> DataFrame:
         """One row per point as a pandas DataFrame; the parameter columns hold the exact values (Fractions).
 
         Returns

@@ -13,16 +13,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..core.errors import NetworkError
+from ..core.jsontypes import JsonDocument
 from ..core.numbers import as_fraction, parse_number
 from .paths import base_doc, check_path
+
+if TYPE_CHECKING:
+    from ..core.model import ForkJoinNetwork, Network
 
 __all__ = ["MAX_PARAMETERS", "parse_vary", "normalise_vary"]
 
 MAX_PARAMETERS = 2
 """How many parameters one sweep varies together at most."""
+
+#: One parameter of a sweep: ``"PATH=START:STOP:N"``, or ``(path, values)`` with ``values`` a
+#: ``"START:STOP:N"`` string or numbers (each checked to be one: :func:`certify.core.numbers.as_fraction`).
+VarySpec: TypeAlias = "str | tuple[str, str | Iterable[object]]"
 
 
 def _grid(start: Fraction, stop: Fraction, n: int) -> list[Fraction]:
@@ -31,7 +39,7 @@ def _grid(start: Fraction, stop: Fraction, n: int) -> list[Fraction]:
     return [start + (stop - start) * k / (n - 1) for k in range(n)]
 
 
-def parse_vary(spec: str, net: Any = None, option: str = "--vary") -> tuple[str, list[Fraction]]:
+def parse_vary(spec: str, net: Network | ForkJoinNetwork | None = None, option: str = "--vary") -> tuple[str, list[Fraction]]:
     """Parse ``PATH=START:STOP:N`` into the path and its N exact values from START to STOP.
 
     START and STOP are decimals (or ``p/q``) taken exactly; N >= 2 points are
@@ -41,7 +49,7 @@ def parse_vary(spec: str, net: Any = None, option: str = "--vary") -> tuple[str,
     ----------
     spec : str
         The spec, e.g. ``streams[0].rate=0.5:1.5:11``.
-    net : Network, optional
+    net : Network or ForkJoinNetwork, optional
         When given, PATH must name a number of this network.
     option : str
         The option named in error messages (default ``--vary``).
@@ -94,7 +102,7 @@ def parse_vary(spec: str, net: Any = None, option: str = "--vary") -> tuple[str,
     return path, _grid(start, stop, n)
 
 
-def _values(path: str, raw: Iterable[Any], option: str) -> list[Fraction]:
+def _values(path: str, raw: Iterable[object], option: str) -> list[Fraction]:
     """An explicit list of values, each exact and finite, none twice."""
     values = []
     for v in raw:
@@ -109,7 +117,7 @@ def _values(path: str, raw: Iterable[Any], option: str) -> list[Fraction]:
     return values
 
 
-def normalise_vary(vary: Iterable[Any], doc: dict[str, Any], option: str) -> list[tuple[str, list[Fraction]]]:
+def normalise_vary(vary: Iterable[VarySpec], doc: JsonDocument, option: str) -> list[tuple[str, list[Fraction]]]:
     """The parameters of a sweep as (path, exact values) pairs, each path checked against the network.
 
     Parameters
