@@ -14,27 +14,33 @@ peak memory per case (the wrapper of ``bench/symmetry.py``).
    Laws: exponential, or Erlang-2 service at every gadget's station a (``--law erlang2``).
 2. ``cascade``: depth 2 — stations 1, 2 share a stream (the gadget), 1's output joins JSQ{3, 4}, 3's output goes
    on to 5 (the sink, with its own stream).  The throughput into 5 is station 3's in the chain of 1..4 (truncated
-   at 14 per station).  Same load factors.
+   at 14 per station).  Depth 3: 3's output joins JSQ{5, 6} instead, 5's output goes on to the sink 7 (the
+   throughput from the chain of 1..6 truncated at 7 per station).  Same load factors.
 3. ``random``: J stations, mu in {1/2, 1, 3/2, 2}, J streams of random choice sets of 1 to 3 stations, feedback
    from most stations (p in [1/10, 6/10]) to a random set, random ties (``random.Random(seed)``), every rate
    scaled so that the static split's critical load factor is 1 (bisection on its LP); the boundary of
    the load factor is bracketed by ``certify boundary --load``, and the band is the bracket's width (the
    unstable end minus the stable one; ``inf`` when a side is not proved).
 
-Today's pipeline is what is measured: the table is the baseline the frontier work of issue 21 is compared with
-(in the same run, once new kinds exist, by ``--baseline`` options of ``prove``).
+``--baseline REV`` runs every prove case a second time with certify at git revision REV (a detached worktree,
+put first on PYTHONPATH), in the same run: the pipeline before the separable kinds is ``54bda29``.
 
 Usage::
 
     python bench/frontier.py --quick     # G = 2 exponential, cascade depth 2, random J = 4 (a few minutes)
-    python bench/frontier.py             # G = 2..4, both laws, random J = 4, 6, 8 (long); writes docs/benchmarks.md
+    python bench/frontier.py             # G = 2..8, both laws, cascades 2 and 3, random J = 4, 6, 8 (long)
+    python bench/frontier.py --baseline 54bda29 --laws exponential --random ""   # against an earlier pipeline
+
+A full run writes its table into docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import subprocess
 import sys
 import tempfile
 from fractions import Fraction as F
@@ -114,6 +120,33 @@ def cascade(r: float, d: float) -> dict:
             "feedback": fb, "tie_breaking": ties}
 
 
+def _cascade3_head() -> tuple[dict, list, list, list]:
+    stations, streams, fb, ties = _cascade_head()
+    stations.update({"5": {"mu": 1}, "6": {"mu": 1.5}})
+    fb = [*fb, {"from": "3", "choice": ["5", "6"], "prob": 1}]
+    ties = [*ties, {"set": ["5", "6"], "probs": {"5": 0.3, "6": 0.7}}]
+    return stations, streams, fb, ties
+
+
+def cascade3_throughput() -> float:
+    """The throughput of station 5 (into the sink) in the chain of stations 1..6, truncated at 7 per station."""
+    stations, streams, fb, ties = _cascade3_head()
+    net = from_dict({"format": "jsq-network/1", "name": "cascade3-head", "stations": stations, "streams": streams,
+                     "feedback": fb, "tie_breaking": ties})
+    return stationary(net, truncate=7).throughput[net.station_ids.index("5")]
+
+
+def cascade3(r: float, d: float) -> dict:
+    """The depth-3 cascade {1,2} -> {3,4} -> {5,6} -> sink 7, at load factor r of the boundary."""
+    stations, streams, fb, ties = _cascade3_head()
+    mu_s = d + 0.5
+    stations["7"] = {"mu": round(mu_s, 12)}
+    streams = [*streams, {"choice": ["7"], "rate": round(r * mu_s - d, 12)}]
+    fb = [*fb, {"from": "5", "choice": ["7"], "prob": 1}]
+    return {"format": "jsq-network/1", "name": f"cascade3-r{r}", "stations": stations, "streams": streams,
+            "feedback": fb, "tie_breaking": ties}
+
+
 def _scaled(doc: dict, factor: float) -> dict:
     out = json.loads(json.dumps(doc))
     for st in out["streams"]:
@@ -158,15 +191,35 @@ def random_feedback(J: int, seed: int) -> dict:
     return _scaled(doc, critical_factor(doc))
 
 
-def prove_case(doc: dict, tmp: Path, limit: float) -> dict:
-    """certify prove in a fresh process: verdict, method, wall seconds, peak MB."""
+def _certify(args: list[str], limit: float, base: Path | None) -> tuple[float, float, str, int]:
+    """``python -m certify ARGS`` in a fresh process; with ``base``, the checkout there instead of this one."""
+    old = os.environ.get("PYTHONPATH")
+    if base is not None:
+        os.environ["PYTHONPATH"] = str(base)
+    try:
+        return run([sys.executable, "-m", "certify", *args], timeout=limit + 120)
+    finally:
+        if base is not None:
+            if old is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = old
+
+
+def prove_case(doc: dict, tmp: Path, limit: float, base: Path | None = None) -> dict:
+    """certify prove in a fresh process: verdict, method, wall seconds, peak MB (and the same with the baseline)."""
     path = tmp / f"{doc['name']}.json"
     path.write_text(json.dumps(doc))
-    wall, mb, out, rc = run([sys.executable, "-m", "certify", "prove", str(path), "--json", "--sim-budget", "0",
-                             "--time-limit", str(limit)], timeout=limit + 120)
+    args = ["prove", str(path), "--json", "--sim-budget", "0", "--time-limit", str(limit)]
+    wall, mb, out, rc = _certify(args, limit, None)
     res = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"verdict": f"exit {rc}", "method": ""}
-    return {"name": doc["name"], "J": len(doc["stations"]), "verdict": res["verdict"], "method": res["method"],
-            "s": wall, "mb": mb}
+    row = {"name": doc["name"], "J": len(doc["stations"]), "verdict": res["verdict"], "method": res["method"],
+           "s": wall, "mb": mb, "base_verdict": "-", "base_s": float("nan")}
+    if base is not None:
+        bwall, _, bout, brc = _certify(args, limit, base)
+        bres = json.loads(bout.strip().splitlines()[-1]) if bout.strip() else {"verdict": f"exit {brc}"}
+        row.update(base_verdict=bres["verdict"], base_s=bwall)
+    return row
 
 
 def boundary_case(doc: dict, tmp: Path, limit: float) -> dict:
@@ -182,49 +235,81 @@ def boundary_case(doc: dict, tmp: Path, limit: float) -> dict:
             "s": wall, "mb": mb}
 
 
+def _baseline(rev: str, tmp: Path) -> Path:
+    """A detached worktree of ``rev`` (the pipeline to compare with, in the same run)."""
+    where = tmp / "baseline"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(where), rev], check=True,
+                   capture_output=True)
+    return where
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="G = 2 exponential, cascade depth 2, random J = 4; print only")
     ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
     ap.add_argument("--boundary-limit", type=float, default=300.0, help="--time-limit of each boundary (default 300)")
+    ap.add_argument("--gadgets", default="2,3,4,6,8", help="the G values (default 2,3,4,6,8)")
+    ap.add_argument("--laws", default="exponential,erlang2", help="gadget laws (default exponential,erlang2)")
+    ap.add_argument("--random", default="4,6,8", help="J of the random networks (default 4,6,8; seeds 1-3)")
+    ap.add_argument("--no-cascades", action="store_true", help="skip the cascades")
+    ap.add_argument("--baseline", metavar="REV", help="also run every prove case with certify at git revision REV")
     args = ap.parse_args()
-    Gs, laws, Js = ((2,), ("exponential",), (4,)) if args.quick else ((2, 3, 4), ("exponential", "erlang2"), (4, 6, 8))
+    if args.quick:
+        Gs, laws, Js, seeds = (2,), ("exponential",), (4,), (1,)
+    else:
+        Gs = tuple(int(g) for g in args.gadgets.split(","))
+        laws = tuple(args.laws.split(","))
+        Js = tuple(int(j) for j in args.random.split(",")) if args.random else ()
+        seeds = (1, 2, 3)
     rows, brows = [], []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        for law in laws:
-            dg = gadget_throughput(law)
-            for G in Gs:
+        base = _baseline(args.baseline, tmp) if args.baseline else None
+        try:
+            for law in laws:
+                dg = gadget_throughput(law)
+                for G in Gs:
+                    for r in (0.97, 1.03):
+                        row = prove_case(gadgets(G, law, r, dg), tmp, args.limit, base)
+                        row.update(family=f"gadgets ({law})", r=r, want="stable" if r < 1 else "unstable")
+                        rows.append(row)
+                        print(row, flush=True)
+            cascades = [] if args.no_cascades else [("cascade (depth 2)", cascade, cascade_throughput)]
+            if not (args.quick or args.no_cascades):
+                cascades.append(("cascade (depth 3)", cascade3, cascade3_throughput))
+            for family, build, through in cascades:
+                dc = through()
                 for r in (0.97, 1.03):
-                    row = prove_case(gadgets(G, law, r, dg), tmp, args.limit)
-                    row.update(family=f"gadgets ({law})", r=r, want="stable" if r < 1 else "unstable")
+                    row = prove_case(build(r, dc), tmp, args.limit, base)
+                    row.update(family=family, r=r, want="stable" if r < 1 else "unstable")
                     rows.append(row)
                     print(row, flush=True)
-        dc = cascade_throughput()
-        for r in (0.97, 1.03):
-            row = prove_case(cascade(r, dc), tmp, args.limit)
-            row.update(family="cascade (depth 2)", r=r, want="stable" if r < 1 else "unstable")
-            rows.append(row)
-            print(row, flush=True)
-        for J in Js:
-            for seed in (1,) if args.quick else (1, 2, 3):
-                brow = boundary_case(random_feedback(J, seed), tmp, args.boundary_limit)
-                brows.append(brow)
-                print(brow, flush=True)
+            for J in Js:
+                for seed in seeds:
+                    brow = boundary_case(random_feedback(J, seed), tmp, args.boundary_limit)
+                    brows.append(brow)
+                    print(brow, flush=True)
+        finally:
+            if base is not None:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
+    where = f", baseline `{args.baseline}` in the same run" if args.baseline else ""
     lines = [HEADING, "", f"`python bench/frontier.py{' --quick' if args.quick else ''}` with certify "
              f"{certify.__version__}; each case in a fresh process, `--time-limit {args.limit:g}` "
-             f"(boundaries `{args.boundary_limit:g}`). Load factor r of the exact boundary (r = 1).", "",
-             "| family | case | J | r | truth | verdict | method | s | MB |", "|---|---|---|---|---|---|---|---|---|"]
+             f"(boundaries `{args.boundary_limit:g}`){where}. Load factor r of the exact boundary (r = 1).", "",
+             "| family | case | J | r | truth | verdict | method | s | MB | baseline verdict | baseline s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
         lines.append(f"| {x['family']} | {x['name']} | {x['J']} | {x['r']} | {x['want']} | {x['verdict']} | {x['method']} "
-                     f"| {x['s']:.1f} | {x['mb']:.0f} |")
-    lines += ["", "| random network | J | stable at | unstable at | band | s | MB |", "|---|---|---|---|---|---|---|"]
-    for x in brows:
-        lines.append(f"| {x['name']} | {x['J']} | {x['stable_at']} | {x['unstable_at']} | {x['band']:.3g} | {x['s']:.1f} "
-                     f"| {x['mb']:.0f} |")
+                     f"| {x['s']:.1f} | {x['mb']:.0f} | {x['base_verdict']} | {x['base_s']:.1f} |")
+    if brows:
+        lines += ["", "| random network | J | stable at | unstable at | band | s | MB |", "|---|---|---|---|---|---|---|"]
+        for x in brows:
+            lines.append(f"| {x['name']} | {x['J']} | {x['stable_at']} | {x['unstable_at']} | {x['band']:.3g} | {x['s']:.1f} "
+                         f"| {x['mb']:.0f} |")
     text = "\n".join(lines) + "\n"
     print(text)
     wrong = [x for x in rows if x["verdict"] in ("stable", "unstable") and x["verdict"] != x["want"]]
+    wrong += [x for x in rows if x["base_verdict"] in ("stable", "unstable") and x["base_verdict"] != x["want"]]
     if wrong:
         print(f"WRONG VERDICT: {wrong}", file=sys.stderr)
         return 1

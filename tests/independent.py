@@ -549,6 +549,105 @@ def check_growth(net, cert: dict, count: int = 200, seed: int = 0) -> None:
     assert checked >= count // 5, f"only {checked} of {count} sampled states have f > level = {level}"
 
 
+# ---------------------------------------------------------------- separable certificates
+
+
+def _cells_of(tab, where: str) -> dict[tuple[int, ...], Fraction]:
+    out = {}
+    for key, v in _mapping(tab, where).items():
+        try:
+            cell = tuple(int(c) for c in key.split(","))
+        except ValueError:
+            raise Malformed(f"{where} key {key!r}") from None
+        out[cell] = rational(v, f"{where}.{key}")
+    return out
+
+
+def separable_function(cert: dict, net):
+    """V(x) = x'Px + sum_g sum_l x_l T_{g,l}[min(x_{F_g}, K)] as a separable-foster file writes it (P symmetric)."""
+    ids = list(net.station_ids)
+    K = integer(cert.get("K"), "K", 1)
+    groups = [station_list(F, ids, f"groups[{g}]") for g, F in enumerate(cert.get("groups") or [])]
+    P = []
+    for k, e in enumerate(cert.get("P") or []):
+        if not isinstance(e, list) or len(e) != 3:
+            raise Malformed(f"P[{k}] {e!r}")
+        a, b = station_list([e[0], e[1]], ids, f"P[{k}]")
+        P.append((a, b, rational(e[2], f"P[{k}]")))
+    tables = []
+    for g, tab in enumerate(cert.get("tables") or []):
+        for l, cells in _mapping(tab, f"tables[{g}]").items():
+            tables.append((groups[g], ids.index(l), _cells_of(cells, f"tables[{g}].{l}")))
+
+    def V(x):
+        v = sum(((1 if a == b else 2) * p * x[a] * x[b] for a, b, p in P), Fraction(0))
+        for F, l, T in tables:
+            cell = tuple(min(x[a], K) for a in F)
+            if cell not in T:
+                raise Malformed(f"no table value for cell {cell}")
+            v += x[l] * T[cell]
+        return v
+
+    return V, P
+
+
+def check_separable(net, cert: dict, count: int = 200, seed: int = 0) -> None:
+    """Assert AV(x) <= B - delta |x|_1 at random states (small and far), and the strict dominance of P's diagonal."""
+    V, P = separable_function(cert, net)
+    delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
+    B = rational(_claim(cert, "claims", "drift_bound"), "claims.drift_bound")
+    assert delta > 0, f"claimed delta {delta} is not positive"
+    J = net.J
+    for a in range(J):
+        diag = sum((p for x, y, p in P if x == y == a), Fraction(0))
+        neg = sum((-p for x, y, p in P if x != y and a in (x, y) and p < 0), Fraction(0))
+        assert diag > neg, f"P's row {a}: diagonal {diag} <= negative off-diagonal magnitudes {neg} (V not bounded below)"
+    rng = np.random.default_rng(seed)
+    states = [tuple(int(v) for v in rng.integers(0, 12, size=J)) for _ in range(count // 2)]
+    states += list(far_states(rng, net, 60 * J, count - count // 2))
+    for x in states:
+        av = drift(net, V, x)
+        assert av <= B - delta * sum(x), f"AV at x={x} is {av} > B - delta |x|_1 = {B - delta * sum(x)}"
+    # Along a ray x + t r the drift is eventually affine in t (the JSQ order, the empty stations and the cells
+    # settle); AV <= B - delta |x|_1 for every t forces its slope to be <= -delta |r|_1: B plays no part here.
+    t = 10**6
+    for _ in range(count // 2):
+        x = [int(v) for v in rng.integers(0, 4, size=J)]
+        r = [int(v) for v in rng.integers(0, 2, size=J)]
+        if not any(r):
+            r[int(rng.integers(J))] = 1
+        far = tuple(a + t * b for a, b in zip(x, r))
+        farther = tuple(a + (t + 1) * b for a, b in zip(x, r))
+        slope = drift(net, V, farther) - drift(net, V, far)
+        assert slope <= -delta * sum(r), f"AV grows by {slope} per step along {r} from {x} (must be <= {-delta * sum(r)})"
+
+
+def check_separable_growth(net, cert: dict, count: int = 300, seed: int = 0) -> None:
+    """Assert Af(x) >= delta at random states, empty and small queues included (the kind claims every state)."""
+    ids = list(net.station_ids)
+    ws = _mapping(cert.get("weights"), "weights")
+    if set(ws) != set(ids):
+        raise Malformed(f"weights for {sorted(ws)}, stations are {ids}")
+    w = [rational(ws[s], f"weights.{s}") for s in ids]
+    K = integer(cert.get("K"), "K", 1)
+    groups = [station_list(F, ids, f"groups[{g}]") for g, F in enumerate(cert.get("groups") or [])]
+    tables = [_cells_of(t, f"tables[{g}]") for g, t in enumerate(cert.get("tables") or [])]
+    delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
+    assert delta > 0, f"claimed delta {delta} is not positive"
+
+    def f(x):
+        return sum((a * b for a, b in zip(w, x)), Fraction(0)) + sum(
+            (T[tuple(min(x[a], K) for a in F)] for F, T in zip(groups, tables)), Fraction(0))
+
+    rng = np.random.default_rng(seed)
+    J = net.J
+    states = [tuple([0] * J)] + [tuple(int(v) for v in rng.integers(0, K + 3, size=J)) for _ in range(count // 2)]
+    states += list(far_states(rng, net, 40 * J, count - len(states)))
+    for x in states:
+        af = drift(net, f, x)
+        assert af >= delta, f"Af at x={x} is {af} < delta = {delta}"
+
+
 # ---------------------------------------------------------------- static-split certificates
 
 

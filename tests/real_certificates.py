@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
@@ -107,6 +108,13 @@ LOSSY = {
 }
 
 
+# Two tie-breaking gadgets feeding one sink (tests/test_separable.py): the separable kinds, at 95% and 106% of the boundary.
+def _gadgets(lam_s):
+    from tests.test_separable import gadgets
+
+    return lambda: from_dict(gadgets(2, Fraction(9, 5), lam_s))
+
+
 def _theorem(net):
     from certify.certificates import theorem_certificate
     from certify.exact.theory import theorem_verdicts
@@ -136,6 +144,8 @@ CASES = {
     "overflow-foster": (_spill(2), _prove, "overflow-foster"),
     "overflow-growth": (_spill(3.5), _prove, "overflow-growth"),
     "static-split-lossy": (lambda: from_dict(LOSSY), _prove, "static-split"),
+    "separable-foster": (_gadgets(Fraction(2, 5)), _prove, "separable-foster"),
+    "separable-growth": (_gadgets(Fraction(3, 5)), _prove, "separable-growth"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
     "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),

@@ -13,6 +13,9 @@ independently (tests/independent.py, none of it certify's templates or checker):
   value < 0 and the claims, recomputed exactly from the network.
 * overflow: the drift of f = x_u + h(y) at x_u = L, L + 1, L + 4, L + 17 for every
   capped level vector y, from the JSQ rules with capacities.
+* separable: AV(x) <= B - delta |x|_1 at random states and the slope of AV along
+  random rays <= -delta |r|_1 (Foster), Af >= delta at random states, the empty one
+  included (growth), V and f read from the file, the jumps from the JSQ rules.
 * fluid: at random fluid states (ties, zeros) V >= eta |z|^2 (|z|_1 for linear) and
   every velocity of the true velocity set (a scipy LP written from the JSQ rules, as
   in tests/test_fluid.py) decreases V at rate delta.
@@ -78,6 +81,10 @@ def _confirm_cached(name, text, samples):
             ind.check_theorem(net, cert)
         elif kind in ("overflow-foster", "overflow-growth"):
             ind.check_overflow(net, cert)
+        elif kind == "separable-foster":
+            ind.check_separable(net, cert, count=samples)
+        elif kind == "separable-growth":
+            ind.check_separable_growth(net, cert, count=2 * samples)
         else:
             return f"accepted a certificate of kind {kind!r}"
     except ind.Malformed as exc:
@@ -302,7 +309,8 @@ def edits_for(cls, net, cert):
         )
     if cls == "kind":
         kinds = ["foster", "growth", "static-split", "fluid", "fluid-flow", "fork-join-foster", "fork-join-capacity",
-                 "fork-join-independent", "overflow-foster", "overflow-growth", "Foster", "", None]
+                 "fork-join-independent", "overflow-foster", "overflow-growth", "separable-foster", "separable-growth",
+                 "Foster", "", None]
         templates = ["quadratic", "table", "piecewise", "quartic", "linear", "Table", None]
         return st.one_of(
             st.sampled_from(kinds).map(lambda k: [Edit("set", ("kind",), k)]),
@@ -399,6 +407,10 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("overflow-foster", lambda c: c["claims"].update(delta=str(Fraction(c["claims"]["delta"]) * 2))),
         ("overflow-growth", lambda c: c.update(table={k: "0" for k in c["table"]})),
         ("static-split-lossy", lambda c: c["multipliers"]["sets"].update({"1": "-1"})),
+        ("separable-foster", lambda c: c["claims"].update(delta=str(Fraction(c["claims"]["delta"]) * 10))),
+        ("separable-foster", lambda c: c.update(P=[[a, b, str(-Fraction(v))] for a, b, v in c["P"]])),
+        ("separable-growth", lambda c: c.update(weights={k: "0" for k in c["weights"]},
+                                                tables=[{k: "0" for k in t} for t in c["tables"]])),
     ):
         _, cert = case(name)
         bad = copy.deepcopy(cert)

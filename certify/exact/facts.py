@@ -36,6 +36,8 @@ __all__ = [
     "ClosedSetFacts",
     "FiniteStateFacts",
     "OverflowFacts",
+    "SeparableFacts",
+    "SeparableGrowthFacts",
     "TheoremFacts",
 ]
 
@@ -416,6 +418,68 @@ class OverflowFacts(Facts):
     delta: Fraction
     level: int
     states: int
+
+
+@dataclass(frozen=True)
+class SeparableFacts(Facts):
+    """A separable Foster certificate holds: AV(x) <= drift_bound - delta |x|_1 at every state.
+
+    Attributes
+    ----------
+    clusters : int
+        The clusters checked (each on its own stations' regions).
+    regions : int
+        The regions of all clusters together.
+    rows : int
+        The inequalities checked (generators and passive coefficients).
+    delta : Fraction
+        The least sum of a station's budgets (> 0).
+    drift_bound : Fraction
+        B: AV(x) <= B - delta |x|_1 everywhere.
+    exceptional_l1_bound : Fraction
+        N = floor(B / delta) + 2: AV(x) <= -delta at every state with ``|x|_1`` >= N.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> SeparableFacts(1, 2, 3, F(2), F(11), F(7)).exceptional_l1_bound
+    Fraction(7, 1)
+    """
+
+    clusters: int
+    regions: int
+    rows: int
+    delta: Fraction
+    drift_bound: Fraction
+    exceptional_l1_bound: Fraction
+
+
+@dataclass(frozen=True)
+class SeparableGrowthFacts(Facts):
+    """A separable growth certificate holds: Af(x) >= delta at every state, f with bounded increments.
+
+    Attributes
+    ----------
+    clusters : int
+        The clusters checked.
+    regions : int
+        Their regions together.
+    delta : Fraction
+        The sum over clusters of each one's least drift (> 0).
+    increment_bound : Fraction
+        A bound on |f(y) - f(x)| over the chain's jumps.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> SeparableGrowthFacts(1, 2, F(1), F(2)).delta
+    Fraction(1, 1)
+    """
+
+    clusters: int
+    regions: int
+    delta: Fraction
+    increment_bound: Fraction
 
 
 @dataclass(frozen=True)

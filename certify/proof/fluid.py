@@ -29,6 +29,7 @@ from ..markov.symmetry import Symmetry
 from .context import ProofContext
 from .loop import found_text, search_round_check
 from .result import Attempt
+from .separable import beyond_product
 from .stage import Decision, Interrupted, JsqStage, StageOutcome, decide, go_on
 
 __all__ = ["FLUID_KINDS", "FLOW_FIRST_ORBITS", "Fluid"]
@@ -99,6 +100,10 @@ class Fluid(JsqStage):
                 continue
             if run.expired():  # before listing faces: past the deadline the listing would only be cut short
                 run.skipped.append(f"fluid {kind}")
+                continue
+            too_many = beyond_product(ctx.chain) if ctx.chain is not None else None
+            if too_many is not None:
+                ctx.res.attempts.append(Attempt(f"fluid {kind} Lyapunov", f"{plural(ctx.base.J, 'station')}", 0.0, too_many))
                 continue
             if reduced not in faces:
                 faces[reduced] = self._faces(ctx, reduced)

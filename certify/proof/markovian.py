@@ -25,6 +25,7 @@ from ..templates.table import default_fast, table_text
 from .context import ProofContext, primitives
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
+from .separable import SeparableTry, beyond_product, run_separable, separable_tries
 from .stage import NEXT, Decision, Interrupted, JsqStage, StageOutcome, decide, go_on, stop
 
 __all__ = ["GROWTH_TABLE_K", "FosterTry", "GrowthTry", "MarkovianForm", "Markovian", "schedule"]
@@ -111,10 +112,11 @@ def _growth_stages(chain: Chain) -> list[GrowthTry]:
     return stages
 
 
-def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry]:
+def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry | SeparableTry]:
     """The Markovian searches in order: cheapest first, instability searches interleaved with the Foster ones.
 
-    The first Foster template, then linear growth; then the richer Foster tries,
+    The first Foster template, then linear growth, then the separable tries where two or more groups
+    share choice sets (:func:`~certify.proof.separable.separable_tries`); then the richer Foster tries,
     each growth-with-table stage right after the first Foster try whose clip
     level reaches its K (they share the refined regions), so an unstable network
     does not wait for every Foster table level before its growth certificate is tried.
@@ -128,7 +130,7 @@ def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry]:
 
     Returns
     -------
-    list of FosterTry or GrowthTry
+    list of FosterTry, GrowthTry or SeparableTry
         The searches, in the order they are tried.
 
     Examples
@@ -147,10 +149,11 @@ def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry]:
                 continue
             foster.append(FosterTry(name, opts))
     growth = _growth_stages(chain)
-    out: list[FosterTry | GrowthTry] = []
+    out: list[FosterTry | GrowthTry | SeparableTry] = []
     if foster:
         out.append(foster.pop(0))
     out.append(growth.pop(0))  # linear growth
+    out.extend(separable_tries(chain, templates))
     for item in foster:
         out.append(item)
         level = TEMPLATES[item.template].table_level(chain, item.options)
@@ -161,9 +164,9 @@ def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry]:
     return out + growth
 
 
-def _label(chain: Chain, item: FosterTry | GrowthTry) -> str:
+def _label(chain: Chain, item: FosterTry | GrowthTry | SeparableTry) -> str:
     """The name of a :func:`schedule` item as the run's summary lists it."""
-    if isinstance(item, GrowthTry):
+    if isinstance(item, (GrowthTry, SeparableTry)):
         return item.stage
     cls = TEMPLATES[item.template]
     return f"{cls.label(cls.resolve_options(chain, item.options))} Foster"
@@ -190,6 +193,12 @@ class Markovian(JsqStage):
         """
         assert ctx.chain is not None
         items = schedule(ctx.chain, ctx.templates)
+        too_many = beyond_product(ctx.chain)
+        if too_many is not None:  # only the separable tries, which never list the whole network's regions
+            for item in items:
+                if not isinstance(item, SeparableTry):
+                    ctx.res.attempts.append(Attempt(_label(ctx.chain, item), "", 0.0, too_many))
+            items = [item for item in items if isinstance(item, SeparableTry)]
         if ctx.run.expired():  # no region is enumerated past the deadline (or after a solve it stopped)
             ctx.run.skipped.extend(_label(ctx.chain, item) for item in items)
             return NEXT
@@ -202,11 +211,12 @@ class Markovian(JsqStage):
             return go_on(*found.reasons, hints=found.hints)
         return replace(proved, reasons=(*found.reasons, *proved.reasons), hints=tuple(found.hints))
 
-    def _search(self, ctx: ProofContext, items: list[FosterTry | GrowthTry], found: _Found) -> StageOutcome | None:
+    def _search(self, ctx: ProofContext, items: list[FosterTry | GrowthTry | SeparableTry], found: _Found) -> StageOutcome | None:
         """The schedule's searches in order; the first proof's outcome, or None."""
         assert ctx.chain is not None
         first = next((item.template for item in items if isinstance(item, FosterTry)), None)
-        ctx.regions.get({}, self._symmetry(ctx, first) if first is not None else None)
+        if any(not isinstance(item, SeparableTry) for item in items):
+            ctx.regions.get({}, self._symmetry(ctx, first) if first is not None else None)
         for item in items:
             if isinstance(item, FosterTry):
                 proved = self._foster(ctx, item.template, item.options, found)
@@ -217,6 +227,8 @@ class Markovian(JsqStage):
                         + ("phase-type" if ctx.chain.has_phases else "exponential")
                         + " network with the given tie-breaking only",
                     ))
+            elif isinstance(item, SeparableTry):
+                proved = run_separable(ctx, item)
             else:
                 proved = self._growth(ctx, item.stage, list(item.fast), item.K)
             if proved is not None:

@@ -27,6 +27,7 @@ from . import (
     foster,
     growth,
     overflow,
+    separable,
     static_split,
     theorem,
 )
@@ -48,6 +49,8 @@ REGISTRY: dict[str, Kind] = {
         theorem.KIND,
         overflow.FOSTER,
         overflow.GROWTH,
+        separable.KIND,
+        separable.GROWTH,
         fork_join_capacity.KIND,
         fork_join_independent.KIND,
         fork_join_foster.KIND,

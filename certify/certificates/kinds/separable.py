@@ -1,0 +1,396 @@
+"""The ``separable-foster`` certificate: V = x'Px + sum_g sum_l x_l T_{g,l}(min(x_{F_g}, K)), checked cluster by cluster.
+
+The payload is the shape (``K``, ``groups``: the fast stations of each table,
+``multipliers``: the stations l of each group's terms), the coefficients (``P``:
+``[a, b, value]`` for a before or equal to b in the network's order; ``tables``:
+per group, per multiplier, one canonical rational per cell ``"k1,k2,..."``) and
+the ``budgets`` (per cluster, a rational per station; missing stations have 0).
+The checker (:func:`certify.exact.separable.check_separable`) derives the
+families, the clusters, every cluster's regions and linear forms, delta, the
+drift bound B and the exceptional set; nothing of these is read.  The theorem
+is in ``docs/math/separable.md``.  Exponential laws only.  Pure Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from ...core.certificate import Certificate
+from ...core.envelope import seal
+from ...core.errors import CertificateError
+from ...core.jsontypes import JsonObject
+from ...core.model import Network
+from ...core.numbers import q, unq
+from ...exact.facts import Check, SeparableFacts, SeparableGrowthFacts
+from ...exact.separable import Structure, check_separable, clusters, structure_problem
+from ...exact.separable_growth import check_separable_growth, growth_structure
+from ...markov.chain import Chain
+from ...templates.options import clip_level, station_list
+from ..reading import Reading, cell_key, markov_of, named_rationals
+from .base import Kind, fixed_statement
+
+__all__ = [
+    "SEPARABLE_STATEMENT",
+    "SEPARABLE_GROWTH_STATEMENT",
+    "separable_claims",
+    "separable_growth_claims",
+    "separable_certificate",
+    "separable_growth_certificate",
+    "read_separable",
+    "read_separable_growth",
+]
+
+#: What a separable Foster certificate proves (semantics, statement): derived, never read from a file.
+SEPARABLE_STATEMENT = (
+    "markovian",
+    "V = x'Px + sum_g sum_l x_l T_{g,l}(min(x_{F_g}, K)) is bounded below (P strictly diagonally dominant where "
+    "negative) and, checked cluster by cluster on each cluster's own regions, AV(x) <= drift_bound - delta |x|_1 "
+    "at every state, so AV(x) <= -delta whenever |x|_1 >= bound; the empty state is reachable from every state: "
+    "positive recurrent (Foster), for exponential service and interarrival times, with this network's tie-breaking.",
+)
+
+#: What a separable growth certificate proves (semantics, statement): derived, never read from a file.
+SEPARABLE_GROWTH_STATEMENT = (
+    "markovian",
+    "f = w'x + sum_g T_g(min(x_{F_g}, K)) has bounded increments and, checked cluster by cluster on each cluster's "
+    "own regions, Af(x) >= delta > 0 at every state; the empty state is reachable from every state: transient "
+    "(Fayolle-Malyshev-Menshikov Thm 2.2.7), hence not positive recurrent, for exponential service and "
+    "interarrival times, with this network's tie-breaking.",
+)
+
+
+def separable_claims(f: SeparableFacts) -> JsonObject:
+    """The claims of a separable Foster certificate.
+
+    Parameters
+    ----------
+    f : SeparableFacts
+        The facts of the passing check.
+
+    Returns
+    -------
+    dict
+        ``delta``, ``drift_bound``, ``exceptional_set`` (l1 bound), ``clusters``, ``regions``, ``rows``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> separable_claims(SeparableFacts(1, 2, 3, F(2), F(11), F(7)))["exceptional_set"]
+    {'norm': 'l1', 'bound': '7'}
+    """
+    return {
+        "delta": q(f.delta),
+        "drift_bound": q(f.drift_bound),
+        "exceptional_set": {"norm": "l1", "bound": q(f.exceptional_l1_bound)},
+        "clusters": f.clusters,
+        "regions": f.regions,
+        "rows": f.rows,
+    }
+
+
+def separable_certificate(
+    net: Network,
+    chain: Chain,
+    st: Structure,
+    theta: Sequence[Fraction],
+    budgets: Mapping[tuple[int, ...], Mapping[int, Fraction]],
+    check: Check[SeparableFacts],
+) -> Certificate:
+    """A separable Foster certificate, exactly checked.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    chain : Chain
+        Its exponential chain.
+    st : Structure
+        The function's shape.
+    theta : sequence of Fraction
+        The coefficients (:func:`~certify.exact.separable.variables` order).
+    budgets : mapping
+        Per cluster (its stations), the budgets by station index.
+    check : Check of SeparableFacts
+        The passing :func:`~certify.exact.separable.check_separable` of these.
+
+    Returns
+    -------
+    Certificate
+        The sealed certificate.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> chain, st = compile_chain(mm1), Structure((), (), 1, ((0, 0),))
+    >>> cert = separable_certificate(mm1, chain, st, [F(1)], {(0,): {0: F(2)}},
+    ...                              check_separable(chain, st, [F(1)], {(0,): {0: F(2)}}))
+    >>> cert["P"], cert["budgets"], cert["claims"]["delta"]
+    ([['1', '1', '1']], [{'cluster': ['1'], 'budget': {'1': '2'}}], '2')
+    """
+    ids = chain.ids
+    npairs = len(st.pairs)
+    tables: list[JsonObject] = []
+    pos = npairs
+    for g, L in enumerate(st.multipliers):
+        cells = st.cells(g)
+        group: JsonObject = {}
+        for l in L:
+            group[ids[l]] = {cell_key(c): q(theta[pos + k]) for k, c in enumerate(cells)}
+            pos += len(cells)
+        tables.append(group)
+    order = [c.stations for c in clusters(chain, st)]
+    payload: JsonObject = {
+        "K": st.K,
+        "groups": [[ids[a] for a in F] for F in st.groups],
+        "multipliers": [[ids[a] for a in L] for L in st.multipliers],
+        "P": [[ids[a], ids[b], q(theta[k])] for k, (a, b) in enumerate(st.pairs)],
+        "tables": tables,
+        "budgets": [
+            {"cluster": [ids[a] for a in U], "budget": {ids[i]: q(v) for i, v in sorted(budgets[U].items())}}
+            for U in order if budgets.get(U)
+        ],
+    }
+    return seal(net, "separable-foster", payload, separable_claims(check.facts), *SEPARABLE_STATEMENT)
+
+
+def _stations(chain: Chain, value: Any, field: str) -> tuple[int, ...]:
+    return tuple(chain.ids.index(s) for s in station_list(chain, value, field, nonempty=True))
+
+
+def read_separable(net: Network, cert: Mapping[str, Any]) -> Reading | str:
+    """Read a separable Foster certificate: its shape, coefficients and budgets (canonical rationals).
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    cert : dict
+        The certificate.
+
+    Returns
+    -------
+    Reading or str
+        The arguments of :func:`certify.exact.separable.check_separable`, or why the kind does not apply.
+
+    Raises
+    ------
+    CertificateError
+        When a field is malformed: naming the field and the rule.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> doc = {"K": 1, "groups": [], "multipliers": [], "P": [["1", "1", "1"]], "tables": [],
+    ...        "budgets": [{"cluster": ["1"], "budget": {"1": "2"}}]}
+    >>> r = read_separable(mm1, doc)
+    >>> r.args[2], r.args[3]
+    ([Fraction(1, 1)], {(0,): {0: Fraction(2, 1)}})
+    >>> read_separable(mm1, {**doc, "P": [["1", "2", "1"]]})
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: P[0]: must be [a, b, value]: a, b station ids in the network's order, value a rational
+    """
+    chain = markov_of(net, cert)
+    if isinstance(chain, str):
+        return chain
+    if chain.has_phases:
+        return "the network has non-exponential laws; a separable certificate is for exponential laws only"
+    ids = chain.ids
+    K = clip_level(cert.get("K"), "K")
+    groups_raw, mult_raw = cert.get("groups"), cert.get("multipliers")
+    if not isinstance(groups_raw, list) or not isinstance(mult_raw, list) or len(groups_raw) != len(mult_raw):
+        raise CertificateError(None, "groups", "groups and multipliers must be lists of the same length (one per group)")
+    groups = tuple(_stations(chain, v, f"groups[{g}]") for g, v in enumerate(groups_raw))
+    mult = tuple(_stations(chain, v, f"multipliers[{g}]") for g, v in enumerate(mult_raw))
+    P_raw = cert.get("P")
+    if not isinstance(P_raw, list):
+        raise CertificateError(None, "P", f"must be a list of [a, b, value], got {type(P_raw).__name__}")
+    pairs: list[tuple[int, int]] = []
+    pvals: list[Fraction] = []
+    for k, e in enumerate(P_raw):
+        ok = (isinstance(e, list) and len(e) == 3 and e[0] in ids and e[1] in ids and isinstance(e[2], str)
+              and ids.index(e[0]) <= ids.index(e[1]))
+        if not ok:
+            raise CertificateError(None, f"P[{k}]", "must be [a, b, value]: a, b station ids in the network's order, value a rational")
+        pairs.append((ids.index(e[0]), ids.index(e[1])))
+        pvals.append(unq(e[2], f"P[{k}]"))
+    if len(set(pairs)) != len(pairs) or pairs != sorted(pairs):
+        raise CertificateError(None, "P", "the pairs must be distinct and sorted by the network's order")
+    st = Structure(groups, mult, K, tuple(pairs))
+    problem = structure_problem(chain, st)
+    if problem:
+        where, _, rule = problem.partition(": ")
+        raise CertificateError(None, where, rule)
+    tabs = cert.get("tables")
+    if not isinstance(tabs, list) or len(tabs) != len(groups):
+        raise CertificateError(None, "tables", "must be a list with one map per group")
+    theta = list(pvals)
+    for g, (L, tab) in enumerate(zip(mult, tabs)):
+        want = [ids[l] for l in L]
+        if not isinstance(tab, dict) or sorted(tab) != sorted(want):
+            raise CertificateError(None, f"tables[{g}]", f"must map exactly the multipliers {want} to their tables")
+        keys = [cell_key(c) for c in st.cells(g)]
+        for l in L:
+            vals = named_rationals(tab[ids[l]] if isinstance(tab[ids[l]], dict) else {}, keys, f"tables[{g}].{ids[l]}")
+            theta += [vals[k] for k in keys]
+    bud = cert.get("budgets")
+    if not isinstance(bud, list):
+        raise CertificateError(None, "budgets", f"must be a list of {{cluster, budget}}, got {type(bud).__name__}")
+    budgets: dict[tuple[int, ...], dict[int, Fraction]] = {}
+    for k, e in enumerate(bud):
+        if not isinstance(e, dict) or set(e) != {"cluster", "budget"} or not isinstance(e["budget"], dict):
+            raise CertificateError(None, f"budgets[{k}]", "must be {\"cluster\": [station ids], \"budget\": {station: rational}}")
+        U = _stations(chain, e["cluster"], f"budgets[{k}].cluster")
+        if U in budgets:
+            raise CertificateError(None, f"budgets[{k}].cluster", "names a cluster already given")
+        b = {}
+        for s, v in e["budget"].items():
+            if s not in ids:
+                raise CertificateError(None, f"budgets[{k}].budget", f"{s!r} is not a station id")
+            b[ids.index(s)] = unq(v, f"budgets[{k}].budget.{s}")
+        budgets[U] = b
+    return Reading((chain, st, theta, budgets), chain=chain, template="separable")
+
+
+def separable_growth_claims(f: SeparableGrowthFacts) -> JsonObject:
+    """The claims of a separable growth certificate.
+
+    Parameters
+    ----------
+    f : SeparableGrowthFacts
+        The facts of the passing check.
+
+    Returns
+    -------
+    dict
+        ``delta``, ``increment_bound``, ``clusters``, ``regions``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> separable_growth_claims(SeparableGrowthFacts(1, 2, F(1), F(2)))
+    {'delta': '1', 'increment_bound': '2', 'clusters': 1, 'regions': 2}
+    """
+    return {"delta": q(f.delta), "increment_bound": q(f.increment_bound), "clusters": f.clusters, "regions": f.regions}
+
+
+def separable_growth_certificate(
+    net: Network, chain: Chain, st: Structure, theta: Sequence[Fraction], check: Check[SeparableGrowthFacts]
+) -> Certificate:
+    """A separable growth certificate, exactly checked.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    chain : Chain
+        Its exponential chain.
+    st : Structure
+        The shape (:func:`~certify.exact.separable_growth.growth_structure`).
+    theta : sequence of Fraction
+        The weights, then the tables (:func:`~certify.exact.separable_growth.growth_variables` order).
+    check : Check of SeparableGrowthFacts
+        The passing :func:`~certify.exact.separable_growth.check_separable_growth` of these.
+
+    Returns
+    -------
+    Certificate
+        The sealed certificate.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> over = Network("over", (Station("1", F(1)),), (Stream(F(2), choice=("1",)),))
+    >>> chain, st = compile_chain(over), growth_structure((), 1)
+    >>> cert = separable_growth_certificate(over, chain, st, [F(1)], check_separable_growth(chain, st, [F(1)]))
+    >>> cert["weights"], cert["claims"]["delta"]
+    ({'1': '1'}, '1')
+    """
+    ids = chain.ids
+    tables: list[JsonObject] = []
+    pos = chain.J
+    for g in range(len(st.groups)):
+        cells = st.cells(g)
+        tables.append({cell_key(c): q(theta[pos + k]) for k, c in enumerate(cells)})
+        pos += len(cells)
+    payload: JsonObject = {
+        "K": st.K,
+        "groups": [[ids[a] for a in F] for F in st.groups],
+        "weights": {ids[i]: q(theta[i]) for i in range(chain.J)},
+        "tables": tables,
+    }
+    return seal(net, "separable-growth", payload, separable_growth_claims(check.facts), *SEPARABLE_GROWTH_STATEMENT)
+
+
+def read_separable_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
+    """Read a separable growth certificate: its groups, clip level, weights and tables (canonical rationals).
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    cert : dict
+        The certificate.
+
+    Returns
+    -------
+    Reading or str
+        The arguments of :func:`certify.exact.separable_growth.check_separable_growth`, or why the kind does not apply.
+
+    Raises
+    ------
+    CertificateError
+        When a field is malformed: naming the field and the rule.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> over = Network("over", (Station("1", F(1)),), (Stream(F(2), choice=("1",)),))
+    >>> read_separable_growth(over, {"K": 1, "groups": [], "weights": {"1": "1"}, "tables": []}).args[2]
+    [Fraction(1, 1)]
+    """
+    chain = markov_of(net, cert)
+    if isinstance(chain, str):
+        return chain
+    if chain.has_phases:
+        return "the network has non-exponential laws; a separable certificate is for exponential laws only"
+    ids = chain.ids
+    K = clip_level(cert.get("K"), "K")
+    groups_raw = cert.get("groups")
+    if not isinstance(groups_raw, list):
+        raise CertificateError(None, "groups", f"must be a list of station lists, got {type(groups_raw).__name__}")
+    st = growth_structure([_stations(chain, v, f"groups[{g}]") for g, v in enumerate(groups_raw)], K)
+    problem = structure_problem(chain, st)
+    if problem:
+        where, _, rule = problem.partition(": ")
+        raise CertificateError(None, where, rule)
+    ws = cert.get("weights")
+    vals = named_rationals(ws if isinstance(ws, dict) else {}, list(ids), "weights")
+    theta = [vals[s] for s in ids]
+    tabs = cert.get("tables")
+    if not isinstance(tabs, list) or len(tabs) != len(st.groups):
+        raise CertificateError(None, "tables", "must be a list with one map per group")
+    for g, tab in enumerate(tabs):
+        keys = [cell_key(c) for c in st.cells(g)]
+        got = named_rationals(tab if isinstance(tab, dict) else {}, keys, f"tables[{g}]")
+        theta += [got[k] for k in keys]
+    return Reading((chain, st, theta), chain=chain, template="separable growth")
+
+
+
+KIND = Kind("separable-foster", "stable", ("K", "groups", "multipliers", "P", "tables", "budgets"), read_separable,
+            check_separable, separable_claims, fixed_statement(SEPARABLE_STATEMENT),
+            "certify.explain.separable:explain_separable")
+GROWTH = Kind("separable-growth", "unstable", ("K", "groups", "weights", "tables"), read_separable_growth,
+              check_separable_growth, separable_growth_claims, fixed_statement(SEPARABLE_GROWTH_STATEMENT),
+              "certify.explain.separable:explain_separable_growth")

@@ -1,0 +1,759 @@
+"""Separable Foster certificates: the drift checked cluster by cluster, never over the product of the groups' regions.
+
+The theorem is in ``docs/math/separable.md``.  The function is
+
+    V(x) = x'Px + sum_g sum_{l in L_g} x_l T_{g,l}(min(x_{F_g}, K)),
+
+with disjoint *groups* F_g of fast stations, each with its own table.  The
+chain's jumps come in *families* (the arrivals of one choice set, the services
+of one station); a family's jumps depend on its *active* stations alone (its
+choice set, or its station and feedback sets), and it changes the table cells
+of the groups it moves.  Each family is put in a *cluster*: the union of the
+blocks (the groups, and every other station alone) that its active stations and
+the groups it moves meet.  On a region of the cluster's own stations (the JSQ
+order of its choice sets, the empty stations, the table levels) the linear part
+of the cluster's drift is
+
+    sum_{a in U} alpha_a x_a + sum_{i not in U} beta_i x_i,
+
+with alpha and beta constant on the region.  Given budgets c_{U,i}, the check is
+
+1. ``beta_i + c_{U,i} <= 0`` for every passive station i (not in U);
+2. ``(alpha + c_U) . r <= 0`` for every generator r of the region's recession cone;
+3. ``delta = min_i sum_U c_{U,i} > 0``;
+4. P strictly diagonally dominant where negative (x'Px >= eps |x|^2, so V is bounded below).
+
+Then AV(x) <= B - delta |x|_1 at every state, B derived exactly (the vertex bound
+of each cluster's regions and the bounded constant parts), so AV <= -delta
+wherever ``|x|_1 >= N = floor(B / delta) + 2`` and, with the drain order, the
+chain is positive recurrent (Foster).  Exponential laws only.
+
+:func:`cluster_forms` writes the linear parts as exact linear forms in the
+coefficients (the search stacks them into its LP); :func:`check_separable`
+evaluates them at a certificate's coefficients.  Pure Python: no numpy, no solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
+from math import floor
+
+from ..markov.chain import Chain, drain_order
+from ..markov.cones import cone_generators, vertex_bound
+from ..markov.regions import POLL_EVERY, Region, check_deadline, iter_regions
+from ..templates.options import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_factor
+from .facts import Check, SeparableFacts
+
+__all__ = [
+    "MAX_SEPARABLE_REGIONS",
+    "Structure",
+    "Family",
+    "Cluster",
+    "RegionForm",
+    "families",
+    "clusters",
+    "structure_problem",
+    "variables",
+    "cluster_forms",
+    "cluster_name",
+    "sub_chain",
+    "region_jumps",
+    "check_separable",
+]
+
+#: The most regions (all clusters together) a separable certificate may make the checker enumerate.
+MAX_SEPARABLE_REGIONS = 2_000_000
+
+# A linear form in the coefficients: variable index -> exact factor.
+Form = dict[int, Fraction]
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The shape of a separable function: its groups, their multipliers, the clip level, the support of P.
+
+    Attributes
+    ----------
+    groups : tuple of tuple of int
+        The fast stations F_g of each group (disjoint, sorted).
+    multipliers : tuple of tuple of int
+        The stations l of the terms x_l T_{g,l}, per group (sorted).
+    K : int
+        The clip level of every table.
+    pairs : tuple of (int, int)
+        The entries P[a, b] (a <= b) the function may use, sorted.
+
+    Examples
+    --------
+    >>> st = Structure(((0, 1),), ((0, 1, 2),), 2, ((0, 0), (1, 1), (2, 2)))
+    >>> st.cells(0)[:3], len(st.cells(0))
+    ([(0, 0), (0, 1), (0, 2)], 9)
+    """
+
+    groups: tuple[tuple[int, ...], ...]
+    multipliers: tuple[tuple[int, ...], ...]
+    K: int
+    pairs: tuple[tuple[int, int], ...]
+
+    def cells(self, g: int) -> list[tuple[int, ...]]:
+        """The cells min(x_{F_g}, K) of group g, in lexicographic order.
+
+        Parameters
+        ----------
+        g : int
+            The group's index.
+
+        Returns
+        -------
+        list of tuple of int
+            Every cell.
+        """
+        return list(product(range(self.K + 1), repeat=len(self.groups[g])))
+
+
+@dataclass(frozen=True)
+class Family:
+    """The jumps of one arrival stream (merged by choice set) or of one station's services.
+
+    Attributes
+    ----------
+    name : str
+        ``arrivals to {1,2}`` or ``services at 1``.
+    choice : tuple of int
+        The choice set of an arrival family (empty for a service family).
+    station : int or None
+        The station of a service family.
+    rate : Fraction
+        The stream's rate, or the station's service rate.
+    active : frozenset of int
+        The stations its jumps depend on: a choice set of two or more stations;
+        the station and its feedback sets of two or more stations.
+    moves : frozenset of int
+        The stations its jumps may change.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> f = families(ch)[0]
+    >>> f.name, f.rate, sorted(f.active)
+    ('arrivals to {1,2}', Fraction(1, 1), [0, 1])
+    """
+
+    name: str
+    choice: tuple[int, ...]
+    station: int | None
+    rate: Fraction
+    active: frozenset[int]
+    moves: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A set U of stations (a union of blocks) and the families whose drift is checked on U's regions.
+
+    Attributes
+    ----------
+    stations : tuple of int
+        U, sorted.
+    families : tuple of int
+        Indices into :func:`families`.
+    groups : tuple of int
+        The groups inside U (their tables' cells are part of U's regions).
+
+    Examples
+    --------
+    >>> Cluster((0, 1), (0, 2, 3), (0,)).stations
+    (0, 1)
+    """
+
+    stations: tuple[int, ...]
+    families: tuple[int, ...]
+    groups: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RegionForm:
+    """The linear part of a cluster's drift on one of its regions, as linear forms in the coefficients.
+
+    Attributes
+    ----------
+    region : Region
+        The region of the cluster's sub-chain (local station indices).
+    generators : list of tuple of int
+        Its recession cone's generators (local 0/1 vectors).
+    coefs : dict of int to Form
+        For each station (global index) with a possibly nonzero coefficient, its linear form.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> st = Structure((), (), 1, ((0, 0),))
+    >>> busy = list(cluster_forms(ch, st, clusters(ch, st)[0]))[1]
+    >>> busy.region.describe(ch.ids), busy.generators, busy.coefs
+    ('x1 >= 1', [(1,)], {0: {0: Fraction(-2, 1)}})
+    """
+
+    region: Region
+    generators: list[tuple[int, ...]]
+    coefs: dict[int, Form]
+
+
+def families(chain: Chain) -> list[Family]:
+    """The chain's jump families: one per arrival choice set, one per station's services.
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+
+    Returns
+    -------
+    list of Family
+        Arrivals first (in ``chain.arrivals`` order), then services by station.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2", "3"), (F(1), F(1), F(2)), (((0, 1), F(1)), ((2,), F(1, 2))), ((0, (2,), F(1)),),
+    ...            (F(0), F(1), F(1)))
+    >>> [(f.name, sorted(f.active), sorted(f.moves)) for f in families(ch)]
+    [('arrivals to {1,2}', [0, 1], [0, 1]), ('arrivals to {3}', [], [2]), ('services at 1', [0], [0, 2]), \
+('services at 2', [1], [1]), ('services at 3', [2], [2])]
+    """
+    ids = chain.ids
+    out = []
+    for C, rate in chain.arrivals:
+        out.append(Family(f"arrivals to {{{','.join(ids[c] for c in C)}}}", C, None, rate,
+                          frozenset(C) if len(C) > 1 else frozenset(), frozenset(C)))
+    for i in range(chain.J):
+        routes = [F for j, F, _ in chain.feedback if j == i]
+        active = {i}.union(*(set(F) for F in routes if len(F) > 1))
+        moves = {i}.union(*(set(F) for F in routes))
+        out.append(Family(f"services at {ids[i]}", (), i, chain.mu[i], frozenset(active), frozenset(moves)))
+    return out
+
+
+def clusters(chain: Chain, st: Structure) -> list[Cluster]:
+    """The clusters: each family in the union of the blocks its active stations and moved groups meet.
+
+    A cluster whose stations lie inside another's is merged into the smallest
+    such (ties: the first in sorted order), so that families that share stations
+    are checked together.
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+    st : Structure
+        The function's shape.
+
+    Returns
+    -------
+    list of Cluster
+        Sorted by stations.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b", "s"), (F(1), F(3, 2), F(2)), (((0, 1), F(8, 5)), ((2,), F(1, 2))), ((0, (2,), F(1)),),
+    ...            (F(0), F(1), F(1)))
+    >>> st = Structure(((0, 1),), ((0, 1, 2),), 2, ((0, 0), (1, 1), (2, 2), (0, 2)))
+    >>> [(c.stations, c.families) for c in clusters(ch, st)]
+    [((0, 1), (0, 2, 3)), ((2,), (1, 4))]
+    """
+    block = {a: g for g, F in enumerate(st.groups) for a in F}
+    fams = families(chain)
+    keys: list[frozenset[int]] = []
+    for f in fams:
+        moved = {g for g, F in enumerate(st.groups) if f.moves & set(F)}
+        meet = set(f.active).union(*(set(st.groups[g]) for g in moved))
+        U: set[int] = set()
+        for a in meet:
+            U |= set(st.groups[block[a]]) if a in block else {a}
+        keys.append(frozenset(U))
+    distinct = sorted(set(keys), key=lambda k: (len(k), sorted(k)))
+    target: dict[frozenset[int], frozenset[int]] = {}
+    for k in distinct:
+        supersets = [m for m in distinct if k < m]
+        target[k] = min(supersets, key=lambda m: (len(m), sorted(m))) if supersets else k
+    for k in distinct:  # follow the merges to a maximal one
+        while target[target[k]] != target[k]:
+            target[k] = target[target[k]]
+    members: dict[frozenset[int], list[int]] = {}
+    for n, k in enumerate(keys):
+        members.setdefault(target[k], []).append(n)
+    out = []
+    for key, fs in members.items():
+        inside = tuple(g for g, F in enumerate(st.groups) if set(F) <= key)
+        out.append(Cluster(tuple(sorted(key)), tuple(fs), inside))
+    return sorted(out, key=lambda c: (c.stations, c.families))
+
+
+def cluster_name(chain: Chain, c: Cluster) -> str:
+    """The cluster's name in certificate files: its station ids joined by commas (``""`` for none).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    c : Cluster
+        The cluster.
+
+    Returns
+    -------
+    str
+        E.g. ``"a1,b1"``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a1", "b1"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> cluster_name(ch, Cluster((0, 1), (0,), ()))
+    'a1,b1'
+    """
+    return ",".join(chain.ids[a] for a in c.stations)
+
+
+def variables(chain: Chain, st: Structure) -> list[str]:
+    """The coefficient names: ``P[a,b]`` for the pairs, then ``T[g|l|cell]`` per group, multiplier and cell.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    st : Structure
+        The function's shape.
+
+    Returns
+    -------
+    list of str
+        In the order of the coefficient vector.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> variables(ch, Structure(((0, 1),), ((0,),), 1, ((0, 0), (1, 1))))
+    ['P[a,a]', 'P[b,b]', 'T[1|a|0,0]', 'T[1|a|0,1]', 'T[1|a|1,0]', 'T[1|a|1,1]']
+    """
+    ids = chain.ids
+    names = [f"P[{ids[a]},{ids[b]}]" for a, b in st.pairs]
+    for g, L in enumerate(st.multipliers):
+        for l in L:
+            names += [f"T[{g + 1}|{ids[l]}|{','.join(map(str, c))}]" for c in st.cells(g)]
+    return names
+
+
+def structure_problem(chain: Chain, st: Structure) -> str | None:
+    """Why the structure cannot be checked (sized before anything is enumerated), or None.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    st : Structure
+        The function's shape.
+
+    Returns
+    -------
+    str or None
+        ``field: rule`` for the first problem.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> structure_problem(ch, Structure(((0, 1), (1,)), ((0,), (1,)), 2, ((0, 0), (1, 1))))
+    'groups: station b is in two groups (they must be disjoint)'
+    """
+    ids, J = chain.ids, chain.J
+    if chain.has_phases:
+        return "phase_expansion: a separable certificate is for exponential laws only"
+    if not isinstance(st.K, int) or isinstance(st.K, bool) or not 1 <= st.K <= MAX_CLIP_LEVEL:
+        return f"K: {st.K!r} must be an integer in 1..{MAX_CLIP_LEVEL}"
+    if len(st.multipliers) != len(st.groups):
+        return "multipliers: one list per group"
+    seen: set[int] = set()
+    for F in st.groups:
+        if not F:
+            return "groups: a group must name at least one station"
+        for a in F:
+            if a in seen:
+                return f"groups: station {ids[a]} is in two groups (they must be disjoint)"
+            seen.add(a)
+    if any(not (0 <= a <= b < J) for a, b in st.pairs) or len(set(st.pairs)) != len(st.pairs):
+        return "coefficients: a P entry names an unknown or repeated pair"
+    cells = sum((st.K + 1) ** len(F) * len(L) for F, L in zip(st.groups, st.multipliers))
+    if cells > MAX_REFINEMENT:
+        return f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"
+    total = 0
+    fams = families(chain)
+    for c in clusters(chain, st):
+        levels = {a: st.K for g in c.groups for a in st.groups[g]}
+        sub, _ = sub_chain(chain, c, fams)
+        patterns = 1
+        for C in sub.routing_sets:
+            patterns *= 2 ** len(C) - 1
+        for _, C in sub.shifted_sets:
+            patterns *= 2 ** len(C) - 1
+        total += refinement_factor(levels) * 2 ** len(c.stations) * patterns
+    if total > MAX_SEPARABLE_REGIONS:
+        return f"groups: the clusters could have {total} regions together (at most {MAX_SEPARABLE_REGIONS})"
+    return None
+
+
+def sub_chain(chain: Chain, c: Cluster, fams: Sequence[Family]) -> tuple[Chain, dict[int, int]]:
+    """The chain on U's stations whose routing sets are the cluster's families' (used for its regions only).
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+    c : Cluster
+        The cluster.
+    fams : sequence of Family
+        :func:`families` of the chain.
+
+    Returns
+    -------
+    sub : Chain
+        U's stations (local indices, in U's order), the JSQ choice sets and feedback sets of its families.
+    loc : dict of int to int
+        Global station index to local index.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b", "s"), (F(1), F(1), F(2)), (((0, 1), F(1)),), ((0, (2,), F(1)),), (F(0), F(1), F(1)))
+    >>> st = Structure(((0, 1),), ((0, 1, 2),), 2, ((0, 0), (1, 1), (2, 2)))
+    >>> sub, loc = sub_chain(ch, clusters(ch, st)[0], families(ch))
+    >>> sub.ids, sub.routing_sets, loc
+    (('a', 'b'), ((0, 1),), {0: 0, 1: 1})
+    """
+    loc = {a: k for k, a in enumerate(c.stations)}
+    arrivals = []
+    feedback = []
+    for n in c.families:
+        f = fams[n]
+        if f.station is None and len(f.choice) > 1:
+            arrivals.append((tuple(loc[a] for a in f.choice), f.rate))
+        elif f.station is not None:
+            for j, F, p in chain.feedback:
+                if j == f.station and len(F) > 1:
+                    feedback.append((loc[j], tuple(loc[a] for a in F), p))
+    ties = tuple((tuple(loc[a] for a in s), probs) for s, probs in chain.ties if set(s) <= set(c.stations))
+    sub = Chain(tuple(chain.ids[a] for a in c.stations), tuple(chain.mu[a] for a in c.stations), tuple(arrivals),
+                tuple(feedback), tuple(chain.leave[a] for a in c.stations), ties)
+    return sub, loc
+
+
+def region_jumps(chain: Chain, sub: Chain, loc: Mapping[int, int], R: Region, f: Family) -> list[tuple[Fraction, dict[int, int]]]:
+    """The family's jumps at every state of region R of the cluster's sub-chain (zero jumps left out).
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+    sub, loc : Chain, dict
+        :func:`sub_chain` of the family's cluster.
+    R : Region
+        A region of ``sub``.
+    f : Family
+        A family of the cluster.
+
+    Returns
+    -------
+    list of (Fraction, dict of int to int)
+        (rate, change of the state by global station index).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.regions import enumerate_regions
+    >>> ch = Chain(("a", "b"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> st = Structure(((0, 1),), ((0, 1),), 1, ((0, 0), (1, 1)))
+    >>> sub, loc = sub_chain(ch, clusters(ch, st)[0], families(ch))
+    >>> R = next(r for r in enumerate_regions(sub) if r.argmin == ((0,),))
+    >>> region_jumps(ch, sub, loc, R, families(ch)[0])
+    [(Fraction(1, 1), {0: 1})]
+    """
+    back = {k: a for a, k in loc.items()}
+
+    def shortest(F: tuple[int, ...], after: int | None) -> tuple[int, ...]:
+        lF = tuple(loc[a] for a in F)
+        if after is not None and after in F:
+            M = R.shifted[sub.shifted_sets.index((loc[after], lF))]
+        else:
+            M = R.argmin[sub.routing_sets.index(lF)]
+        return tuple(back[k] for k in M)
+
+    out: list[tuple[Fraction, dict[int, int]]] = []
+    if f.station is None:
+        dest = chain.tie_split(shortest(f.choice, None)) if len(f.choice) > 1 else ((f.choice[0], Fraction(1)),)
+        return [(f.rate * p, {j: 1}) for j, p in dest]
+    i = f.station
+    if loc[i] in R.empty:
+        return []
+    if chain.leave[i]:
+        out.append((f.rate * chain.leave[i], {i: -1}))
+    for j0, F, p in chain.feedback:
+        if j0 != i:
+            continue
+        dest = chain.tie_split(shortest(F, i)) if len(F) > 1 else ((F[0], Fraction(1)),)
+        for j, q in dest:
+            if j != i:
+                out.append((f.rate * p * q, {i: -1, j: 1}))
+    return out
+
+
+def _neighbours(st: Structure, J: int) -> list[list[int]]:
+    out: list[list[int]] = [[] for _ in range(J)]
+    for a, b in st.pairs:
+        out[a].append(b)
+        if a != b:
+            out[b].append(a)
+    return out
+
+
+def cluster_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None = None) -> Iterator[RegionForm]:
+    """The linear part of the cluster's drift on each of its regions, as exact linear forms in the coefficients.
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+    st : Structure
+        The function's shape.
+    c : Cluster
+        One of :func:`clusters`.
+    deadline : float, optional
+        A ``time.perf_counter()`` value (polled; :class:`~certify.markov.regions.TimeLimitReached` past it).
+
+    Yields
+    ------
+    RegionForm
+        One per region of the cluster's stations.
+
+    Examples
+    --------
+    An M/M/1 queue (rate 1 into a server of rate 2) with V = P x^2: the drift's
+    slope is 2 P (1 - 2) on the busy region.
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> st = Structure((), (), 1, ((0, 0),))
+    >>> [(f.generators, f.coefs) for c in clusters(ch, st) for f in cluster_forms(ch, st, c)]
+    [([], {0: {0: Fraction(2, 1)}}), ([(1,)], {0: {0: Fraction(-2, 1)}})]
+    """
+    fams = families(chain)
+    sub, loc = sub_chain(chain, c, fams)
+    nb = _neighbours(st, chain.J)
+    pidx = {p: k for k, p in enumerate(st.pairs)}
+    tbase: dict[tuple[int, int], int] = {}
+    pos = len(st.pairs)
+    ncells = [len(st.cells(g)) for g in range(len(st.groups))]
+    for g, L in enumerate(st.multipliers):
+        for l in L:
+            tbase[(g, l)] = pos
+            pos += ncells[g]
+    order = list(loc)
+    levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
+    lpos = {a: k for k, a in enumerate(levels)}  # local station -> position in R.levels
+    K = st.K
+    width = K + 1
+    for n, R in enumerate(iter_regions(sub, levels, deadline)):
+        if n % POLL_EVERY == 0:
+            check_deadline(deadline, "separable check")
+        coefs: dict[int, Form] = {}
+
+        def add(i: int, v: int, x: Fraction, coefs: dict[int, Form] = coefs) -> None:
+            form = coefs.setdefault(i, {})
+            form[v] = form.get(v, Fraction(0)) + x
+
+        lev = {order[k]: R.levels[lpos[k]] for k in lpos}  # global station -> level (K+1: >= K+1)
+        for fn in c.families:
+            for rho, d in region_jumps(chain, sub, loc, R, fams[fn]):
+                for a, da in d.items():
+                    for b in nb[a]:
+                        add(b, pidx[(min(a, b), max(a, b))], 2 * rho * da)
+                for g in c.groups:
+                    F = st.groups[g]
+                    if not any(a in d for a in F):
+                        continue
+                    cell = [min(lev[a], K) for a in F]
+                    after = [min(lev[a] + d.get(a, 0), K) for a in F]
+                    if cell == after:
+                        continue
+                    k0 = k1 = 0
+                    for u, w in zip(cell, after):
+                        k0, k1 = k0 * width + u, k1 * width + w
+                    for l in st.multipliers[g]:
+                        add(l, tbase[(g, l)] + k1, rho)
+                        add(l, tbase[(g, l)] + k0, -rho)
+        clean = {i: {v: x for v, x in form.items() if x} for i, form in coefs.items()}
+        yield RegionForm(R, cone_generators(R), {i: f for i, f in clean.items() if f})
+
+
+def _value(form: Form, theta: Sequence[Fraction]) -> Fraction:
+    return sum((x * theta[v] for v, x in form.items()), Fraction(0))
+
+
+def _constant_bound(chain: Chain, st: Structure, theta: Sequence[Fraction]) -> Fraction:
+    """A bound on the drift's constant parts: rate x (|d'Pd| + |d_l| max |T_{g,l}|) over each family's jumps."""
+    P = {p: theta[k] for k, p in enumerate(st.pairs)}
+    tmax: dict[int, Fraction] = {}
+    pos = len(st.pairs)
+    for g, L in enumerate(st.multipliers):
+        n = len(st.cells(g))
+        for l in L:
+            m = max((abs(t) for t in theta[pos:pos + n]), default=Fraction(0))
+            tmax[l] = tmax.get(l, Fraction(0)) + m
+            pos += n
+    total = Fraction(0)
+    for f in families(chain):
+        mv = sorted(f.moves)
+        quad = sum((abs(P.get((a, b), Fraction(0))) * (1 if a == b else 2) for a in mv for b in mv if a <= b), Fraction(0))
+        tab = sum((tmax.get(a, Fraction(0)) for a in mv), Fraction(0))
+        total += f.rate * (quad + tab)
+    return total
+
+
+def _side_failures(chain: Chain, st: Structure, theta: Sequence[Fraction]) -> list[str]:
+    ids = chain.ids
+    diag = {a: Fraction(0) for a in range(chain.J)}
+    neg = {a: Fraction(0) for a in range(chain.J)}
+    for k, (a, b) in enumerate(st.pairs):
+        if a == b:
+            diag[a] = theta[k]
+        elif theta[k] < 0:
+            neg[a] -= theta[k]
+            neg[b] -= theta[k]
+    return [f"V bounded below: P[{ids[a]},{ids[a]}] = {diag[a]} must exceed the negative off-diagonal magnitudes "
+            f"of its row ({neg[a]})" for a in range(chain.J) if diag[a] <= neg[a]]
+
+
+def check_separable(
+    chain: Chain,
+    st: Structure,
+    theta: Sequence[Fraction] | Mapping[str, Fraction],
+    budgets: Mapping[tuple[int, ...], Mapping[int, Fraction]],
+    max_failures: int = 5,
+    deadline: float | None = None,
+) -> Check[SeparableFacts]:
+    """Exact check of a separable Foster certificate (``docs/math/separable.md``).
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+    st : Structure
+        The function's shape.
+    theta : sequence or mapping of Fraction
+        The coefficients, in :func:`variables` order, or by name (every name, no other).
+    budgets : mapping of tuple of int to mapping of int to Fraction
+        Per cluster (by its stations), the budget of each station (missing: 0).
+    max_failures : int
+        How many violated conditions to list.
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    Check of SeparableFacts
+        Passed with delta, B and the exceptional set; or the failures.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes (never a partial verdict).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> st = Structure((), (), 1, ((0, 0),))
+    >>> chk = check_separable(ch, st, [F(1)], {(0,): {0: F(2)}})
+    >>> chk.ok, chk.facts.delta, chk.facts.drift_bound, chk.facts.exceptional_l1_bound
+    (True, Fraction(2, 1), Fraction(11, 1), Fraction(7, 1))
+    >>> check_separable(ch, st, [F(1)], {(0,): {0: F(3)}}).failures[0]
+    'cluster {1}, region x1 >= 1: slope 1 along {1} (alpha + budget must be <= 0 on every generator)'
+    """
+    ids = chain.ids
+    problem = structure_problem(chain, st)
+    if problem:
+        return Check.failed([problem])
+    if drain_order(chain) is None:
+        return Check.failed(["the empty state is not shown reachable from every state"])
+    names = variables(chain, st)
+    if isinstance(theta, Mapping):
+        if set(theta) != set(names):
+            missing = sorted(set(names) - set(theta))[:3]
+            extra = sorted(set(theta) - set(names))[:3]
+            return Check.failed([f"coefficients differ from the structure's: missing {missing}, unexpected {extra}"])
+        theta = [theta[n] for n in names]
+    if len(theta) != len(names):
+        return Check.failed([f"the structure needs {len(names)} coefficients, got {len(theta)}"])
+    theta = [Fraction(t) for t in theta]
+    failures = _side_failures(chain, st, theta)[:max_failures]
+    cl = clusters(chain, st)
+    known = {c.stations for c in cl}
+    unknown = sorted(set(budgets) - known)
+    if unknown:
+        failures.append(f"budgets: {{{','.join(ids[a] for a in unknown[0])}}} is not a cluster of this structure "
+                        f"(clusters: {', '.join('{' + cluster_name(chain, c) + '}' for c in cl)})")
+    bad = 0
+
+    def fail(msg: str) -> None:
+        nonlocal bad
+        bad += 1
+        if bad <= max_failures:
+            failures.append(msg)
+
+    total = [Fraction(0)] * chain.J
+    bound = Fraction(0)
+    regions = rows = 0
+    for c in cl:
+        name = cluster_name(chain, c)
+        cb = budgets.get(c.stations, {})
+        for i, v in cb.items():
+            total[i] += v
+        local = {a: k for k, a in enumerate(c.stations)}
+        levels = {local[a]: st.K for g in c.groups for a in st.groups[g]}
+        L = vertex_bound(len(c.stations), levels)
+        worst = Fraction(0)
+        for form in cluster_forms(chain, st, c, deadline):
+            regions += 1
+            coef = {i: _value(f, theta) for i, f in form.coefs.items()}
+            where = f"cluster {{{name}}}, region {form.region.describe(tuple(ids[a] for a in c.stations))}"
+            for i in sorted(set(coef) | set(cb)):
+                if i in local:
+                    continue
+                rows += 1
+                s = coef.get(i, Fraction(0)) + cb.get(i, Fraction(0))
+                if s > 0:
+                    fail(f"{where}: the coefficient of x{ids[i]} plus its budget is {s} (must be <= 0)")
+            slope = [coef.get(a, Fraction(0)) + cb.get(a, Fraction(0)) for a in c.stations]
+            for r in form.generators:
+                rows += 1
+                s = sum((x for x, ra in zip(slope, r) if ra), Fraction(0))
+                if s > 0:
+                    along = ",".join(ids[a] for a, ra in zip(c.stations, r) if ra)
+                    fail(f"{where}: slope {s} along {{{along}}} (alpha + budget must be <= 0 on every generator)")
+            worst = max(worst, L * sum((x for x in slope if x > 0), Fraction(0)))
+        bound += worst
+    if bad > max_failures:
+        failures.append(f"... and {bad - max_failures} more violated conditions")
+    delta = min(total)
+    if delta <= 0:
+        i = total.index(delta)
+        failures.append(f"the budgets of station {ids[i]} sum to {delta} (every station's must be > 0)")
+    if failures:
+        return Check.failed(failures, partial={"regions": regions, "rows": rows, "clusters": len(cl)})
+    B = bound + _constant_bound(chain, st, theta)
+    return Check.passed(SeparableFacts(clusters=len(cl), regions=regions, rows=rows, delta=delta, drift_bound=B,
+                                       exceptional_l1_bound=Fraction(floor(B / delta) + 2)))

@@ -1,0 +1,256 @@
+"""Separable growth certificates: f = w'x + sum_g T_g(min(x_{F_g}, K)) grows at every state, checked cluster by cluster.
+
+The theorem is in ``docs/math/separable.md`` (the growth version).  f has no
+product term, so its drift is bounded and, on every region of a cluster U, the
+cluster's part of it is one number phi_U(R): the families of U (as in
+:mod:`certify.exact.separable`) summed over their jumps, rate x (w'd + the
+change of each moved group's table).  With m_U = min over U's regions of
+phi_U(R), derived here and never read,
+
+    Af(x) = sum_U phi_U(R_U(x)) >= sum_U m_U = delta
+
+at every state.  delta > 0, the bounded increments of f and the drain order (one
+closed class, holding the empty state) give transience
+(Fayolle-Malyshev-Menshikov 1995, Thm 2.2.7): E f(X_t) grows like delta t, so the
+class reaches {f > C} for every C, and the chain is not positive recurrent.
+Exponential laws only.  Pure Python: no numpy, no solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..markov.chain import Chain, drain_order
+from ..markov.regions import POLL_EVERY, Region, check_deadline, iter_regions
+from ..templates.options import MAX_REFINEMENT
+from .facts import Check, SeparableGrowthFacts
+from .separable import Cluster, Structure, cluster_name, clusters, families, region_jumps, structure_problem, sub_chain
+
+__all__ = ["growth_structure", "growth_variables", "growth_forms", "check_separable_growth", "GrowthForm"]
+
+
+@dataclass(frozen=True)
+class GrowthForm:
+    """A cluster's part of the drift of f on one of its regions, as a linear form in f's coefficients.
+
+    Attributes
+    ----------
+    region : Region
+        The region of the cluster's sub-chain.
+    form : dict of int to Fraction
+        Coefficient index (:func:`growth_variables` order) to its factor; the drift is the form's value.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1",), (F(1),), (((0,), F(2)),), (), (F(1),))
+    >>> st = growth_structure((), 1)
+    >>> [g.form for c in clusters(ch, st) for g in growth_forms(ch, st, c)]
+    [{0: Fraction(2, 1)}, {0: Fraction(1, 1)}]
+    """
+
+    region: Region
+    form: dict[int, Fraction]
+
+
+def growth_structure(groups: Sequence[tuple[int, ...]], K: int) -> Structure:
+    """The shape of a separable growth function: its groups and clip level (no multipliers, no P).
+
+    Parameters
+    ----------
+    groups : sequence of tuple of int
+        The fast stations of each table (disjoint, sorted).
+    K : int
+        The clip level.
+
+    Returns
+    -------
+    Structure
+        With one empty multiplier tuple per group and no pairs.
+
+    Examples
+    --------
+    >>> growth_structure([(0, 1)], 3)
+    Structure(groups=((0, 1),), multipliers=((),), K=3, pairs=())
+    """
+    return Structure(tuple(tuple(F) for F in groups), tuple(() for _ in groups), K, ())
+
+
+def growth_variables(chain: Chain, st: Structure) -> list[str]:
+    """The coefficient names: ``w[i]`` per station, then ``T[g|cell]`` per group and cell.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    st : Structure
+        The shape (:func:`growth_structure`).
+
+    Returns
+    -------
+    list of str
+        In the order of the coefficient vector.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> growth_variables(ch, growth_structure([(0, 1)], 1))
+    ['w[a]', 'w[b]', 'T[1|0,0]', 'T[1|0,1]', 'T[1|1,0]', 'T[1|1,1]']
+    """
+    names = [f"w[{s}]" for s in chain.ids]
+    for g in range(len(st.groups)):
+        names += [f"T[{g + 1}|{','.join(map(str, c))}]" for c in st.cells(g)]
+    return names
+
+
+def growth_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None = None) -> Iterator[GrowthForm]:
+    """The cluster's part of Af on each of its regions, as exact linear forms in (w, tables).
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+    st : Structure
+        The shape (:func:`growth_structure`).
+    c : Cluster
+        One of :func:`~certify.exact.separable.clusters`.
+    deadline : float, optional
+        A ``time.perf_counter()`` value (polled).
+
+    Yields
+    ------
+    GrowthForm
+        One per region of the cluster's stations.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1",), (F(1),), (((0,), F(2)),), (), (F(1),))
+    >>> st = growth_structure((), 1)
+    >>> [(g.region.describe(ch.ids), g.form) for c in clusters(ch, st) for g in growth_forms(ch, st, c)]
+    [('x1 = 0', {0: Fraction(2, 1)}), ('x1 >= 1', {0: Fraction(1, 1)})]
+    """
+    fams = families(chain)
+    sub, loc = sub_chain(chain, c, fams)
+    base = [chain.J]
+    for g in range(len(st.groups)):
+        base.append(base[-1] + len(st.cells(g)))
+    order = list(loc)
+    levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
+    lpos = {a: k for k, a in enumerate(levels)}
+    K, width = st.K, st.K + 1
+    for n, R in enumerate(iter_regions(sub, levels, deadline)):
+        if n % POLL_EVERY == 0:
+            check_deadline(deadline, "separable growth check")
+        form: dict[int, Fraction] = {}
+        lev = {order[k]: R.levels[lpos[k]] for k in lpos}
+        for fn in c.families:
+            for rho, d in region_jumps(chain, sub, loc, R, fams[fn]):
+                for i, di in d.items():
+                    form[i] = form.get(i, Fraction(0)) + rho * di
+                for g in c.groups:
+                    F = st.groups[g]
+                    if not any(a in d for a in F):
+                        continue
+                    k0 = k1 = 0
+                    for a in F:
+                        k0 = k0 * width + min(lev[a], K)
+                        k1 = k1 * width + min(lev[a] + d.get(a, 0), K)
+                    if k0 != k1:
+                        form[base[g] + k1] = form.get(base[g] + k1, Fraction(0)) + rho
+                        form[base[g] + k0] = form.get(base[g] + k0, Fraction(0)) - rho
+        yield GrowthForm(R, {v: x for v, x in form.items() if x})
+
+
+def check_separable_growth(
+    chain: Chain,
+    st: Structure,
+    theta: Sequence[Fraction] | Mapping[str, Fraction],
+    max_failures: int = 5,
+    deadline: float | None = None,
+) -> Check[SeparableGrowthFacts]:
+    """Exact check of a separable growth certificate: Af >= delta > 0 at every state.
+
+    Parameters
+    ----------
+    chain : Chain
+        The exponential chain.
+    st : Structure
+        The shape (:func:`growth_structure`).
+    theta : sequence or mapping of Fraction
+        The coefficients, in :func:`growth_variables` order, or by name.
+    max_failures : int
+        How many problems to list.
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    Check of SeparableGrowthFacts
+        Passed with delta, the increment bound and the clusters' minima; or the failures.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes.
+
+    Examples
+    --------
+    An M/M/1 queue with arrival rate 2 and service rate 1: f = x grows by 1 when
+    the server is busy and by 2 when it is idle.
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1",), (F(1),), (((0,), F(2)),), (), (F(1),))
+    >>> chk = check_separable_growth(ch, growth_structure((), 1), [F(1)])
+    >>> chk.ok, chk.facts.delta, chk.facts.increment_bound
+    (True, Fraction(1, 1), Fraction(2, 1))
+    >>> check_separable_growth(ch, growth_structure((), 1), [F(-1)]).failures[0]
+    "the clusters' least drifts sum to -2 (must be > 0): {1}: -2"
+    """
+    problem = structure_problem(chain, st)
+    if problem:
+        return Check.failed([problem])
+    if any(st.multipliers) or st.pairs:
+        return Check.failed(["a growth structure has no multipliers and no P"])
+    cells = sum((st.K + 1) ** len(F) for F in st.groups)
+    if cells > MAX_REFINEMENT:
+        return Check.failed([f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"])
+    if drain_order(chain) is None:
+        return Check.failed(["the empty state is not shown reachable from every state"])
+    names = growth_variables(chain, st)
+    if isinstance(theta, Mapping):
+        if set(theta) != set(names):
+            missing = sorted(set(names) - set(theta))[:3]
+            extra = sorted(set(theta) - set(names))[:3]
+            return Check.failed([f"coefficients differ from the structure's: missing {missing}, unexpected {extra}"])
+        theta = [theta[n] for n in names]
+    if len(theta) != len(names):
+        return Check.failed([f"the structure needs {len(names)} coefficients, got {len(theta)}"])
+    theta = [Fraction(t) for t in theta]
+    regions = 0
+    minima: list[tuple[str, Fraction]] = []
+    for c in clusters(chain, st):
+        worst: Fraction | None = None
+        for gf in growth_forms(chain, st, c, deadline):
+            regions += 1
+            v = sum((x * theta[k] for k, x in gf.form.items()), Fraction(0))
+            worst = v if worst is None else min(worst, v)
+        minima.append((cluster_name(chain, c), worst if worst is not None else Fraction(0)))
+    delta = sum((m for _, m in minima), Fraction(0))
+    w = theta[: chain.J]
+    # One jump moves at most two stations by one: |w'd| <= 2 max |w|; each table changes by at most its spread.
+    spread = Fraction(0)
+    pos = chain.J
+    for g in range(len(st.groups)):
+        vals = theta[pos: pos + len(st.cells(g))]
+        spread += max(vals) - min(vals) if vals else Fraction(0)
+        pos += len(vals)
+    inc = 2 * max((abs(x) for x in w), default=Fraction(0)) + spread
+    if delta <= 0:
+        worst_few = ", ".join(f"{{{n}}}: {m}" for n, m in sorted(minima, key=lambda t: t[1])[:max_failures])
+        return Check.failed([f"the clusters' least drifts sum to {delta} (must be > 0): {worst_few}"],
+                            partial={"regions": regions, "clusters": len(minima), "delta": delta})
+    return Check.passed(SeparableGrowthFacts(clusters=len(minima), regions=regions, delta=delta, increment_bound=inc))

@@ -1,0 +1,219 @@
+"""The separable tries of the Markovian schedule: a Foster and a growth certificate checked cluster by cluster.
+
+Where two or more groups of stations share choice sets (G tie-breaking gadgets
+feeding one sink), the table template's regions are the product of every
+group's levels and it is skipped; the separable certificates
+(``docs/math/separable.md``) give each group its own table and check the drift
+cluster by cluster, so their size grows with the number of groups, not as a
+power of it.  One :class:`SeparableTry` tries the Foster side, then the growth
+side, at one clip level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from ..certificates.kinds.separable import separable_certificate, separable_growth_certificate
+from ..core.render import plural
+from ..exact.separable import check_separable, clusters, families, structure_problem, sub_chain
+from ..exact.separable_growth import check_separable_growth, growth_structure
+from ..markov.chain import Chain
+from ..markov.regions import iter_regions
+from ..search.separable import default_structure, search_separable, search_separable_growth
+from .context import MAX_REGIONS, ProofContext, primitives
+from .stage import Decision, StageOutcome, decide
+
+__all__ = ["SEPARABLE_K", "SeparableTry", "separable_tries", "run_separable", "product_estimate", "beyond_product"]
+
+#: The clip levels of the separable tries, in order.
+SEPARABLE_K = (6, 12)
+
+
+@dataclass(frozen=True)
+class SeparableTry:
+    """One separable try of the schedule: both sides at clip level K.
+
+    Attributes
+    ----------
+    K : int
+        The clip level of every group's table.
+
+    Examples
+    --------
+    >>> SeparableTry(6).stage
+    'separable certificates (K=6)'
+    """
+
+    K: int
+
+    @property
+    def stage(self) -> str:
+        """Its name, as the attempts and the run's summary list it."""
+        return f"separable certificates (K={self.K})"
+
+
+def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
+    """The separable tries for this chain: with the table template, exponential laws and two or more groups.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+    templates : list of str
+        The Foster templates asked for (the separable function generalises ``table``).
+
+    Returns
+    -------
+    list of SeparableTry
+        One per clip level of :data:`SEPARABLE_K` whose structure can be checked; none otherwise.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> separable_tries(compile_chain(load("models/symmetric-jsq-J4.json")), ["table"])
+    []
+    """
+    if "table" not in templates or chain.has_phases or len(default_structure(chain, 1).groups) < 2:
+        return []
+    return [SeparableTry(K) for K in SEPARABLE_K if structure_problem(chain, default_structure(chain, K)) is None]
+
+
+@cache
+def product_estimate(chain: Chain) -> int | None:
+    """The product of the clusters' region counts (no clip levels): about how many regions the whole network has.
+
+    Computed only where the separable tries apply (two or more groups, exponential laws); each cluster's regions
+    are few, so this costs little even when the product is far beyond enumeration.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+
+    Returns
+    -------
+    int or None
+        The product, or None where no separable try applies.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> product_estimate(compile_chain(load("models/symmetric-jsq-J4.json"))) is None
+    True
+    """
+    if not separable_tries(chain, ["table"]):
+        return None
+    st = default_structure(chain, 1)
+    fams = families(chain)
+    total = 1
+    for c in clusters(chain, st):
+        sub, _ = sub_chain(chain, c, fams)
+        total *= sum(1 for _ in iter_regions(sub))
+    return total
+
+
+def beyond_product(chain: Chain) -> str | None:
+    """Why the whole network's regions (and fluid faces) are not listed: their estimated number, or None.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+
+    Returns
+    -------
+    str or None
+        The reason, when :func:`product_estimate` exceeds :data:`~certify.proof.context.MAX_REGIONS`.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> beyond_product(compile_chain(load("models/symmetric-jsq-J4.json"))) is None
+    True
+    """
+    n = product_estimate(chain)
+    if n is None or n <= MAX_REGIONS:
+        return None
+    return (f"skipped: the network's regions number about {n} (the product of its clusters' regions), beyond "
+            f"{MAX_REGIONS}; the separable certificates check cluster by cluster instead")
+
+
+def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
+    """Search, round and check both separable certificates at the try's clip level; the decision, or None.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run (its exponential chain).
+    item : SeparableTry
+        The try.
+
+    Returns
+    -------
+    StageOutcome or None
+        A decision when a certificate passed the exact check.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the deadline passes during an enumeration.
+
+    Examples
+    --------
+    Two stations sharing a stream (uniform ties), each feeding a sink of its own, twice over:
+
+    >>> import time
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> st = [Station("s", F(9, 5))] + [Station(f"{x}{g}", F(1) if x == "a" else F(3, 2)) for g in (0, 1) for x in "ab"]
+    >>> streams = [Stream(F(2, 5), choice=("s",))] + [Stream(F(8, 5), choice=(f"a{g}", f"b{g}")) for g in (0, 1)]
+    >>> net = Network("g2", tuple(st), tuple(streams), tuple(Feedback(f"a{g}", ("s",), F(1)) for g in (0, 1)))
+    >>> ctx = ProofContext(net, Result("g2"), RunState(time.perf_counter() + 60), None, True, ["table"])
+    >>> out = run_separable(ctx, SeparableTry(6))
+    >>> out.decision.verdict, out.decision.certificate["kind"]
+    ('stable', 'separable-foster')
+    """
+    chain, run = ctx.chain, ctx.run
+    assert chain is not None
+    if run.expired():
+        run.skipped.append(item.stage)
+        return None
+    run.ran.append(item.stage)
+    st = default_structure(chain, item.K)
+    gst = growth_structure(st.groups, item.K)
+    with ctx.timer(item.stage) as t:
+        t.size = f"{plural(len(st.groups), 'group')}, {plural(len(clusters(chain, st)), 'cluster')}"
+        cand = search_separable(chain, st, ctx.solver, run.deadline)
+        if cand.theta is not None and cand.budgets is not None and cand.delta is not None and cand.delta > 0:
+            chk = check_separable(chain, st, cand.theta, cand.budgets, deadline=run.deadline)
+            if chk.ok:
+                t.outcome = f"Foster: delta {float(chk.facts.delta):.3g} (exact)"
+                return decide(
+                    Decision("stable", "markovian", "separable Foster-Lyapunov certificate",
+                             separable_certificate(ctx.net, chain, st, cand.theta, cand.budgets, chk)),
+                    f"V = x'Px + per-group tables (groups clipped at K = {item.K}): AV(x) <= "
+                    f"{float(chk.facts.drift_bound):.4g} - {float(chk.facts.delta):.3g} |x|_1 at every state, checked "
+                    f"exactly cluster by cluster ({chk.facts.clusters} clusters, {chk.facts.regions} regions; Foster's "
+                    f"criterion): positive recurrent for {primitives(chain)} and the given tie-breaking",
+                )
+        grow = search_separable_growth(chain, gst, ctx.solver, run.deadline)
+        if grow.theta is not None and grow.delta is not None and grow.delta > 0:
+            gchk = check_separable_growth(chain, gst, grow.theta, deadline=run.deadline)
+            if gchk.ok:
+                t.outcome = f"growth: delta {float(gchk.facts.delta):.3g} (exact)"
+                return decide(
+                    Decision("unstable", "markovian", "separable growth certificate",
+                             separable_growth_certificate(ctx.net, chain, gst, grow.theta, gchk)),
+                    f"f = w'x + per-group tables (K = {item.K}) grows by at least {float(gchk.facts.delta):.3g} per "
+                    f"unit time at every state (checked exactly cluster by cluster; Fayolle-Malyshev-Menshikov): the "
+                    f"chain is transient, for {primitives(chain)} and the given tie-breaking",
+                )
+        t.outcome = (f"no certificate: Foster LP delta {cand.lp_delta if cand.lp_delta is not None else cand.status}, "
+                     f"growth LP delta {grow.lp_delta if grow.lp_delta is not None else grow.status}")
+    return None

@@ -1,0 +1,190 @@
+"""Separable certificates (docs/math/separable.md): both sides of gadget networks, checked cluster by cluster.
+
+The truth is independent of certify's checkers: the gadget's throughput into the
+sink from its own truncated chain (certify.stationary, a linear solve), the drift
+re-derived state by state from the JSQ rules (tests/independent.py), and the
+cluster decomposition compared with that drift exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from fractions import Fraction as F
+
+import pytest
+
+import certify
+from certify.exact.separable import Structure, check_separable, cluster_forms, clusters, families, sub_chain
+from certify.exact.separable_growth import check_separable_growth, growth_structure
+from certify.explain import explain
+from certify.io.loader import from_dict
+from certify.markov.chain import compile_chain
+from certify.markov.regions import signature
+from certify.search.separable import default_structure
+from certify.stationary import stationary
+from tests import independent
+
+GADGET_TIES = (F(3, 10), F(7, 10))
+
+
+def gadgets(G: int, mu_s: F, lam_s: F) -> dict:
+    """G gadgets (a: mu 1, b: mu 3/2, a JSQ stream 8/5, ties 3/10 : 7/10; a's output to s) into one sink s."""
+    stations = {"s": {"mu": str(mu_s)}}
+    streams = [{"choice": ["s"], "rate": str(lam_s)}]
+    fb, ties = [], []
+    for g in range(G):
+        a, b = f"a{g}", f"b{g}"
+        stations[a], stations[b] = {"mu": 1}, {"mu": "3/2"}
+        streams.append({"choice": [a, b], "rate": "8/5"})
+        ties.append({"set": [a, b], "probs": {a: str(GADGET_TIES[0]), b: str(GADGET_TIES[1])}})
+        fb.append({"from": a, "choice": ["s"], "prob": 1})
+    return {"format": "jsq-network/1", "name": f"gadgets-{G}", "stations": stations, "streams": streams,
+            "feedback": fb, "tie_breaking": ties}
+
+
+def throughput() -> float:
+    """d: the stationary throughput of a gadget's station a, from the gadget's own chain truncated at 40 per station."""
+    doc = gadgets(1, F(1), F(1))
+    doc["stations"].pop("s")
+    doc["streams"] = doc["streams"][1:]
+    doc["feedback"] = []
+    net = from_dict(doc)
+    return stationary(net, truncate=40).throughput[net.station_ids.index("a0")]
+
+
+def at_load(G: int, r: float) -> certify.Network:
+    """G gadgets, the sink at load factor r of the exact boundary lam_s + G d = mu_s (mu_s = G d + 1/2)."""
+    d = F(throughput()).limit_denominator(10**6)
+    mu = (G * d + F(1, 2)).limit_denominator(10**6)
+    lam = (F(r).limit_denominator(1000) * mu - G * d).limit_denominator(10**6)
+    return from_dict(gadgets(G, mu, lam))
+
+
+def _prove(net):
+    return certify.prove(net, simulate=False, time_limit=60)
+
+
+def test_stable_side_proved_by_a_separable_certificate():
+    """Two gadgets into a sink at 95% of its boundary: stable, by a separable Foster certificate that verifies."""
+    net = from_dict(gadgets(2, F(9, 5), F(2, 5)))
+    res = _prove(net)
+    assert (res.verdict, res.certificate["kind"]) == ("stable", "separable-foster")
+    assert certify.verify(net, res.certificate).ok
+    independent.check_separable(net, copy.deepcopy(res.certificate))
+
+
+def test_unstable_side_proved_by_a_separable_growth_certificate():
+    """The same network at 106% of the boundary: unstable, by a separable growth certificate that verifies."""
+    net = from_dict(gadgets(2, F(9, 5), F(3, 5)))
+    res = _prove(net)
+    assert (res.verdict, res.certificate["kind"]) == ("unstable", "separable-growth")
+    assert certify.verify(net, res.certificate).ok
+    independent.check_separable_growth(net, copy.deepcopy(res.certificate))
+
+
+@pytest.mark.parametrize("G", [3, 8])
+def test_both_sides_at_three_percent_of_the_exact_boundary(G):
+    """G gadgets at 0.97 and 1.03 of the boundary computed from the gadget's own chain: stable below, unstable above."""
+    low, high = _prove(at_load(G, 0.97)), _prove(at_load(G, 1.03))
+    assert (low.verdict, low.certificate["kind"]) == ("stable", "separable-foster")
+    assert (high.verdict, high.certificate["kind"]) == ("unstable", "separable-growth")
+
+
+def test_cluster_forms_sum_to_the_drift_state_by_state():
+    """For random V and states, the clusters' linear parts plus the constant parts equal AV from the JSQ rules."""
+    net = from_dict(gadgets(2, F(9, 5), F(2, 5)))
+    chain = compile_chain(net)
+    st = default_structure(chain, 2)
+    rng = random.Random(5)
+    P = {p: F(rng.randint(-4, 9), rng.randint(1, 4)) for p in st.pairs}
+    T = {(g, l, c): F(rng.randint(-9, 9), rng.randint(1, 3)) for g in range(len(st.groups)) for l in st.multipliers[g]
+         for c in st.cells(g)}
+
+    def V(x):
+        v = sum(((1 if a == b else 2) * p * x[a] * x[b] for (a, b), p in P.items()), F(0))
+        for (g, l, c), t in T.items():
+            if tuple(min(x[a], st.K) for a in st.groups[g]) == c:
+                v += x[l] * t
+        return v
+
+    theta = [P[p] for p in st.pairs] + [T[(g, l, c)] for g in range(len(st.groups)) for l in st.multipliers[g]
+                                        for c in st.cells(g)]
+    fams = families(chain)
+    tables = []
+    for c in clusters(chain, st):
+        sub, loc = sub_chain(chain, c, fams)
+        levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
+        tables.append((c, sub, levels, {f.region.key: f for f in cluster_forms(chain, st, c)}))
+    for _ in range(60):
+        x = tuple(rng.choice([0, 1, 2, 3, rng.randint(0, 40)]) for _ in range(chain.J))
+        linear = F(0)
+        for c, sub, levels, forms in tables:
+            form = forms[signature(sub, [x[a] for a in c.stations], levels)]
+            linear += sum((sum((k * theta[v] for v, k in f.items()), F(0)) * x[i] for i, f in form.coefs.items()), F(0))
+        constant = F(0)  # the rest of each jump's change of V: rate x (d'Pd + d_l T(cell after the jump))
+        for y, rate in independent.generator(net, x):
+            d = [b - a for a, b in zip(x, y)]
+            change = V(y) - V(x)
+            lin_part = sum((2 * p * (d[a] * x[b] + d[b] * x[a]) if a != b else 2 * p * d[a] * x[a]
+                            for (a, b), p in P.items()), F(0))
+            for (g, l, cell), t in T.items():
+                before = tuple(min(x[a], st.K) for a in st.groups[g])
+                after = tuple(min(y[a], st.K) for a in st.groups[g])
+                lin_part += x[l] * (t * (after == cell) - t * (before == cell))
+            constant += rate * (change - lin_part)
+        assert linear + constant == independent.drift(net, V, x), x
+
+
+def test_a_raised_budget_is_refused():
+    """Raising one station's budget in one cluster breaks a generator's slope: the exact check refuses it."""
+    chain = compile_chain(from_dict(gadgets(1, F(9, 5), F(2, 5))))
+    st = Structure((), (), 1, ((0, 0), (1, 1), (2, 2)))
+    bad = {c.stations: {a: F(10) for a in c.stations} for c in clusters(chain, st)}
+    chk = check_separable(chain, st, [F(1), F(1), F(1)], bad)
+    assert not chk.ok and any("slope" in f for f in chk.failures)
+
+
+def test_growth_needs_every_state():
+    """f = x_s alone does not grow where the sink is empty and the gadgets idle: refused (the check covers every state)."""
+    net = from_dict(gadgets(1, F(1, 2), F(1)))  # the sink is overloaded even without the gadget
+    chain = compile_chain(net)
+    st = growth_structure(default_structure(chain, 2).groups, 2)
+    w = [F(1) if s == "s" else F(0) for s in chain.ids]
+    cells = [F(0)] * len(st.cells(0))
+    assert check_separable_growth(chain, st, w + cells).ok  # Af = 1 + ... - 1/2 > 0 everywhere
+    w_bad = [F(1) if s == "a0" else F(0) for s in chain.ids]  # x_a drifts down when a is the longer one
+    assert not check_separable_growth(chain, st, w_bad + cells).ok
+
+
+def test_forged_table_is_refused_by_verify():
+    """A separable certificate whose table value changed (digest resealed) does not verify."""
+    net = from_dict(gadgets(2, F(9, 5), F(2, 5)))
+    cert = copy.deepcopy(_prove(net).certificate)
+    name = next(iter(cert["tables"][0]["s"]))
+    cert["tables"][0]["s"][name] = str(F(cert["tables"][0]["s"][name]) + 50)
+    res = certify.verify(net, independent.reseal(cert))
+    assert not res.ok
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda c: c.update(groups=[["a0", "b0"], ["b0", "a1"]]), "groups"),
+    (lambda c: c["P"].reverse(), "P"),
+    (lambda c: c["budgets"].append({"cluster": ["a0"], "budget": {}}), "budgets"),
+    (lambda c: c.update(K=0), "K"),
+])
+def test_malformed_fields_are_named(edit, field):
+    """A malformed payload field is refused with a failure naming the field."""
+    net = from_dict(gadgets(2, F(9, 5), F(2, 5)))
+    cert = copy.deepcopy(_prove(net).certificate)
+    edit(cert)
+    res = certify.verify(net, independent.reseal(cert))
+    assert not res.ok and any(f.startswith(field) or field in f for f in res.failures), res.failures
+
+
+def test_explain_renders_both_kinds():
+    """certify explain renders both separable kinds through their own hooks."""
+    for lam in (F(2, 5), F(3, 5)):
+        net = from_dict(gadgets(2, F(9, 5), lam))
+        md = explain(net, _prove(net).certificate).render("markdown")
+        assert "cluster by cluster" in md and "gadgets-2" in md
