@@ -91,9 +91,29 @@ def test_both_sides_at_three_percent_of_the_exact_boundary(G):
     assert (high.verdict, high.certificate["kind"]) == ("unstable", "separable-growth")
 
 
-def test_cluster_forms_sum_to_the_drift_state_by_state():
+FEEDBACK_NET = {  # JSQ sets fed back into, one holding the station served (compared after its departure), ties
+    "format": "jsq-network/1", "name": "feedback-mix",
+    "stations": {"1": {"mu": 1}, "2": {"mu": 2}, "3": {"mu": "3/2"}, "4": {"mu": 1}, "5": {"mu": 2}, "6": {"mu": 1}},
+    "streams": [{"choice": ["1", "2"], "rate": 1}, {"choice": ["4", "5", "6"], "rate": "1/2"}, {"choice": ["3"], "rate": "1/3"}],
+    "feedback": [{"from": "1", "choice": ["3", "4"], "prob": "1/2"}, {"from": "3", "choice": ["3", "6"], "prob": "1/4"},
+                 {"from": "5", "choice": ["1"], "prob": "1/3"}, {"from": "2", "choice": ["1", "2"], "prob": "1/5"}],
+    "tie_breaking": [{"set": ["1", "2"], "probs": {"1": "1/4", "2": "3/4"}}],
+}
+
+
+def _gadgets_fed_back() -> dict:
+    """Gadgets whose b station feeds back into its own pair (compared after its departure), the sink into itself."""
+    doc = gadgets(2, F(9, 5), F(1, 5))
+    doc["feedback"] += [{"from": f"b{g}", "choice": [f"a{g}", f"b{g}"], "prob": "1/4"} for g in range(2)]
+    doc["feedback"].append({"from": "s", "choice": ["s"], "prob": "1/10"})
+    return doc
+
+
+@pytest.mark.parametrize("doc", [gadgets(2, F(9, 5), F(2, 5)), _gadgets_fed_back(), FEEDBACK_NET],
+                         ids=["gadgets", "gadgets-fed-back", "feedback-mix"])
+def test_cluster_forms_sum_to_the_drift_state_by_state(doc):
     """For random V and states, the clusters' linear parts plus the constant parts equal AV from the JSQ rules."""
-    net = from_dict(gadgets(2, F(9, 5), F(2, 5)))
+    net = from_dict(doc)
     chain = compile_chain(net)
     st = default_structure(chain, 2)
     rng = random.Random(5)
@@ -116,7 +136,7 @@ def test_cluster_forms_sum_to_the_drift_state_by_state():
         sub, loc = sub_chain(chain, c, fams)
         levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
         tables.append((c, sub, levels, {f.region.key: f for f in cluster_forms(chain, st, c)}))
-    for _ in range(60):
+    for _ in range(80):
         x = tuple(rng.choice([0, 1, 2, 3, rng.randint(0, 40)]) for _ in range(chain.J))
         linear = F(0)
         for c, sub, levels, forms in tables:
