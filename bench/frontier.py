@@ -23,7 +23,8 @@ peak memory per case (the wrapper of ``bench/symmetry.py``).
    unstable end minus the stable one; ``inf`` when a side is not proved).
 
 ``--baseline REV`` runs every prove case a second time with certify at git revision REV (a detached worktree,
-put first on PYTHONPATH), in the same run: the pipeline before the separable kinds is ``54bda29``.
+the working directory of that process, so ``python -m certify`` imports it), in the same run: the pipeline
+before the separable kinds is ``54bda29``.
 
 Usage::
 
@@ -192,18 +193,14 @@ def random_feedback(J: int, seed: int) -> dict:
 
 
 def _certify(args: list[str], limit: float, base: Path | None) -> tuple[float, float, str, int]:
-    """``python -m certify ARGS`` in a fresh process; with ``base``, the checkout there instead of this one."""
-    old = os.environ.get("PYTHONPATH")
-    if base is not None:
-        os.environ["PYTHONPATH"] = str(base)
+    """``python -m certify ARGS`` in a fresh process, run from this checkout or, with ``base``, from that one."""
+    # python -m puts the working directory first on sys.path: run from the checkout whose certify is wanted
+    here = os.getcwd()
+    os.chdir(base if base is not None else ROOT)
     try:
         return run([sys.executable, "-m", "certify", *args], timeout=limit + 120)
     finally:
-        if base is not None:
-            if old is None:
-                os.environ.pop("PYTHONPATH", None)
-            else:
-                os.environ["PYTHONPATH"] = old
+        os.chdir(here)
 
 
 def prove_case(doc: dict, tmp: Path, limit: float, base: Path | None = None) -> dict:

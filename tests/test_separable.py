@@ -208,3 +208,19 @@ def test_explain_renders_both_kinds():
         net = from_dict(gadgets(2, F(9, 5), lam))
         md = explain(net, _prove(net).certificate).render("markdown")
         assert "cluster by cluster" in md and "gadgets-2" in md
+
+
+@pytest.mark.slow
+def test_boundary_brackets_the_sink_of_four_gadgets():
+    """certify.boundary brackets lam_s* = mu_s - 4 d within 0.005, with a verified certificate at each end."""
+    d = F(throughput()).limit_denominator(10**6)
+    mu = 4 * d + F(1, 2)
+    net = from_dict(gadgets(4, mu, F(1, 2)))
+    res = certify.boundary(net, "streams[0].rate", F(1, 20), F(9, 10), tol=F(1, 200), time_limit=300)
+    star = mu - 4 * F(throughput())
+    assert res.stable_at is not None and res.unstable_at is not None
+    assert res.stable_at <= star <= res.unstable_at and res.unstable_at - res.stable_at <= F(1, 200)
+    for side in ("stable", "unstable"):
+        cert = res.certificates[side]
+        assert cert["kind"] == f"separable-{'foster' if side == 'stable' else 'growth'}"
+        assert certify.verify(from_dict(res.documents[side]), cert).ok
