@@ -563,9 +563,16 @@ def _cells_of(tab, where: str) -> dict[tuple[int, ...], Fraction]:
     return out
 
 
+def _phase_positions(net) -> dict[int, int]:
+    """Station index -> its position in a phase vector (the phase-type stations, in the network's order)."""
+    ph = [i for i, s in enumerate(net.stations) if not s.service.is_exponential]
+    return {i: k for k, i in enumerate(ph)}
+
+
 def separable_function(cert: dict, net):
-    """V(x) = x'Px + sum_g sum_l x_l T_{g,l}[min(x_{F_g}, K)] as a separable-foster file writes it (P symmetric)."""
+    """V(x, phi) = x'Px + sum_g sum_l x_l T_{g,l}[min(x_{F_g}, K), phases of F_g] as a separable-foster file writes it."""
     ids = list(net.station_ids)
+    pos = _phase_positions(net)
     K = integer(cert.get("K"), "K", 1)
     groups = [station_list(F, ids, f"groups[{g}]") for g, F in enumerate(cert.get("groups") or [])]
     P = []
@@ -579,10 +586,10 @@ def separable_function(cert: dict, net):
         for l, cells in _mapping(tab, f"tables[{g}]").items():
             tables.append((groups[g], ids.index(l), _cells_of(cells, f"tables[{g}].{l}")))
 
-    def V(x):
+    def V(x, phi=()):
         v = sum(((1 if a == b else 2) * p * x[a] * x[b] for a, b, p in P), Fraction(0))
         for F, l, T in tables:
-            cell = tuple(min(x[a], K) for a in F)
+            cell = tuple(min(x[a], K) for a in F) + tuple(phi[pos[a]] for a in F if a in pos)
             if cell not in T:
                 raise Malformed(f"no table value for cell {cell}")
             v += x[l] * T[cell]
@@ -591,8 +598,13 @@ def separable_function(cert: dict, net):
     return V, P
 
 
+def _phase_drift(net, V, x, phi):
+    vx = V(x, phi)
+    return sum((r * (V(y, f) - vx) for (y, f), r in jumps(net, x, phi)), Fraction(0))
+
+
 def check_separable(net, cert: dict, count: int = 200, seed: int = 0) -> None:
-    """Assert AV(x) <= B - delta |x|_1 at random states (small and far), and the strict dominance of P's diagonal."""
+    """Assert AV(x, phi) <= B - delta |x|_1 at random states, the slope of AV along rays, and P's dominant diagonal."""
     V, P = separable_function(cert, net)
     delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
     B = rational(_claim(cert, "claims", "drift_bound"), "claims.drift_bound")
@@ -606,10 +618,11 @@ def check_separable(net, cert: dict, count: int = 200, seed: int = 0) -> None:
     states = [tuple(int(v) for v in rng.integers(0, 12, size=J)) for _ in range(count // 2)]
     states += list(far_states(rng, net, 60 * J, count - count // 2))
     for x in states:
-        av = drift(net, V, x)
-        assert av <= B - delta * sum(x), f"AV at x={x} is {av} > B - delta |x|_1 = {B - delta * sum(x)}"
+        phi = phase_vectors(net, x, rng)
+        av = _phase_drift(net, V, x, phi)
+        assert av <= B - delta * sum(x), f"AV at x={x}, phases {phi} is {av} > B - delta |x|_1 = {B - delta * sum(x)}"
     # Along a ray x + t r the drift is eventually affine in t (the JSQ order, the empty stations and the cells
-    # settle); AV <= B - delta |x|_1 for every t forces its slope to be <= -delta |r|_1: B plays no part here.
+    # settle; the phases are held); AV <= B - delta |x|_1 for every t forces its slope to be <= -delta |r|_1.
     t = 10**6
     for _ in range(count // 2):
         x = [int(v) for v in rng.integers(0, 4, size=J)]
@@ -618,13 +631,16 @@ def check_separable(net, cert: dict, count: int = 200, seed: int = 0) -> None:
             r[int(rng.integers(J))] = 1
         far = tuple(a + t * b for a, b in zip(x, r))
         farther = tuple(a + (t + 1) * b for a, b in zip(x, r))
-        slope = drift(net, V, farther) - drift(net, V, far)
-        assert slope <= -delta * sum(r), f"AV grows by {slope} per step along {r} from {x} (must be <= {-delta * sum(r)})"
+        phi = phase_vectors(net, far, rng)
+        slope = _phase_drift(net, V, farther, phi) - _phase_drift(net, V, far, phi)
+        assert slope <= -delta * sum(r), (f"AV grows by {slope} per step along {r} from {x}, phases {phi} "
+                                          f"(must be <= {-delta * sum(r)})")
 
 
 def check_separable_growth(net, cert: dict, count: int = 300, seed: int = 0) -> None:
-    """Assert Af(x) >= delta at random states, empty and small queues included (the kind claims every state)."""
+    """Assert Af(x, phi) >= delta at random states, empty and small queues included (the kind claims every state)."""
     ids = list(net.station_ids)
+    pos = _phase_positions(net)
     ws = _mapping(cert.get("weights"), "weights")
     if set(ws) != set(ids):
         raise Malformed(f"weights for {sorted(ws)}, stations are {ids}")
@@ -635,17 +651,19 @@ def check_separable_growth(net, cert: dict, count: int = 300, seed: int = 0) -> 
     delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
     assert delta > 0, f"claimed delta {delta} is not positive"
 
-    def f(x):
+    def f(x, phi=()):
         return sum((a * b for a, b in zip(w, x)), Fraction(0)) + sum(
-            (T[tuple(min(x[a], K) for a in F)] for F, T in zip(groups, tables)), Fraction(0))
+            (T[tuple(min(x[a], K) for a in F) + tuple(phi[pos[a]] for a in F if a in pos)]
+             for F, T in zip(groups, tables)), Fraction(0))
 
     rng = np.random.default_rng(seed)
     J = net.J
     states = [tuple([0] * J)] + [tuple(int(v) for v in rng.integers(0, K + 3, size=J)) for _ in range(count // 2)]
     states += list(far_states(rng, net, 40 * J, count - len(states)))
     for x in states:
-        af = drift(net, f, x)
-        assert af >= delta, f"Af at x={x} is {af} < delta = {delta}"
+        phi = phase_vectors(net, x, rng)
+        af = _phase_drift(net, f, x, phi)
+        assert af >= delta, f"Af at x={x}, phases {phi} is {af} < delta = {delta}"
 
 
 # ---------------------------------------------------------------- static-split certificates

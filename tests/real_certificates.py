@@ -109,10 +109,10 @@ LOSSY = {
 
 
 # Two tie-breaking gadgets feeding one sink (tests/test_separable.py): the separable kinds, at 95% and 106% of the boundary.
-def _gadgets(lam_s):
+def _gadgets(lam_s, law=None):
     from tests.test_separable import gadgets
 
-    return lambda: from_dict(gadgets(2, Fraction(9, 5), lam_s))
+    return lambda: from_dict(gadgets(2, Fraction(9, 5), lam_s, law))
 
 
 def _theorem(net):
@@ -146,6 +146,7 @@ CASES = {
     "static-split-lossy": (lambda: from_dict(LOSSY), _prove, "static-split"),
     "separable-foster": (_gadgets(Fraction(2, 5)), _prove, "separable-foster"),
     "separable-growth": (_gadgets(Fraction(3, 5)), _prove, "separable-growth"),
+    "separable-phases": (_gadgets(Fraction(2, 5), {"dist": "erlang", "k": 2}), _prove, "separable-foster"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
     "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),

@@ -12,6 +12,7 @@ import copy
 import random
 from fractions import Fraction as F
 
+import numpy as np
 import pytest
 
 import certify
@@ -20,6 +21,7 @@ from certify.exact.separable_growth import check_separable_growth, growth_struct
 from certify.explain import explain
 from certify.io.loader import from_dict
 from certify.markov.chain import compile_chain
+from certify.markov.phases import markov_chain
 from certify.markov.regions import signature
 from certify.search.separable import default_structure
 from certify.stationary import stationary
@@ -28,14 +30,22 @@ from tests import independent
 GADGET_TIES = (F(3, 10), F(7, 10))
 
 
-def gadgets(G: int, mu_s: F, lam_s: F) -> dict:
-    """G gadgets (a: mu 1, b: mu 3/2, a JSQ stream 8/5, ties 3/10 : 7/10; a's output to s) into one sink s."""
+ERLANG2 = {"dist": "erlang", "k": 2}
+H2 = {"dist": "hyperexponential", "probs": ["9/10", "1/10"], "rates": ["9/5", "1/5"]}  # mean 1 (station a)
+H2_B = {"dist": "hyperexponential", "probs": ["9/10", "1/10"], "rates": ["27/10", "3/10"]}  # mean 2/3 (station b)
+
+
+def gadgets(G: int, mu_s: F, lam_s: F, law: dict | None = None) -> dict:
+    """G gadgets (a: mu 1, b: mu 3/2, a JSQ stream 8/5, ties 3/10 : 7/10; a's output to s) into one sink s.
+
+    ``law``: the service law of every gadget's station a (default exponential).
+    """
     stations = {"s": {"mu": str(mu_s)}}
     streams = [{"choice": ["s"], "rate": str(lam_s)}]
     fb, ties = [], []
     for g in range(G):
         a, b = f"a{g}", f"b{g}"
-        stations[a], stations[b] = {"mu": 1}, {"mu": "3/2"}
+        stations[a], stations[b] = ({"mu": 1, "service": law} if law else {"mu": 1}), {"mu": "3/2"}
         streams.append({"choice": [a, b], "rate": "8/5"})
         ties.append({"set": [a, b], "probs": {a: str(GADGET_TIES[0]), b: str(GADGET_TIES[1])}})
         fb.append({"from": a, "choice": ["s"], "prob": 1})
@@ -43,9 +53,9 @@ def gadgets(G: int, mu_s: F, lam_s: F) -> dict:
             "feedback": fb, "tie_breaking": ties}
 
 
-def throughput() -> float:
+def throughput(law: dict | None = None) -> float:
     """d: the stationary throughput of a gadget's station a, from the gadget's own chain truncated at 40 per station."""
-    doc = gadgets(1, F(1), F(1))
+    doc = gadgets(1, F(1), F(1), law)
     doc["stations"].pop("s")
     doc["streams"] = doc["streams"][1:]
     doc["feedback"] = []
@@ -53,12 +63,12 @@ def throughput() -> float:
     return stationary(net, truncate=40).throughput[net.station_ids.index("a0")]
 
 
-def at_load(G: int, r: float) -> certify.Network:
+def at_load(G: int, r: float, law: dict | None = None) -> certify.Network:
     """G gadgets, the sink at load factor r of the exact boundary lam_s + G d = mu_s (mu_s = G d + 1/2)."""
-    d = F(throughput()).limit_denominator(10**6)
+    d = F(throughput(law)).limit_denominator(10**6)
     mu = (G * d + F(1, 2)).limit_denominator(10**6)
     lam = (F(r).limit_denominator(1000) * mu - G * d).limit_denominator(10**6)
-    return from_dict(gadgets(G, mu, lam))
+    return from_dict(gadgets(G, mu, lam, law))
 
 
 def _prove(net):
@@ -83,12 +93,16 @@ def test_unstable_side_proved_by_a_separable_growth_certificate():
     independent.check_separable_growth(net, copy.deepcopy(res.certificate))
 
 
-@pytest.mark.parametrize("G", [3, 8])
-def test_both_sides_at_three_percent_of_the_exact_boundary(G):
+@pytest.mark.parametrize("G, law", [(3, None), (8, None), (3, ERLANG2), (2, H2)], ids=["G3", "G8", "G3-erlang2", "G2-h2"])
+def test_both_sides_at_three_percent_of_the_exact_boundary(G, law):
     """G gadgets at 0.97 and 1.03 of the boundary computed from the gadget's own chain: stable below, unstable above."""
-    low, high = _prove(at_load(G, 0.97)), _prove(at_load(G, 1.03))
+    below, above = at_load(G, 0.97, law), at_load(G, 1.03, law)
+    low, high = _prove(below), _prove(above)
     assert (low.verdict, low.certificate["kind"]) == ("stable", "separable-foster")
     assert (high.verdict, high.certificate["kind"]) == ("unstable", "separable-growth")
+    if law is not None:  # the phase-type side, re-checked state by state (with phases) from the JSQ rules
+        independent.check_separable(below, copy.deepcopy(low.certificate), count=60)
+        independent.check_separable_growth(above, copy.deepcopy(high.certificate), count=80)
 
 
 FEEDBACK_NET = {  # JSQ sets fed back into, one holding the station served (compared after its departure), ties
@@ -109,22 +123,36 @@ def _gadgets_fed_back() -> dict:
     return doc
 
 
-@pytest.mark.parametrize("doc", [gadgets(2, F(9, 5), F(2, 5)), _gadgets_fed_back(), FEEDBACK_NET],
-                         ids=["gadgets", "gadgets-fed-back", "feedback-mix"])
+def _phased() -> dict:
+    """Gadgets with Erlang-2 service at a0 and at the sink, H2 at b1 (a fast station of the second group, fed back into)."""
+    doc = _gadgets_fed_back()
+    doc["stations"]["a0"]["service"] = ERLANG2
+    doc["stations"]["b1"]["service"] = H2_B
+    doc["stations"]["s"]["service"] = ERLANG2
+    return doc
+
+
+@pytest.mark.parametrize("doc", [gadgets(2, F(9, 5), F(2, 5)), _gadgets_fed_back(), FEEDBACK_NET, _phased()],
+                         ids=["gadgets", "gadgets-fed-back", "feedback-mix", "phase-type"])
 def test_cluster_forms_sum_to_the_drift_state_by_state(doc):
     """For random V and states, the clusters' linear parts plus the constant parts equal AV from the JSQ rules."""
     net = from_dict(doc)
-    chain = compile_chain(net)
+    chain = markov_chain(net)
     st = default_structure(chain, 2)
     rng = random.Random(5)
+    pos = {i: k for k, i in enumerate(i for i, s in enumerate(net.stations) if not s.service.is_exponential)}
     P = {p: F(rng.randint(-4, 9), rng.randint(1, 4)) for p in st.pairs}
     T = {(g, l, c): F(rng.randint(-9, 9), rng.randint(1, 3)) for g in range(len(st.groups)) for l in st.multipliers[g]
          for c in st.cells(g)}
 
-    def V(x):
+    def cell(g, x, phi):
+        F_g = st.groups[g]
+        return tuple(min(x[a], st.K) for a in F_g) + tuple(phi[pos[a]] for a in F_g if a in pos)
+
+    def V(x, phi):
         v = sum(((1 if a == b else 2) * p * x[a] * x[b] for (a, b), p in P.items()), F(0))
         for (g, l, c), t in T.items():
-            if tuple(min(x[a], st.K) for a in st.groups[g]) == c:
+            if cell(g, x, phi) == c:
                 v += x[l] * t
         return v
 
@@ -134,26 +162,30 @@ def test_cluster_forms_sum_to_the_drift_state_by_state(doc):
     tables = []
     for c in clusters(chain, st):
         sub, loc = sub_chain(chain, c, fams)
-        levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
-        tables.append((c, sub, levels, {f.region.key: f for f in cluster_forms(chain, st, c)}))
+        fast = {a for g in c.groups for a in st.groups[g]}  # in station order, as the checker lists them
+        levels = {loc[a]: (st.K if a in fast else 1) for a in c.stations if a in fast or st.phase_count(a)}
+        forms = {(f.region.key, tuple(sorted((f.phases or {}).items()))): f for f in cluster_forms(chain, st, c)}
+        tables.append((c, sub, levels, forms))
     for _ in range(80):
         x = tuple(rng.choice([0, 1, 2, 3, rng.randint(0, 40)]) for _ in range(chain.J))
+        phi = independent.phase_vectors(net, x, np.random.default_rng(rng.randint(0, 10**6)))
         linear = F(0)
         for c, sub, levels, forms in tables:
-            form = forms[signature(sub, [x[a] for a in c.stations], levels)]
+            local_phases = tuple((a, phi[pos[a]]) for a in c.stations if a in pos)
+            form = forms[(signature(sub, [x[a] for a in c.stations], levels), local_phases)]
             linear += sum((sum((k * theta[v] for v, k in f.items()), F(0)) * x[i] for i, f in form.coefs.items()), F(0))
         constant = F(0)  # the rest of each jump's change of V: rate x (d'Pd + d_l T(cell after the jump))
-        for y, rate in independent.generator(net, x):
+        total = F(0)
+        for (y, f), rate in independent.jumps(net, x, phi):
             d = [b - a for a, b in zip(x, y)]
-            change = V(y) - V(x)
+            change = V(y, f) - V(x, phi)
+            total += rate * change
             lin_part = sum((2 * p * (d[a] * x[b] + d[b] * x[a]) if a != b else 2 * p * d[a] * x[a]
                             for (a, b), p in P.items()), F(0))
-            for (g, l, cell), t in T.items():
-                before = tuple(min(x[a], st.K) for a in st.groups[g])
-                after = tuple(min(y[a], st.K) for a in st.groups[g])
-                lin_part += x[l] * (t * (after == cell) - t * (before == cell))
+            for (g, l, c), t in T.items():
+                lin_part += x[l] * (t * (cell(g, y, f) == c) - t * (cell(g, x, phi) == c))
             constant += rate * (change - lin_part)
-        assert linear + constant == independent.drift(net, V, x), x
+        assert linear + constant == total, (x, phi)
 
 
 def test_a_raised_budget_is_refused():

@@ -16,7 +16,7 @@ of the cluster's drift is
 
     sum_{a in U} alpha_a x_a + sum_{i not in U} beta_i x_i,
 
-with alpha and beta constant on the region.  Given budgets c_{U,i}, the check is
+with alpha and beta constant on the region (the decomposition is :mod:`certify.exact.clusters`).  Given budgets c_{U,i}, the check is
 
 1. ``beta_i + c_{U,i} <= 0`` for every passive station i (not in U);
 2. ``(alpha + c_U) . r <= 0`` for every generator r of the region's recession cone;
@@ -26,7 +26,8 @@ with alpha and beta constant on the region.  Given budgets c_{U,i}, the check is
 Then AV(x) <= B - delta |x|_1 at every state, B derived exactly (the vertex bound
 of each cluster's regions and the bounded constant parts), so AV <= -delta
 wherever ``|x|_1 >= N = floor(B / delta) + 2`` and, with the drain order, the
-chain is positive recurrent (Foster).  Exponential laws only.
+chain is positive recurrent (Foster).  Streams exponential; phase-type service is expanded (the
+phases of a cluster's stations are part of its local states, and of the cells of a group's table).
 
 :func:`cluster_forms` writes the linear parts as exact linear forms in the
 coefficients (the search stacks them into its LP); :func:`check_separable`
@@ -38,30 +39,43 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import product
 from math import floor
 
 from ..markov.chain import Chain, drain_order
 from ..markov.cones import cone_generators, vertex_bound
-from ..markov.regions import POLL_EVERY, Region, check_deadline, iter_regions
+from ..markov.regions import Region
 from ..templates.options import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_factor
+from .clusters import (
+    Cluster,
+    Family,
+    Structure,
+    cell_change,
+    cluster_name,
+    clusters,
+    families,
+    local_states,
+    phased_streams,
+    station_phases,
+    sub_chain,
+)
 from .facts import Check, SeparableFacts
 
 __all__ = [
     "MAX_SEPARABLE_REGIONS",
-    "Structure",
-    "Family",
-    "Cluster",
     "RegionForm",
-    "families",
-    "clusters",
     "structure_problem",
     "variables",
     "cluster_forms",
+    "check_separable",
+    # the decomposition, from certify.exact.clusters
+    "Structure",
+    "Family",
+    "Cluster",
+    "families",
+    "clusters",
     "cluster_name",
     "sub_chain",
-    "region_jumps",
-    "check_separable",
+    "station_phases",
 ]
 
 #: The most regions (all clusters together) a separable certificate may make the checker enumerate.
@@ -69,110 +83,6 @@ MAX_SEPARABLE_REGIONS = 2_000_000
 
 # A linear form in the coefficients: variable index -> exact factor.
 Form = dict[int, Fraction]
-
-
-@dataclass(frozen=True)
-class Structure:
-    """The shape of a separable function: its groups, their multipliers, the clip level, the support of P.
-
-    Attributes
-    ----------
-    groups : tuple of tuple of int
-        The fast stations F_g of each group (disjoint, sorted).
-    multipliers : tuple of tuple of int
-        The stations l of the terms x_l T_{g,l}, per group (sorted).
-    K : int
-        The clip level of every table.
-    pairs : tuple of (int, int)
-        The entries P[a, b] (a <= b) the function may use, sorted.
-
-    Examples
-    --------
-    >>> st = Structure(((0, 1),), ((0, 1, 2),), 2, ((0, 0), (1, 1), (2, 2)))
-    >>> st.cells(0)[:3], len(st.cells(0))
-    ([(0, 0), (0, 1), (0, 2)], 9)
-    """
-
-    groups: tuple[tuple[int, ...], ...]
-    multipliers: tuple[tuple[int, ...], ...]
-    K: int
-    pairs: tuple[tuple[int, int], ...]
-
-    def cells(self, g: int) -> list[tuple[int, ...]]:
-        """The cells min(x_{F_g}, K) of group g, in lexicographic order.
-
-        Parameters
-        ----------
-        g : int
-            The group's index.
-
-        Returns
-        -------
-        list of tuple of int
-            Every cell.
-        """
-        return list(product(range(self.K + 1), repeat=len(self.groups[g])))
-
-
-@dataclass(frozen=True)
-class Family:
-    """The jumps of one arrival stream (merged by choice set) or of one station's services.
-
-    Attributes
-    ----------
-    name : str
-        ``arrivals to {1,2}`` or ``services at 1``.
-    choice : tuple of int
-        The choice set of an arrival family (empty for a service family).
-    station : int or None
-        The station of a service family.
-    rate : Fraction
-        The stream's rate, or the station's service rate.
-    active : frozenset of int
-        The stations its jumps depend on: a choice set of two or more stations;
-        the station and its feedback sets of two or more stations.
-    moves : frozenset of int
-        The stations its jumps may change.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
-    >>> f = families(ch)[0]
-    >>> f.name, f.rate, sorted(f.active)
-    ('arrivals to {1,2}', Fraction(1, 1), [0, 1])
-    """
-
-    name: str
-    choice: tuple[int, ...]
-    station: int | None
-    rate: Fraction
-    active: frozenset[int]
-    moves: frozenset[int]
-
-
-@dataclass(frozen=True)
-class Cluster:
-    """A set U of stations (a union of blocks) and the families whose drift is checked on U's regions.
-
-    Attributes
-    ----------
-    stations : tuple of int
-        U, sorted.
-    families : tuple of int
-        Indices into :func:`families`.
-    groups : tuple of int
-        The groups inside U (their tables' cells are part of U's regions).
-
-    Examples
-    --------
-    >>> Cluster((0, 1), (0, 2, 3), (0,)).stations
-    (0, 1)
-    """
-
-    stations: tuple[int, ...]
-    families: tuple[int, ...]
-    groups: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -187,6 +97,8 @@ class RegionForm:
         Its recession cone's generators (local 0/1 vectors).
     coefs : dict of int to Form
         For each station (global index) with a possibly nonzero coefficient, its linear form.
+    phases : dict of int to int
+        The phases of the cluster's phase-type stations on this local state (empty without phases).
 
     Examples
     --------
@@ -201,122 +113,7 @@ class RegionForm:
     region: Region
     generators: list[tuple[int, ...]]
     coefs: dict[int, Form]
-
-
-def families(chain: Chain) -> list[Family]:
-    """The chain's jump families: one per arrival choice set, one per station's services.
-
-    Parameters
-    ----------
-    chain : Chain
-        The exponential chain.
-
-    Returns
-    -------
-    list of Family
-        Arrivals first (in ``chain.arrivals`` order), then services by station.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> ch = Chain(("1", "2", "3"), (F(1), F(1), F(2)), (((0, 1), F(1)), ((2,), F(1, 2))), ((0, (2,), F(1)),),
-    ...            (F(0), F(1), F(1)))
-    >>> [(f.name, sorted(f.active), sorted(f.moves)) for f in families(ch)]
-    [('arrivals to {1,2}', [0, 1], [0, 1]), ('arrivals to {3}', [], [2]), ('services at 1', [0], [0, 2]), \
-('services at 2', [1], [1]), ('services at 3', [2], [2])]
-    """
-    ids = chain.ids
-    out = []
-    for C, rate in chain.arrivals:
-        out.append(Family(f"arrivals to {{{','.join(ids[c] for c in C)}}}", C, None, rate,
-                          frozenset(C) if len(C) > 1 else frozenset(), frozenset(C)))
-    for i in range(chain.J):
-        routes = [F for j, F, _ in chain.feedback if j == i]
-        active = {i}.union(*(set(F) for F in routes if len(F) > 1))
-        moves = {i}.union(*(set(F) for F in routes))
-        out.append(Family(f"services at {ids[i]}", (), i, chain.mu[i], frozenset(active), frozenset(moves)))
-    return out
-
-
-def clusters(chain: Chain, st: Structure) -> list[Cluster]:
-    """The clusters: each family in the union of the blocks its active stations and moved groups meet.
-
-    A cluster whose stations lie inside another's is merged into the smallest
-    such (ties: the first in sorted order), so that families that share stations
-    are checked together.
-
-    Parameters
-    ----------
-    chain : Chain
-        The exponential chain.
-    st : Structure
-        The function's shape.
-
-    Returns
-    -------
-    list of Cluster
-        Sorted by stations.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> ch = Chain(("a", "b", "s"), (F(1), F(3, 2), F(2)), (((0, 1), F(8, 5)), ((2,), F(1, 2))), ((0, (2,), F(1)),),
-    ...            (F(0), F(1), F(1)))
-    >>> st = Structure(((0, 1),), ((0, 1, 2),), 2, ((0, 0), (1, 1), (2, 2), (0, 2)))
-    >>> [(c.stations, c.families) for c in clusters(ch, st)]
-    [((0, 1), (0, 2, 3)), ((2,), (1, 4))]
-    """
-    block = {a: g for g, F in enumerate(st.groups) for a in F}
-    fams = families(chain)
-    keys: list[frozenset[int]] = []
-    for f in fams:
-        moved = {g for g, F in enumerate(st.groups) if f.moves & set(F)}
-        meet = set(f.active).union(*(set(st.groups[g]) for g in moved))
-        U: set[int] = set()
-        for a in meet:
-            U |= set(st.groups[block[a]]) if a in block else {a}
-        keys.append(frozenset(U))
-    distinct = sorted(set(keys), key=lambda k: (len(k), sorted(k)))
-    target: dict[frozenset[int], frozenset[int]] = {}
-    for k in distinct:
-        supersets = [m for m in distinct if k < m]
-        target[k] = min(supersets, key=lambda m: (len(m), sorted(m))) if supersets else k
-    for k in distinct:  # follow the merges to a maximal one
-        while target[target[k]] != target[k]:
-            target[k] = target[target[k]]
-    members: dict[frozenset[int], list[int]] = {}
-    for n, k in enumerate(keys):
-        members.setdefault(target[k], []).append(n)
-    out = []
-    for key, fs in members.items():
-        inside = tuple(g for g, F in enumerate(st.groups) if set(F) <= key)
-        out.append(Cluster(tuple(sorted(key)), tuple(fs), inside))
-    return sorted(out, key=lambda c: (c.stations, c.families))
-
-
-def cluster_name(chain: Chain, c: Cluster) -> str:
-    """The cluster's name in certificate files: its station ids joined by commas (``""`` for none).
-
-    Parameters
-    ----------
-    chain : Chain
-        The chain.
-    c : Cluster
-        The cluster.
-
-    Returns
-    -------
-    str
-        E.g. ``"a1,b1"``.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> ch = Chain(("a1", "b1"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
-    >>> cluster_name(ch, Cluster((0, 1), (0,), ()))
-    'a1,b1'
-    """
-    return ",".join(chain.ids[a] for a in c.stations)
+    phases: dict[int, int] | None = None
 
 
 def variables(chain: Chain, st: Structure) -> list[str]:
@@ -372,8 +169,10 @@ def structure_problem(chain: Chain, st: Structure) -> str | None:
     'groups: station b is in two groups (they must be disjoint)'
     """
     ids, J = chain.ids, chain.J
-    if chain.has_phases:
-        return "phase_expansion: a separable certificate is for exponential laws only"
+    if phased_streams(chain):
+        return "phase_expansion: a separable certificate is for exponential interarrival times (phase-type service only)"
+    if st.phases != station_phases(chain):
+        return f"phase_expansion: the structure's phase counts {st.phases} are not the chain's {station_phases(chain)}"
     if not isinstance(st.K, int) or isinstance(st.K, bool) or not 1 <= st.K <= MAX_CLIP_LEVEL:
         return f"K: {st.K!r} must be an integer in 1..{MAX_CLIP_LEVEL}"
     if len(st.multipliers) != len(st.groups):
@@ -388,127 +187,26 @@ def structure_problem(chain: Chain, st: Structure) -> str | None:
             seen.add(a)
     if any(not (0 <= a <= b < J) for a, b in st.pairs) or len(set(st.pairs)) != len(st.pairs):
         return "coefficients: a P entry names an unknown or repeated pair"
-    cells = sum((st.K + 1) ** len(F) * len(L) for F, L in zip(st.groups, st.multipliers))
+    cells = sum(len(st.cells(g)) * max(1, len(L)) for g, L in enumerate(st.multipliers))
     if cells > MAX_REFINEMENT:
         return f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"
     total = 0
     fams = families(chain)
     for c in clusters(chain, st):
         levels = {a: st.K for g in c.groups for a in st.groups[g]}
+        levels.update({a: 1 for a in c.stations if st.phase_count(a) and a not in levels})
         sub, _ = sub_chain(chain, c, fams)
         patterns = 1
         for C in sub.routing_sets:
             patterns *= 2 ** len(C) - 1
         for _, C in sub.shifted_sets:
             patterns *= 2 ** len(C) - 1
+        for a in c.stations:
+            patterns *= max(1, st.phase_count(a))
         total += refinement_factor(levels) * 2 ** len(c.stations) * patterns
     if total > MAX_SEPARABLE_REGIONS:
         return f"groups: the clusters could have {total} regions together (at most {MAX_SEPARABLE_REGIONS})"
     return None
-
-
-def sub_chain(chain: Chain, c: Cluster, fams: Sequence[Family]) -> tuple[Chain, dict[int, int]]:
-    """The chain on U's stations whose routing sets are the cluster's families' (used for its regions only).
-
-    Parameters
-    ----------
-    chain : Chain
-        The exponential chain.
-    c : Cluster
-        The cluster.
-    fams : sequence of Family
-        :func:`families` of the chain.
-
-    Returns
-    -------
-    sub : Chain
-        U's stations (local indices, in U's order), the JSQ choice sets and feedback sets of its families.
-    loc : dict of int to int
-        Global station index to local index.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> ch = Chain(("a", "b", "s"), (F(1), F(1), F(2)), (((0, 1), F(1)),), ((0, (2,), F(1)),), (F(0), F(1), F(1)))
-    >>> st = Structure(((0, 1),), ((0, 1, 2),), 2, ((0, 0), (1, 1), (2, 2)))
-    >>> sub, loc = sub_chain(ch, clusters(ch, st)[0], families(ch))
-    >>> sub.ids, sub.routing_sets, loc
-    (('a', 'b'), ((0, 1),), {0: 0, 1: 1})
-    """
-    loc = {a: k for k, a in enumerate(c.stations)}
-    arrivals = []
-    feedback = []
-    for n in c.families:
-        f = fams[n]
-        if f.station is None and len(f.choice) > 1:
-            arrivals.append((tuple(loc[a] for a in f.choice), f.rate))
-        elif f.station is not None:
-            for j, F, p in chain.feedback:
-                if j == f.station and len(F) > 1:
-                    feedback.append((loc[j], tuple(loc[a] for a in F), p))
-    ties = tuple((tuple(loc[a] for a in s), probs) for s, probs in chain.ties if set(s) <= set(c.stations))
-    sub = Chain(tuple(chain.ids[a] for a in c.stations), tuple(chain.mu[a] for a in c.stations), tuple(arrivals),
-                tuple(feedback), tuple(chain.leave[a] for a in c.stations), ties)
-    return sub, loc
-
-
-def region_jumps(chain: Chain, sub: Chain, loc: Mapping[int, int], R: Region, f: Family) -> list[tuple[Fraction, dict[int, int]]]:
-    """The family's jumps at every state of region R of the cluster's sub-chain (zero jumps left out).
-
-    Parameters
-    ----------
-    chain : Chain
-        The exponential chain.
-    sub, loc : Chain, dict
-        :func:`sub_chain` of the family's cluster.
-    R : Region
-        A region of ``sub``.
-    f : Family
-        A family of the cluster.
-
-    Returns
-    -------
-    list of (Fraction, dict of int to int)
-        (rate, change of the state by global station index).
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> from certify.markov.regions import enumerate_regions
-    >>> ch = Chain(("a", "b"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
-    >>> st = Structure(((0, 1),), ((0, 1),), 1, ((0, 0), (1, 1)))
-    >>> sub, loc = sub_chain(ch, clusters(ch, st)[0], families(ch))
-    >>> R = next(r for r in enumerate_regions(sub) if r.argmin == ((0,),))
-    >>> region_jumps(ch, sub, loc, R, families(ch)[0])
-    [(Fraction(1, 1), {0: 1})]
-    """
-    back = {k: a for a, k in loc.items()}
-
-    def shortest(F: tuple[int, ...], after: int | None) -> tuple[int, ...]:
-        lF = tuple(loc[a] for a in F)
-        if after is not None and after in F:
-            M = R.shifted[sub.shifted_sets.index((loc[after], lF))]
-        else:
-            M = R.argmin[sub.routing_sets.index(lF)]
-        return tuple(back[k] for k in M)
-
-    out: list[tuple[Fraction, dict[int, int]]] = []
-    if f.station is None:
-        dest = chain.tie_split(shortest(f.choice, None)) if len(f.choice) > 1 else ((f.choice[0], Fraction(1)),)
-        return [(f.rate * p, {j: 1}) for j, p in dest]
-    i = f.station
-    if loc[i] in R.empty:
-        return []
-    if chain.leave[i]:
-        out.append((f.rate * chain.leave[i], {i: -1}))
-    for j0, F, p in chain.feedback:
-        if j0 != i:
-            continue
-        dest = chain.tie_split(shortest(F, i)) if len(F) > 1 else ((F[0], Fraction(1)),)
-        for j, q in dest:
-            if j != i:
-                out.append((f.rate * p * q, {i: -1, j: 1}))
-    return out
 
 
 def _neighbours(st: Structure, J: int) -> list[list[int]]:
@@ -521,7 +219,7 @@ def _neighbours(st: Structure, J: int) -> list[list[int]]:
 
 
 def cluster_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None = None) -> Iterator[RegionForm]:
-    """The linear part of the cluster's drift on each of its regions, as exact linear forms in the coefficients.
+    """The linear part of the cluster's drift on each of its local states, as exact linear forms in the coefficients.
 
     Parameters
     ----------
@@ -550,53 +248,37 @@ def cluster_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | Non
     >>> [(f.generators, f.coefs) for c in clusters(ch, st) for f in cluster_forms(ch, st, c)]
     [([], {0: {0: Fraction(2, 1)}}), ([(1,)], {0: {0: Fraction(-2, 1)}})]
     """
-    fams = families(chain)
-    sub, loc = sub_chain(chain, c, fams)
     nb = _neighbours(st, chain.J)
     pidx = {p: k for k, p in enumerate(st.pairs)}
     tbase: dict[tuple[int, int], int] = {}
     pos = len(st.pairs)
-    ncells = [len(st.cells(g)) for g in range(len(st.groups))]
     for g, L in enumerate(st.multipliers):
         for l in L:
             tbase[(g, l)] = pos
-            pos += ncells[g]
-    order = list(loc)
-    levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
-    lpos = {a: k for k, a in enumerate(levels)}  # local station -> position in R.levels
-    K = st.K
-    width = K + 1
-    for n, R in enumerate(iter_regions(sub, levels, deadline)):
-        if n % POLL_EVERY == 0:
-            check_deadline(deadline, "separable check")
+            pos += len(st.cells(g))
+    index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
+    for s in local_states(chain, st, c, deadline):
         coefs: dict[int, Form] = {}
 
         def add(i: int, v: int, x: Fraction, coefs: dict[int, Form] = coefs) -> None:
             form = coefs.setdefault(i, {})
             form[v] = form.get(v, Fraction(0)) + x
 
-        lev = {order[k]: R.levels[lpos[k]] for k in lpos}  # global station -> level (K+1: >= K+1)
-        for fn in c.families:
-            for rho, d in region_jumps(chain, sub, loc, R, fams[fn]):
-                for a, da in d.items():
-                    for b in nb[a]:
-                        add(b, pidx[(min(a, b), max(a, b))], 2 * rho * da)
-                for g in c.groups:
-                    F = st.groups[g]
-                    if not any(a in d for a in F):
-                        continue
-                    cell = [min(lev[a], K) for a in F]
-                    after = [min(lev[a] + d.get(a, 0), K) for a in F]
-                    if cell == after:
-                        continue
-                    k0 = k1 = 0
-                    for u, w in zip(cell, after):
-                        k0, k1 = k0 * width + u, k1 * width + w
-                    for l in st.multipliers[g]:
-                        add(l, tbase[(g, l)] + k1, rho)
-                        add(l, tbase[(g, l)] + k0, -rho)
+        for jump in s.jumps:
+            rho, d, _ = jump
+            for a, da in d.items():
+                for b in nb[a]:
+                    add(b, pidx[(min(a, b), max(a, b))], 2 * rho * da)
+            for g in c.groups:
+                change = cell_change(st, g, s, jump, index[g])
+                if change is None:
+                    continue
+                k0, k1 = change
+                for l in st.multipliers[g]:
+                    add(l, tbase[(g, l)] + k1, rho)
+                    add(l, tbase[(g, l)] + k0, -rho)
         clean = {i: {v: x for v, x in form.items() if x} for i, form in coefs.items()}
-        yield RegionForm(R, cone_generators(R), {i: f for i, f in clean.items() if f})
+        yield RegionForm(s.region, cone_generators(s.region), {i: f for i, f in clean.items() if f}, s.phases or None)
 
 
 def _value(form: Form, theta: Sequence[Fraction]) -> Fraction:

@@ -13,7 +13,7 @@ at every state.  delta > 0, the bounded increments of f and the drain order (one
 closed class, holding the empty state) give transience
 (Fayolle-Malyshev-Menshikov 1995, Thm 2.2.7): E f(X_t) grows like delta t, so the
 class reaches {f > C} for every C, and the chain is not positive recurrent.
-Exponential laws only.  Pure Python: no numpy, no solver.
+Streams exponential; phase-type service is expanded as in :mod:`certify.exact.clusters`.  Pure Python.
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..markov.chain import Chain, drain_order
-from ..markov.regions import POLL_EVERY, Region, check_deadline, iter_regions
+from ..markov.regions import Region
 from ..templates.options import MAX_REFINEMENT
+from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, local_states
 from .facts import Check, SeparableGrowthFacts
-from .separable import Cluster, Structure, cluster_name, clusters, families, region_jumps, structure_problem, sub_chain
+from .separable import structure_problem
 
 __all__ = ["growth_structure", "growth_variables", "growth_forms", "check_separable_growth", "GrowthForm"]
 
@@ -41,6 +42,8 @@ class GrowthForm:
         The region of the cluster's sub-chain.
     form : dict of int to Fraction
         Coefficient index (:func:`growth_variables` order) to its factor; the drift is the form's value.
+    phases : dict of int to int or None
+        The phases of the cluster's phase-type stations on this local state (None without phases).
 
     Examples
     --------
@@ -53,9 +56,10 @@ class GrowthForm:
 
     region: Region
     form: dict[int, Fraction]
+    phases: dict[int, int] | None = None
 
 
-def growth_structure(groups: Sequence[tuple[int, ...]], K: int) -> Structure:
+def growth_structure(groups: Sequence[tuple[int, ...]], K: int, phases: tuple[int, ...] = ()) -> Structure:
     """The shape of a separable growth function: its groups and clip level (no multipliers, no P).
 
     Parameters
@@ -64,6 +68,8 @@ def growth_structure(groups: Sequence[tuple[int, ...]], K: int) -> Structure:
         The fast stations of each table (disjoint, sorted).
     K : int
         The clip level.
+    phases : tuple of int
+        Per station, its service law's phase count (:func:`~certify.exact.clusters.station_phases`).
 
     Returns
     -------
@@ -73,9 +79,9 @@ def growth_structure(groups: Sequence[tuple[int, ...]], K: int) -> Structure:
     Examples
     --------
     >>> growth_structure([(0, 1)], 3)
-    Structure(groups=((0, 1),), multipliers=((),), K=3, pairs=())
+    Structure(groups=((0, 1),), multipliers=((),), K=3, pairs=(), phases=())
     """
-    return Structure(tuple(tuple(F) for F in groups), tuple(() for _ in groups), K, ())
+    return Structure(tuple(tuple(F) for F in groups), tuple(() for _ in groups), K, (), phases)
 
 
 def growth_variables(chain: Chain, st: Structure) -> list[str]:
@@ -133,36 +139,23 @@ def growth_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None
     >>> [(g.region.describe(ch.ids), g.form) for c in clusters(ch, st) for g in growth_forms(ch, st, c)]
     [('x1 = 0', {0: Fraction(2, 1)}), ('x1 >= 1', {0: Fraction(1, 1)})]
     """
-    fams = families(chain)
-    sub, loc = sub_chain(chain, c, fams)
     base = [chain.J]
     for g in range(len(st.groups)):
         base.append(base[-1] + len(st.cells(g)))
-    order = list(loc)
-    levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
-    lpos = {a: k for k, a in enumerate(levels)}
-    K, width = st.K, st.K + 1
-    for n, R in enumerate(iter_regions(sub, levels, deadline)):
-        if n % POLL_EVERY == 0:
-            check_deadline(deadline, "separable growth check")
+    index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
+    for s in local_states(chain, st, c, deadline):
         form: dict[int, Fraction] = {}
-        lev = {order[k]: R.levels[lpos[k]] for k in lpos}
-        for fn in c.families:
-            for rho, d in region_jumps(chain, sub, loc, R, fams[fn]):
-                for i, di in d.items():
-                    form[i] = form.get(i, Fraction(0)) + rho * di
-                for g in c.groups:
-                    F = st.groups[g]
-                    if not any(a in d for a in F):
-                        continue
-                    k0 = k1 = 0
-                    for a in F:
-                        k0 = k0 * width + min(lev[a], K)
-                        k1 = k1 * width + min(lev[a] + d.get(a, 0), K)
-                    if k0 != k1:
-                        form[base[g] + k1] = form.get(base[g] + k1, Fraction(0)) + rho
-                        form[base[g] + k0] = form.get(base[g] + k0, Fraction(0)) - rho
-        yield GrowthForm(R, {v: x for v, x in form.items() if x})
+        for jump in s.jumps:
+            rho, d, _ = jump
+            for i, di in d.items():
+                form[i] = form.get(i, Fraction(0)) + rho * di
+            for g in c.groups:
+                change = cell_change(st, g, s, jump, index[g])
+                if change is not None:
+                    k0, k1 = change
+                    form[base[g] + k1] = form.get(base[g] + k1, Fraction(0)) + rho
+                    form[base[g] + k0] = form.get(base[g] + k0, Fraction(0)) - rho
+        yield GrowthForm(s.region, {v: x for v, x in form.items() if x}, s.phases or None)
 
 
 def check_separable_growth(
@@ -215,7 +208,7 @@ def check_separable_growth(
         return Check.failed([problem])
     if any(st.multipliers) or st.pairs:
         return Check.failed(["a growth structure has no multipliers and no P"])
-    cells = sum((st.K + 1) ** len(F) for F in st.groups)
+    cells = sum(len(st.cells(g)) for g in range(len(st.groups)))
     if cells > MAX_REFINEMENT:
         return Check.failed([f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"])
     if drain_order(chain) is None:

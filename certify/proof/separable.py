@@ -16,6 +16,7 @@ from functools import cache
 
 from ..certificates.kinds.separable import separable_certificate, separable_growth_certificate
 from ..core.render import plural
+from ..exact.clusters import phased_streams
 from ..exact.separable import check_separable, clusters, families, structure_problem, sub_chain
 from ..exact.separable_growth import check_separable_growth, growth_structure
 from ..markov.chain import Chain
@@ -54,7 +55,7 @@ class SeparableTry:
 
 
 def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
-    """The separable tries for this chain: with the table template, exponential laws and two or more groups.
+    """The separable tries for this chain: with the table template, exponential streams and two or more groups.
 
     Parameters
     ----------
@@ -75,7 +76,7 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
     >>> separable_tries(compile_chain(load("models/symmetric-jsq-J4.json")), ["table"])
     []
     """
-    if "table" not in templates or chain.has_phases or len(default_structure(chain, 1).groups) < 2:
+    if "table" not in templates or phased_streams(chain) or len(default_structure(chain, 1).groups) < 2:
         return []
     return [SeparableTry(K) for K in SEPARABLE_K if structure_problem(chain, default_structure(chain, K)) is None]
 
@@ -84,7 +85,7 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
 def product_estimate(chain: Chain) -> int | None:
     """The product of the clusters' region counts (no clip levels): about how many regions the whole network has.
 
-    Computed only where the separable tries apply (two or more groups, exponential laws); each cluster's regions
+    Computed only where the separable tries apply (two or more groups, exponential streams); each cluster's regions
     are few, so this costs little even when the product is far beyond enumeration.
 
     Parameters
@@ -186,7 +187,7 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
         return None
     run.ran.append(item.stage)
     st = default_structure(chain, item.K)
-    gst = growth_structure(st.groups, item.K)
+    gst = growth_structure(st.groups, item.K, st.phases)
     with ctx.timer(item.stage) as t:
         t.size = f"{plural(len(st.groups), 'group')}, {plural(len(clusters(chain, st)), 'cluster')}"
         cand = search_separable(chain, st, ctx.solver, run.deadline)

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.clock import remaining
-from ..exact.separable import Cluster, RegionForm, Structure, cluster_forms, clusters, variables
+from ..exact.separable import Cluster, RegionForm, Structure, cluster_forms, clusters, station_phases, variables
 from ..exact.separable_growth import growth_forms, growth_variables
 from ..markov.chain import Chain
 from .linprog import solve_lp
@@ -119,7 +119,7 @@ def default_structure(chain: Chain, K: int) -> Structure:
     for F in groups:
         fed = {b for i, C, _ in chain.feedback if i in F for b in C}
         mult.append(tuple(sorted(set(F) | fed)))
-    return Structure(tuple(groups), tuple(mult), K, tuple(sorted(pairs)))
+    return Structure(tuple(groups), tuple(mult), K, tuple(sorted(pairs)), station_phases(chain))
 
 
 def _grid(x: float) -> Fraction:

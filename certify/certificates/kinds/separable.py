@@ -23,13 +23,14 @@ from ...core.errors import CertificateError
 from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q, unq
+from ...exact.clusters import phased_streams
 from ...exact.facts import Check, SeparableFacts, SeparableGrowthFacts
-from ...exact.separable import Structure, check_separable, clusters, structure_problem
+from ...exact.separable import Structure, check_separable, clusters, station_phases, structure_problem
 from ...exact.separable_growth import check_separable_growth, growth_structure
 from ...markov.chain import Chain
 from ...templates.options import clip_level, station_list
 from ..reading import Reading, cell_key, markov_of, named_rationals
-from .base import Kind, fixed_statement
+from .base import Kind, fixed_statement, phase_expansion
 
 __all__ = [
     "SEPARABLE_STATEMENT",
@@ -154,6 +155,7 @@ def separable_certificate(
             {"cluster": [ids[a] for a in U], "budget": {ids[i]: q(v) for i, v in sorted(budgets[U].items())}}
             for U in order if budgets.get(U)
         ],
+        **phase_expansion(chain),
     }
     return seal(net, "separable-foster", payload, separable_claims(check.facts), *SEPARABLE_STATEMENT)
 
@@ -200,8 +202,8 @@ def read_separable(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     chain = markov_of(net, cert)
     if isinstance(chain, str):
         return chain
-    if chain.has_phases:
-        return "the network has non-exponential laws; a separable certificate is for exponential laws only"
+    if phased_streams(chain):
+        return "the network has non-exponential interarrival laws; a separable certificate expands phase-type service only"
     ids = chain.ids
     K = clip_level(cert.get("K"), "K")
     groups_raw, mult_raw = cert.get("groups"), cert.get("multipliers")
@@ -223,7 +225,7 @@ def read_separable(net: Network, cert: Mapping[str, Any]) -> Reading | str:
         pvals.append(unq(e[2], f"P[{k}]"))
     if len(set(pairs)) != len(pairs) or pairs != sorted(pairs):
         raise CertificateError(None, "P", "the pairs must be distinct and sorted by the network's order")
-    st = Structure(groups, mult, K, tuple(pairs))
+    st = Structure(groups, mult, K, tuple(pairs), station_phases(chain))
     problem = structure_problem(chain, st)
     if problem:
         where, _, rule = problem.partition(": ")
@@ -327,6 +329,7 @@ def separable_growth_certificate(
         "groups": [[ids[a] for a in F] for F in st.groups],
         "weights": {ids[i]: q(theta[i]) for i in range(chain.J)},
         "tables": tables,
+        **phase_expansion(chain),
     }
     return seal(net, "separable-growth", payload, separable_growth_claims(check.facts), *SEPARABLE_GROWTH_STATEMENT)
 
@@ -362,14 +365,14 @@ def read_separable_growth(net: Network, cert: Mapping[str, Any]) -> Reading | st
     chain = markov_of(net, cert)
     if isinstance(chain, str):
         return chain
-    if chain.has_phases:
-        return "the network has non-exponential laws; a separable certificate is for exponential laws only"
+    if phased_streams(chain):
+        return "the network has non-exponential interarrival laws; a separable certificate expands phase-type service only"
     ids = chain.ids
     K = clip_level(cert.get("K"), "K")
     groups_raw = cert.get("groups")
     if not isinstance(groups_raw, list):
         raise CertificateError(None, "groups", f"must be a list of station lists, got {type(groups_raw).__name__}")
-    st = growth_structure([_stations(chain, v, f"groups[{g}]") for g, v in enumerate(groups_raw)], K)
+    st = growth_structure([_stations(chain, v, f"groups[{g}]") for g, v in enumerate(groups_raw)], K, station_phases(chain))
     problem = structure_problem(chain, st)
     if problem:
         where, _, rule = problem.partition(": ")
@@ -390,7 +393,7 @@ def read_separable_growth(net: Network, cert: Mapping[str, Any]) -> Reading | st
 
 KIND = Kind("separable-foster", "stable", ("K", "groups", "multipliers", "P", "tables", "budgets"), read_separable,
             check_separable, separable_claims, fixed_statement(SEPARABLE_STATEMENT),
-            "certify.explain.separable:explain_separable")
+            "certify.explain.separable:explain_separable", optional=("phase_expansion",))
 GROWTH = Kind("separable-growth", "unstable", ("K", "groups", "weights", "tables"), read_separable_growth,
               check_separable_growth, separable_growth_claims, fixed_statement(SEPARABLE_GROWTH_STATEMENT),
-              "certify.explain.separable:explain_separable_growth")
+              "certify.explain.separable:explain_separable_growth", optional=("phase_expansion",))
