@@ -160,7 +160,9 @@ def gadgets(G=5):
     The max-flow bound fails (it charges the feedback at full rate), so the fluid faces are listed: 12426 of them
     at G = 5 (about a second), and the fluid LPs over them take seconds (linear) to minutes (quadratic).
     """
-    st, streams, fb, tb = {"s": {"mu": 1}}, [{"choice": ["s"], "rate": "0.3"}], [], []
+    # The sink's stream is Erlang-2: the fluid stage (means only) is unchanged, and the separable certificates, which
+    # expand phase-type service only, do not apply (they would decide these gadgets in seconds).
+    st, streams, fb, tb = {"s": {"mu": 1}}, [{"choice": ["s"], "rate": "0.3", "interarrival": {"dist": "erlang", "k": 2}}], [], []
     for g in range(G):
         a, b = f"a{g}", f"b{g}"
         st[a] = st[b] = {"mu": 1}

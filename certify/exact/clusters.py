@@ -186,6 +186,14 @@ class LocalState:
         The level of every clipped station of the cluster (global index): k <= its clip level exactly, or clip + 1.
     jumps : list of Jump
         Every jump of the cluster's families at every state of this local state.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),))
+    >>> st = Structure((), (), 1, ((0, 0),))
+    >>> [s.region.describe(ch.ids) for s in local_states(ch, st, clusters(ch, st)[0])]
+    ['x1 = 0', 'x1 >= 1']
     """
 
     region: Region
@@ -546,7 +554,7 @@ def cell_change(st: Structure, g: int, s: LocalState, jump: Jump, index: Mapping
     >>> from fractions import Fraction as F
     >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
     >>> st = Structure(((0, 1),), ((0,),), 1, ((0, 0), (1, 1)))
-    >>> s = next(local_states(ch, st, clusters(ch, st)[0]))
+    >>> s = next(s for s in local_states(ch, st, clusters(ch, st)[0]) if s.levels == {0: 0, 1: 0})
     >>> s.levels, cell_change(st, 0, s, s.jumps[0], {c: k for k, c in enumerate(st.cells(0))})
     ({0: 0, 1: 0}, (0, 2))
     """

@@ -101,7 +101,7 @@ class Fluid(JsqStage):
             if run.expired():  # before listing faces: past the deadline the listing would only be cut short
                 run.skipped.append(f"fluid {kind}")
                 continue
-            too_many = beyond_product(ctx.chain) if ctx.chain is not None else None
+            too_many = beyond_product(ctx.chain, ctx.templates) if ctx.chain is not None else None
             if too_many is not None:
                 ctx.res.attempts.append(Attempt(f"fluid {kind} Lyapunov", f"{plural(ctx.base.J, 'station')}", 0.0, too_many))
                 continue

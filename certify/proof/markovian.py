@@ -193,7 +193,7 @@ class Markovian(JsqStage):
         """
         assert ctx.chain is not None
         items = schedule(ctx.chain, ctx.templates)
-        too_many = beyond_product(ctx.chain)
+        too_many = beyond_product(ctx.chain, ctx.templates)
         if too_many is not None:  # only the separable tries, which never list the whole network's regions
             for item in items:
                 if not isinstance(item, SeparableTry):
