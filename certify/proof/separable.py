@@ -226,6 +226,9 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
                     f"unit time at every state (checked exactly cluster by cluster; Fayolle-Malyshev-Menshikov): the "
                     f"chain is transient, for {primitives(chain)} and the given tie-breaking",
                 )
-        t.outcome = (f"no certificate: Foster LP delta {cand.lp_delta if cand.lp_delta is not None else cand.status}, "
-                     f"growth LP delta {grow.lp_delta if grow.lp_delta is not None else grow.status}")
+        def said(lp_delta: float | None, status: str) -> str:
+            return f"best margin {lp_delta:.3g}" if lp_delta is not None else f"LP {status} (not a verdict)"
+
+        t.outcome = (f"no certificate: Foster {said(cand.lp_delta, cand.status)}, "
+                     f"growth {said(grow.lp_delta, grow.status)}")
     return None

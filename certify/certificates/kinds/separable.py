@@ -13,7 +13,7 @@ is in ``docs/math/separable.md``.  Exponential laws only.  Pure Python.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -30,11 +30,12 @@ from ...exact.separable_growth import check_separable_growth, growth_structure
 from ...markov.chain import Chain
 from ...templates.options import clip_level, station_list
 from ..reading import Reading, cell_key, markov_of, named_rationals
-from .base import Kind, fixed_statement, phase_expansion
+from .base import Kind, Statement, phase_expansion, primitives
 
 __all__ = [
     "SEPARABLE_STATEMENT",
     "SEPARABLE_GROWTH_STATEMENT",
+    "separable_statement",
     "separable_claims",
     "separable_growth_claims",
     "separable_certificate",
@@ -43,23 +44,49 @@ __all__ = [
     "read_separable_growth",
 ]
 
-#: What a separable Foster certificate proves (semantics, statement): derived, never read from a file.
+#: What a separable Foster certificate proves, before the laws it is about (:func:`separable_statement`).
 SEPARABLE_STATEMENT = (
     "markovian",
     "V = x'Px + sum_g sum_l x_l T_{g,l}(min(x_{F_g}, K)) is bounded below (P strictly diagonally dominant where "
     "negative) and, checked cluster by cluster on each cluster's own regions, AV(x) <= drift_bound - delta |x|_1 "
     "at every state, so AV(x) <= -delta whenever |x|_1 >= bound; the empty state is reachable from every state: "
-    "positive recurrent (Foster), for exponential service and interarrival times, with this network's tie-breaking.",
+    "positive recurrent (Foster), {laws}.",
 )
 
-#: What a separable growth certificate proves (semantics, statement): derived, never read from a file.
+#: What a separable growth certificate proves, before the laws it is about (:func:`separable_statement`).
 SEPARABLE_GROWTH_STATEMENT = (
     "markovian",
     "f = w'x + sum_g T_g(min(x_{F_g}, K)) has bounded increments and, checked cluster by cluster on each cluster's "
     "own regions, Af(x) >= delta > 0 at every state; the empty state is reachable from every state: transient "
-    "(Fayolle-Malyshev-Menshikov Thm 2.2.7), hence not positive recurrent, for exponential service and "
-    "interarrival times, with this network's tie-breaking.",
+    "(Fayolle-Malyshev-Menshikov Thm 2.2.7), hence not positive recurrent, {laws}.",
 )
+
+
+def separable_statement(kind: str) -> Callable[[Any, Chain | None, str], Statement]:
+    """The ``statement`` of a separable kind: what it proves, for the laws of the chain it is about (derived, never read).
+
+    Parameters
+    ----------
+    kind : str
+        ``separable-foster`` or ``separable-growth``.
+
+    Returns
+    -------
+    callable
+        ``statement(net, chain, template) -> (semantics, statement)``.
+
+    Examples
+    --------
+    >>> separable_statement("separable-growth")(None, None, "")[1].endswith(
+    ...     "not positive recurrent, for exponential service and interarrival times, with this network's tie-breaking.")
+    True
+    """
+    semantics, text = SEPARABLE_STATEMENT if kind == "separable-foster" else SEPARABLE_GROWTH_STATEMENT
+
+    def statement(net: Any, chain: Chain | None, template: str) -> Statement:
+        return semantics, text.replace("{laws}", primitives(chain))
+
+    return statement
 
 
 def separable_claims(f: SeparableFacts) -> JsonObject:
@@ -157,7 +184,8 @@ def separable_certificate(
         ],
         **phase_expansion(chain),
     }
-    return seal(net, "separable-foster", payload, separable_claims(check.facts), *SEPARABLE_STATEMENT)
+    return seal(net, "separable-foster", payload, separable_claims(check.facts),
+                *separable_statement("separable-foster")(net, chain, ""))
 
 
 def _stations(chain: Chain, value: Any, field: str) -> tuple[int, ...]:
@@ -331,7 +359,8 @@ def separable_growth_certificate(
         "tables": tables,
         **phase_expansion(chain),
     }
-    return seal(net, "separable-growth", payload, separable_growth_claims(check.facts), *SEPARABLE_GROWTH_STATEMENT)
+    return seal(net, "separable-growth", payload, separable_growth_claims(check.facts),
+                *separable_statement("separable-growth")(net, chain, ""))
 
 
 def read_separable_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
@@ -392,8 +421,8 @@ def read_separable_growth(net: Network, cert: Mapping[str, Any]) -> Reading | st
 
 
 KIND = Kind("separable-foster", "stable", ("K", "groups", "multipliers", "P", "tables", "budgets"), read_separable,
-            check_separable, separable_claims, fixed_statement(SEPARABLE_STATEMENT),
+            check_separable, separable_claims, separable_statement("separable-foster"),
             "certify.explain.separable:explain_separable", optional=("phase_expansion",))
 GROWTH = Kind("separable-growth", "unstable", ("K", "groups", "weights", "tables"), read_separable_growth,
-              check_separable_growth, separable_growth_claims, fixed_statement(SEPARABLE_GROWTH_STATEMENT),
+              check_separable_growth, separable_growth_claims, separable_statement("separable-growth"),
               "certify.explain.separable:explain_separable_growth", optional=("phase_expansion",))
