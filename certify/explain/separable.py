@@ -13,10 +13,18 @@ from ..core.latex import frac_tex
 from ..exact.facts import SeparableFacts, SeparableGrowthFacts
 from ..exact.separable import Structure, cluster_name, clusters, families
 from ..exact.separable_growth import growth_forms
+from ..markov.chain import Chain
 from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
 from .document import Block, Math, Para, Proof, Section, Table, para, summarised
 
 __all__ = ["explain_separable", "explain_separable_growth"]
+
+
+def _laws(chain: Chain) -> Para:
+    if chain.has_phases:
+        return para("The service laws are phase-type and expanded: the chain is on queue lengths and phases ("
+                    + "; ".join(chain.expansion) + "), and the streams are Poisson.")
+    return para("The laws are exponential (the network's rates are its jump rates).")
 
 
 def explain_separable(ctx: Context) -> Proof:
@@ -80,7 +88,7 @@ def explain_separable(ctx: Context) -> Proof:
         "the empty state reachable from every state, Foster's criterion gives positive recurrence.",
     )]
     checks: list[Para] = [
-        para("The laws are exponential (the network's rates are its jump rates)."),
+        _laws(chain),
         para(f"The tables' groups are {groups}, clipped at K = {st.K}; P is strictly diagonally dominant where it is "
              "negative, so V is bounded below."),
         reachability_para(chain),
@@ -156,7 +164,7 @@ def explain_separable_growth(ctx: Context) -> Proof:
         "recurrent.",
     )]
     checks: list[Para] = [
-        para("The laws are exponential (the network's rates are its jump rates)."),
+        _laws(chain),
         para(f"f = w'x + the tables of the groups {groups}, clipped at K = {st.K}; its increments are at most ",
              Math(frac_tex(facts.increment_bound)), "."),
         reachability_para(chain),
