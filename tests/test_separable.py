@@ -115,6 +115,31 @@ FEEDBACK_NET = {  # JSQ sets fed back into, one holding the station served (comp
 }
 
 
+def cascade(mu_5: F, lam_5: F) -> dict:
+    """{1,2} share a stream; 1's output joins JSQ{3,4}; 3's output goes on to the sink 5, which has its own stream."""
+    return {"format": "jsq-network/1", "name": "cascade",
+            "stations": {"1": {"mu": 1}, "2": {"mu": "3/2"}, "3": {"mu": 1}, "4": {"mu": "3/2"}, "5": {"mu": str(mu_5)}},
+            "streams": [{"choice": ["1", "2"], "rate": "8/5"}, {"choice": ["5"], "rate": str(lam_5)}],
+            "feedback": [{"from": "1", "choice": ["3", "4"], "prob": 1}, {"from": "3", "choice": ["5"], "prob": 1}],
+            "tie_breaking": [{"set": ["1", "2"], "probs": {"1": "3/10", "2": "7/10"}},
+                             {"set": ["3", "4"], "probs": {"3": "3/10", "4": "7/10"}}]}
+
+
+def test_cascade_both_sides_with_merged_groups():
+    """A depth-2 cascade at 0.97 / 1.03 of its boundary (the head's own chain): both sides, by the merged groups."""
+    head = cascade(F(1), F(1))
+    head["stations"].pop("5")
+    head["streams"], head["feedback"] = head["streams"][:1], head["feedback"][:1]
+    net = from_dict(head)
+    d = F(stationary(net, truncate=14).throughput[net.station_ids.index("3")]).limit_denominator(10**6)
+    mu = d + F(1, 2)
+    for r, want in ((F(97, 100), "stable"), (F(103, 100), "unstable")):
+        res = _prove(from_dict(cascade(mu, r * mu - d)))
+        assert res.verdict == want, res.reasons
+        assert res.certificate["kind"] == f"separable-{'foster' if want == 'stable' else 'growth'}"
+        assert res.certificate["groups"] == [["1", "2", "3", "4"]]
+
+
 def _gadgets_fed_back() -> dict:
     """Gadgets whose b station feeds back into its own pair (compared after its departure), the sink into itself."""
     doc = gadgets(2, F(9, 5), F(1, 5))
@@ -132,13 +157,15 @@ def _phased() -> dict:
     return doc
 
 
-@pytest.mark.parametrize("doc", [gadgets(2, F(9, 5), F(2, 5)), _gadgets_fed_back(), FEEDBACK_NET, _phased()],
-                         ids=["gadgets", "gadgets-fed-back", "feedback-mix", "phase-type"])
-def test_cluster_forms_sum_to_the_drift_state_by_state(doc):
+@pytest.mark.parametrize("doc, merged", [(gadgets(2, F(9, 5), F(2, 5)), False), (_gadgets_fed_back(), False),
+                                         (FEEDBACK_NET, False), (_phased(), False), (cascade(F(2), F(1, 2)), False),
+                                         (cascade(F(2), F(1, 2)), True)],
+                         ids=["gadgets", "gadgets-fed-back", "feedback-mix", "phase-type", "cascade", "cascade-merged"])
+def test_cluster_forms_sum_to_the_drift_state_by_state(doc, merged):
     """For random V and states, the clusters' linear parts plus the constant parts equal AV from the JSQ rules."""
     net = from_dict(doc)
     chain = markov_chain(net)
-    st = default_structure(chain, 2)
+    st = default_structure(chain, 2, merged)
     rng = random.Random(5)
     pos = {i: k for k, i in enumerate(i for i, s in enumerate(net.stations) if not s.service.is_exponential)}
     P = {p: F(rng.randint(-4, 9), rng.randint(1, 4)) for p in st.pairs}

@@ -17,7 +17,7 @@ from functools import lru_cache
 from ..certificates.kinds.separable import separable_certificate, separable_growth_certificate
 from ..core.render import plural
 from ..exact.clusters import phased_streams
-from ..exact.separable import check_separable, clusters, families, structure_problem, sub_chain
+from ..exact.separable import Structure, check_separable, clusters, families, structure_problem, sub_chain
 from ..exact.separable_growth import check_separable_growth, growth_structure
 from ..markov.chain import Chain
 from ..markov.regions import iter_regions
@@ -27,8 +27,8 @@ from .stage import Decision, StageOutcome, decide
 
 __all__ = ["SEPARABLE_K", "PRODUCT_LIMIT", "SeparableTry", "separable_tries", "run_separable", "product_estimate", "beyond_product"]
 
-#: The clip levels of the separable tries, in order.
-SEPARABLE_K = (6, 12)
+#: The separable tries, in order: (clip level, merged groups); a merged try only where it differs.
+SEPARABLE_K = ((6, False), (4, True), (12, False))
 
 #: Beyond this product of the clusters' region counts the whole network's regions and fluid faces are not listed
 #: where the separable tries apply: 5 gadgets into a sink (15,552) spent 60 s listing them, 6 (93,312) 120 s and 3 GB.
@@ -37,25 +37,43 @@ PRODUCT_LIMIT = 5_000
 
 @dataclass(frozen=True)
 class SeparableTry:
-    """One separable try of the schedule: both sides at clip level K.
+    """One separable try of the schedule: both sides at clip level K, with the default or the merged groups.
 
     Attributes
     ----------
     K : int
         The clip level of every group's table.
+    merged : bool
+        Groups merged along feedback into choice sets (:func:`~certify.search.separable.default_structure`).
 
     Examples
     --------
-    >>> SeparableTry(6).stage
-    'separable certificates (K=6)'
+    >>> SeparableTry(6).stage, SeparableTry(4, True).stage
+    ('separable certificates (K=6)', 'separable certificates (K=4, merged groups)')
     """
 
     K: int
+    merged: bool = False
 
     @property
     def stage(self) -> str:
         """Its name, as the attempts and the run's summary list it."""
-        return f"separable certificates (K={self.K})"
+        return f"separable certificates (K={self.K}{', merged groups' if self.merged else ''})"
+
+    def structure(self, chain: Chain) -> Structure:
+        """Its function's shape on ``chain``.
+
+        Parameters
+        ----------
+        chain : Chain
+            The Markovian chain.
+
+        Returns
+        -------
+        Structure
+            :func:`~certify.search.separable.default_structure` at K, merged or not.
+        """
+        return default_structure(chain, self.K, self.merged)
 
 
 def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
@@ -82,7 +100,10 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
     """
     if "table" not in templates or phased_streams(chain) or len(default_structure(chain, 1).groups) < 2:
         return []
-    return [SeparableTry(K) for K in SEPARABLE_K if structure_problem(chain, default_structure(chain, K)) is None]
+    plain = default_structure(chain, 1).groups
+    tries = [SeparableTry(K, merged) for K, merged in SEPARABLE_K
+             if not (merged and default_structure(chain, 1, True).groups == plain)]
+    return [t for t in tries if structure_problem(chain, t.structure(chain)) is None]
 
 
 @lru_cache(maxsize=256)
@@ -197,7 +218,7 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
         run.skipped.append(item.stage)
         return None
     run.ran.append(item.stage)
-    st = default_structure(chain, item.K)
+    st = item.structure(chain)
     gst = growth_structure(st.groups, item.K, st.phases)
     with ctx.timer(item.stage) as t:
         t.size = f"{plural(len(st.groups), 'group')}, {plural(len(clusters(chain, st)), 'cluster')}"
@@ -209,7 +230,7 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
                 return decide(
                     Decision("stable", "markovian", "separable Foster-Lyapunov certificate",
                              separable_certificate(ctx.net, chain, st, cand.theta, cand.budgets, chk)),
-                    f"V = x'Px + per-group tables (groups clipped at K = {item.K}): AV(x) <= "
+                    f"V = x'Px + per-group tables ({plural(len(st.groups), 'group')} clipped at K = {item.K}): AV(x) <= "
                     f"{float(chk.facts.drift_bound):.4g} - {float(chk.facts.delta):.3g} |x|_1 at every state, checked "
                     f"exactly cluster by cluster ({chk.facts.clusters} clusters, {chk.facts.regions} regions; Foster's "
                     f"criterion): positive recurrent for {primitives(chain)} and the given tie-breaking",

@@ -68,7 +68,7 @@ class SeparableCandidate:
     lp_delta: float | None = None
 
 
-def default_structure(chain: Chain, K: int) -> Structure:
+def default_structure(chain: Chain, K: int, merged: bool = False) -> Structure:
     """The default shape: groups are the stations linked by shared choice sets; P on every pair.
 
     Two stations are linked when a choice set (of a stream or a feedback route) of
@@ -83,6 +83,9 @@ def default_structure(chain: Chain, K: int) -> Structure:
         The exponential chain.
     K : int
         The clip level.
+    merged : bool
+        Also link a station to the stations of every feedback set of two or more stations it feeds (a cascade
+        {1,2} -> JSQ{3,4} becomes one group: the sink downstream sees both stages' state in one table).
 
     Returns
     -------
@@ -111,6 +114,10 @@ def default_structure(chain: Chain, K: int) -> Structure:
     for C in chain.routing_sets:
         for a in C:
             parent[find(a)] = find(C[0])
+    if merged:
+        for i, C, _ in chain.feedback:
+            if len(C) > 1:
+                parent[find(i)] = find(C[0])
     comps: dict[int, list[int]] = {}
     for a in range(J):
         comps.setdefault(find(a), []).append(a)
