@@ -14,12 +14,8 @@ str]`` or a ``list[int]`` is a JSON value as it stands.
   place (a network document a sweep varies): every array a ``list``, every
   object a ``dict``, all the way down.
 
-Examples
---------
->>> from fractions import Fraction
->>> row: JsonObject = {"load": "1/2", "verdicts": ["stable"], "delta": 0.25}
->>> import json; json.dumps(row)
-'{"load": "1/2", "verdicts": ["stable"], "delta": 0.25}'
+For example, ``row: JsonObject = {"load": "1/2", "verdicts": ["stable"]}`` type-checks,
+and ``{"load": Fraction(1, 2)}`` does not (``json.dumps`` would refuse it).
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ __all__ = [
     "cell_change",
 ]
 
-#: One jump of a local state: (rate, change of the queue lengths, new phases by station).
+# One jump of a local state: (rate, change of the queue lengths, new phases by station).
 Jump = tuple[Fraction, dict[int, int], dict[int, int]]
 
 

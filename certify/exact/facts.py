@@ -422,7 +422,7 @@ class OverflowFacts(Facts):
 
 @dataclass(frozen=True)
 class SeparableFacts(Facts):
-    """A separable Foster certificate holds: AV(x) <= drift_bound - delta |x|_1 at every state.
+    """A separable Foster certificate holds: AV(x) <= drift_bound - delta ``|x|_1`` at every state.
 
     Attributes
     ----------
@@ -435,7 +435,7 @@ class SeparableFacts(Facts):
     delta : Fraction
         The least sum of a station's budgets (> 0).
     drift_bound : Fraction
-        B: AV(x) <= B - delta |x|_1 everywhere.
+        B: AV(x) <= B - delta ``|x|_1`` everywhere.
     exceptional_l1_bound : Fraction
         N = floor(B / delta) + 2: AV(x) <= -delta at every state with ``|x|_1`` >= N.
 
@@ -467,7 +467,7 @@ class SeparableGrowthFacts(Facts):
     delta : Fraction
         The sum over clusters of each one's least drift (> 0).
     increment_bound : Fraction
-        A bound on |f(y) - f(x)| over the chain's jumps.
+        A bound on ``|f(y) - f(x)|`` over the chain's jumps.
 
     Examples
     --------

@@ -21,9 +21,9 @@ with alpha and beta constant on the region (the decomposition is :mod:`certify.e
 1. ``beta_i + c_{U,i} <= 0`` for every passive station i (not in U);
 2. ``(alpha + c_U) . r <= 0`` for every generator r of the region's recession cone;
 3. ``delta = min_i sum_U c_{U,i} > 0``;
-4. P strictly diagonally dominant where negative (x'Px >= eps |x|^2, so V is bounded below).
+4. P strictly diagonally dominant where negative (x'Px >= eps ``|x|^2``, so V is bounded below).
 
-Then AV(x) <= B - delta |x|_1 at every state, B derived exactly (the vertex bound
+Then AV(x) <= B - delta ``|x|_1`` at every state, B derived exactly (the vertex bound
 of each cluster's regions and the bounded constant parts), so AV <= -delta
 wherever ``|x|_1 >= N = floor(B / delta) + 2`` and, with the drain order, the
 chain is positive recurrent (Foster).  Streams exponential; phase-type service is expanded (the
