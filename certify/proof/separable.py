@@ -108,7 +108,9 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
 
 @lru_cache(maxsize=256)
 def product_estimate(chain: Chain) -> int | None:
-    """The product of the clusters' region counts (no clip levels): about how many regions the whole network has.
+    """The product of the clusters' region counts (no clip levels; times the phases of busy phase-type stations).
+
+    About how many regions (x phases) the whole network's listing would have.
 
     Computed only where the separable tries apply (two or more groups, exponential streams); each cluster's regions
     are few, so this costs little even when the product is far beyond enumeration.
@@ -136,8 +138,15 @@ def product_estimate(chain: Chain) -> int | None:
     fams = families(chain)
     total = 1
     for c in clusters(chain, st):
-        sub, _ = sub_chain(chain, c, fams)
-        total *= sum(1 for _ in iter_regions(sub))
+        sub, loc = sub_chain(chain, c, fams)
+        phased = [a for a in c.stations if st.phase_count(a)]  # each busy one multiplies by its phases
+        count = 0
+        for R in iter_regions(sub, {loc[a]: 1 for a in phased}):
+            n = 1
+            for a in phased:
+                n *= 1 if loc[a] in R.empty else st.phase_count(a)
+            count += n
+        total *= count
     return total
 
 
