@@ -251,6 +251,7 @@ def test_forged_table_is_refused_by_verify():
     (lambda c: c["P"].reverse(), "P"),
     (lambda c: c["budgets"].append({"cluster": ["a0"], "budget": {}}), "budgets"),
     (lambda c: c.update(K=0), "K"),
+    (lambda c: c.update(K=36, groups=[["a0", "b0", "a1", "b1"]], multipliers=[["s", "a0", "b0", "a1", "b1"]]), "groups"),
 ])
 def test_malformed_fields_are_named(edit, field):
     """A malformed payload field is refused with a failure naming the field."""

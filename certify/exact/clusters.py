@@ -94,6 +94,24 @@ class Structure:
         """
         return self.phases[a] if self.phases else 0
 
+    def cell_count(self, g: int) -> int:
+        """How many cells group g has, computed without listing them (sizes are checked before anything is built).
+
+        Parameters
+        ----------
+        g : int
+            The group's index.
+
+        Returns
+        -------
+        int
+            (K + 1) per fast station times (phases + 1) per phase-type one.
+        """
+        n = 1
+        for a in self.groups[g]:
+            n *= (self.K + 1) * (self.phase_count(a) + 1 if self.phase_count(a) else 1)
+        return n
+
     def cells(self, g: int) -> list[tuple[int, ...]]:
         """The cells of group g: min(x_a, K) for its fast stations, then the phase (-1: empty) of each phase-type one.
 

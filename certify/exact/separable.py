@@ -187,7 +187,7 @@ def structure_problem(chain: Chain, st: Structure) -> str | None:
             seen.add(a)
     if any(not (0 <= a <= b < J) for a, b in st.pairs) or len(set(st.pairs)) != len(st.pairs):
         return "coefficients: a P entry names an unknown or repeated pair"
-    cells = sum(len(st.cells(g)) * max(1, len(L)) for g, L in enumerate(st.multipliers))
+    cells = sum(st.cell_count(g) * max(1, len(L)) for g, L in enumerate(st.multipliers))
     if cells > MAX_REFINEMENT:
         return f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"
     total = 0
@@ -255,7 +255,7 @@ def cluster_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | Non
     for g, L in enumerate(st.multipliers):
         for l in L:
             tbase[(g, l)] = pos
-            pos += len(st.cells(g))
+            pos += st.cell_count(g)
     index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
     for s in local_states(chain, st, c, deadline):
         coefs: dict[int, Form] = {}
@@ -291,7 +291,7 @@ def _constant_bound(chain: Chain, st: Structure, theta: Sequence[Fraction]) -> F
     tmax: dict[int, Fraction] = {}
     pos = len(st.pairs)
     for g, L in enumerate(st.multipliers):
-        n = len(st.cells(g))
+        n = st.cell_count(g)
         for l in L:
             m = max((abs(t) for t in theta[pos:pos + n]), default=Fraction(0))
             tmax[l] = tmax.get(l, Fraction(0)) + m

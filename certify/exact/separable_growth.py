@@ -141,7 +141,7 @@ def growth_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None
     """
     base = [chain.J]
     for g in range(len(st.groups)):
-        base.append(base[-1] + len(st.cells(g)))
+        base.append(base[-1] + st.cell_count(g))
     index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
     for s in local_states(chain, st, c, deadline):
         form: dict[int, Fraction] = {}
@@ -208,7 +208,7 @@ def check_separable_growth(
         return Check.failed([problem])
     if any(st.multipliers) or st.pairs:
         return Check.failed(["a growth structure has no multipliers and no P"])
-    cells = sum(len(st.cells(g)) for g in range(len(st.groups)))
+    cells = sum(st.cell_count(g) for g in range(len(st.groups)))
     if cells > MAX_REFINEMENT:
         return Check.failed([f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"])
     if drain_order(chain) is None:
@@ -238,7 +238,7 @@ def check_separable_growth(
     spread = Fraction(0)
     pos = chain.J
     for g in range(len(st.groups)):
-        vals = theta[pos: pos + len(st.cells(g))]
+        vals = theta[pos: pos + st.cell_count(g)]
         spread += max(vals) - min(vals) if vals else Fraction(0)
         pos += len(vals)
     inc = 2 * max((abs(x) for x in w), default=Fraction(0)) + spread
