@@ -23,6 +23,7 @@ from certify.io.loader import from_dict
 from certify.markov.chain import compile_chain
 from certify.markov.phases import markov_chain
 from certify.markov.regions import signature
+from certify.proof.separable import separable_tries
 from certify.search.separable import default_structure
 from certify.stationary import stationary
 from tests import independent
@@ -284,3 +285,23 @@ def test_boundary_brackets_the_sink_of_four_gadgets():
         cert = res.certificates[side]
         assert cert["kind"] == f"separable-{'foster' if side == 'stable' else 'growth'}"
         assert certify.verify(from_dict(res.documents[side]), cert).ok
+
+
+def test_a_certificate_for_other_laws_is_refused():
+    """A separable certificate of the exponential gadgets does not verify once a station's law is Erlang-2."""
+    net = from_dict(gadgets(2, F(9, 5), F(2, 5)))
+    cert = _prove(net).certificate
+    erlang = from_dict(gadgets(2, F(9, 5), F(2, 5), ERLANG2))
+    res = certify.verify(erlang, cert)
+    assert not res.ok and any("network" in f or "phase_expansion" in f for f in res.failures), res.failures
+
+
+def test_phased_streams_are_refused():
+    """Phase-type interarrival laws are not expanded by the separable kinds: no separable try, and a file is refused."""
+    doc = gadgets(2, F(9, 5), F(2, 5))
+    doc["streams"][0]["interarrival"] = ERLANG2
+    net = from_dict(doc)
+    chain = markov_chain(net)
+    assert separable_tries(chain, ["table"]) == []
+    st = default_structure(chain, 2)
+    assert "exponential interarrival" in (check_separable(chain, st, [], {}).failures[0])
