@@ -41,6 +41,8 @@ __all__ = [
     "sub_chain",
     "local_states",
     "cell_change",
+    "form_value",
+    "coefficient_vector",
 ]
 
 # One jump of a local state: (rate, change of the queue lengths, new phases by station).
@@ -585,3 +587,61 @@ def cell_change(st: Structure, g: int, s: LocalState, jump: Jump, index: Mapping
     if before == after:
         return None
     return index[before], index[after]
+
+
+def form_value(form: Mapping[int, Fraction], theta: Sequence[Fraction]) -> Fraction:
+    """The value of a linear form (coefficient index -> factor) at the coefficients ``theta``, exactly.
+
+    Parameters
+    ----------
+    form : mapping of int to Fraction
+        The form.
+    theta : sequence of Fraction
+        The coefficients.
+
+    Returns
+    -------
+    Fraction
+        sum of factor x theta[index].
+
+    Examples
+    --------
+    >>> form_value({0: Fraction(2), 2: Fraction(-1)}, [Fraction(1), Fraction(5), Fraction(3)])
+    Fraction(-1, 1)
+    """
+    return sum((x * theta[v] for v, x in form.items()), Fraction(0))
+
+
+def coefficient_vector(names: Sequence[str], theta: Sequence[Fraction] | Mapping[str, Fraction], what: str) -> list[Fraction] | str:
+    """The coefficients in ``names`` order, from a vector or a map by name; or why they do not fit.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The coefficient names, in order.
+    theta : sequence or mapping of Fraction
+        The coefficients as given: every name and no other, or one value per name.
+    what : str
+        Whose coefficients (opens the reason: ``"template quadratic"``).
+
+    Returns
+    -------
+    list of Fraction or str
+        The vector, or the reason in words.
+
+    Examples
+    --------
+    >>> coefficient_vector(["a", "b"], {"b": Fraction(2), "a": Fraction(1)}, "the shape")
+    [Fraction(1, 1), Fraction(2, 1)]
+    >>> coefficient_vector(["a", "b"], [Fraction(1)], "the shape")
+    'the shape needs 2 coefficients, got 1'
+    """
+    if isinstance(theta, Mapping):
+        if set(theta) != set(names):
+            missing = sorted(set(names) - set(theta))[:3]
+            extra = sorted(set(theta) - set(names))[:3]
+            return f"{what} coefficients differ: missing {missing}, unexpected {extra}"
+        theta = [theta[n] for n in names]
+    if len(theta) != len(names):
+        return f"{what} needs {len(names)} coefficients, got {len(theta)}"
+    return [Fraction(t) for t in theta]

@@ -52,7 +52,9 @@ from .clusters import (
     cell_change,
     cluster_name,
     clusters,
+    coefficient_vector,
     families,
+    form_value,
     local_states,
     phased_streams,
     station_phases,
@@ -281,10 +283,6 @@ def cluster_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | Non
         yield RegionForm(s.region, cone_generators(s.region), {i: f for i, f in clean.items() if f}, s.phases or None)
 
 
-def _value(form: Form, theta: Sequence[Fraction]) -> Fraction:
-    return sum((x * theta[v] for v, x in form.items()), Fraction(0))
-
-
 def _constant_bound(chain: Chain, st: Structure, theta: Sequence[Fraction]) -> Fraction:
     """A bound on the drift's constant parts: rate x (|d'Pd| + |d_l| max |T_{g,l}|) over each family's jumps."""
     P = {p: theta[k] for k, p in enumerate(st.pairs)}
@@ -371,16 +369,10 @@ def check_separable(
         return Check.failed([problem])
     if drain_order(chain) is None:
         return Check.failed(["the empty state is not shown reachable from every state"])
-    names = variables(chain, st)
-    if isinstance(theta, Mapping):
-        if set(theta) != set(names):
-            missing = sorted(set(names) - set(theta))[:3]
-            extra = sorted(set(theta) - set(names))[:3]
-            return Check.failed([f"coefficients differ from the structure's: missing {missing}, unexpected {extra}"])
-        theta = [theta[n] for n in names]
-    if len(theta) != len(names):
-        return Check.failed([f"the structure needs {len(names)} coefficients, got {len(theta)}"])
-    theta = [Fraction(t) for t in theta]
+    vector = coefficient_vector(variables(chain, st), theta, "the structure")
+    if isinstance(vector, str):
+        return Check.failed([vector])
+    theta = vector
     failures = _side_failures(chain, st, theta)[:max_failures]
     cl = clusters(chain, st)
     known = {c.stations for c in cl}
@@ -410,7 +402,7 @@ def check_separable(
         worst = Fraction(0)
         for form in cluster_forms(chain, st, c, deadline):
             regions += 1
-            coef = {i: _value(f, theta) for i, f in form.coefs.items()}
+            coef = {i: form_value(f, theta) for i, f in form.coefs.items()}
             where = f"cluster {{{name}}}, region {form.region.describe(tuple(ids[a] for a in c.stations))}"
             for i in sorted(set(coef) | set(cb)):
                 if i in local:

@@ -24,8 +24,7 @@ from fractions import Fraction
 
 from ..markov.chain import Chain, drain_order
 from ..markov.regions import Region
-from ..templates.options import MAX_REFINEMENT
-from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, local_states
+from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, coefficient_vector, form_value, local_states
 from .facts import Check, SeparableGrowthFacts
 from .separable import structure_problem
 
@@ -208,28 +207,19 @@ def check_separable_growth(
         return Check.failed([problem])
     if any(st.multipliers) or st.pairs:
         return Check.failed(["a growth structure has no multipliers and no P"])
-    cells = sum(st.cell_count(g) for g in range(len(st.groups)))
-    if cells > MAX_REFINEMENT:
-        return Check.failed([f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"])
     if drain_order(chain) is None:
         return Check.failed(["the empty state is not shown reachable from every state"])
-    names = growth_variables(chain, st)
-    if isinstance(theta, Mapping):
-        if set(theta) != set(names):
-            missing = sorted(set(names) - set(theta))[:3]
-            extra = sorted(set(theta) - set(names))[:3]
-            return Check.failed([f"coefficients differ from the structure's: missing {missing}, unexpected {extra}"])
-        theta = [theta[n] for n in names]
-    if len(theta) != len(names):
-        return Check.failed([f"the structure needs {len(names)} coefficients, got {len(theta)}"])
-    theta = [Fraction(t) for t in theta]
+    vector = coefficient_vector(growth_variables(chain, st), theta, "the structure")
+    if isinstance(vector, str):
+        return Check.failed([vector])
+    theta = vector
     regions = 0
     minima: list[tuple[str, Fraction]] = []
     for c in clusters(chain, st):
         worst: Fraction | None = None
         for gf in growth_forms(chain, st, c, deadline):
             regions += 1
-            v = sum((x * theta[k] for k, x in gf.form.items()), Fraction(0))
+            v = form_value(gf.form, theta)
             worst = v if worst is None else min(worst, v)
         minima.append((cluster_name(chain, c), worst if worst is not None else Fraction(0)))
     delta = sum((m for _, m in minima), Fraction(0))

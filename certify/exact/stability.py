@@ -40,6 +40,7 @@ from ..markov.symmetry import Symmetry, is_automorphism, reducing
 from ..templates import TEMPLATES
 from ..templates.base import Template
 from ..templates.options import MAX_REFINEMENT, refinement_factor
+from .clusters import coefficient_vector
 from .facts import Check, FiniteStateFacts, FluidFacts, FosterFacts
 
 if TYPE_CHECKING:
@@ -117,14 +118,10 @@ def check_foster(
     symmetry = tmpl.symmetry
     opts = tmpl.options
     names = tmpl.variables()
-    if isinstance(theta, Mapping):
-        if set(theta) != set(names):
-            missing = sorted(set(names) - set(theta))[:3]
-            extra = sorted(set(theta) - set(names))[:3]
-            return Check.failed([f"template {template} coefficients differ: missing {missing}, unexpected {extra}"])
-        theta = [theta[n] for n in names]
-    if len(theta) != len(names):
-        return Check.failed([f"template {template} needs {len(names)} coefficients, got {len(theta)}"])
+    vector = coefficient_vector(names, theta, f"template {template}")
+    if isinstance(vector, str):
+        return Check.failed([vector])
+    theta = vector
     failures = tmpl.invariance_failures(theta)[:max_failures]
     if failures:
         return Check.failed(failures)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..core.latex import frac_tex
+from ..exact.clusters import form_value
 from ..exact.facts import SeparableFacts, SeparableGrowthFacts
 from ..exact.separable import Structure, cluster_name, clusters, families
 from ..exact.separable_growth import growth_forms
@@ -145,7 +146,7 @@ def explain_separable_growth(ctx: Context) -> Proof:
     fams = families(chain)
     rows = []
     for c in clusters(chain, st):
-        least = min((sum((x * theta[k] for k, x in gf.form.items()), Fraction(0)) for gf in growth_forms(chain, st, c)),
+        least = min((form_value(gf.form, theta) for gf in growth_forms(chain, st, c)),
                     default=Fraction(0))
         rows.append(("{" + cluster_name(chain, c) + "}", ", ".join(fams[n].name for n in c.families), Math(frac_tex(least))))
     rows.sort(key=lambda r: str(r[0]))

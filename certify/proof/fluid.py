@@ -90,6 +90,7 @@ class Fluid(JsqStage):
                     return proved
         sym = ctx.symmetry  # found only now: the bound needs no station classes (all pairs are tried: 3 s at J = 400)
         faces: dict[bool, list[FluidFace]] = {}
+        too_many = beyond_product(ctx.chain, ctx.templates) if ctx.chain is not None else None
         for kind in FLUID_KINDS:
             reduced = kind == "linear" and not sym.trivial
             if kind == "quadratic" and not sym.trivial and ctx.base.J > MAX_UNREDUCED_J:
@@ -101,7 +102,6 @@ class Fluid(JsqStage):
             if run.expired():  # before listing faces: past the deadline the listing would only be cut short
                 run.skipped.append(f"fluid {kind}")
                 continue
-            too_many = beyond_product(ctx.chain, ctx.templates) if ctx.chain is not None else None
             if too_many is not None:
                 ctx.res.attempts.append(Attempt(f"fluid {kind} Lyapunov", f"{plural(ctx.base.J, 'station')}", 0.0, too_many))
                 continue

@@ -98,12 +98,18 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
     >>> separable_tries(compile_chain(load("models/symmetric-jsq-J4.json")), ["table"])
     []
     """
-    if "table" not in templates or phased_streams(chain) or len(default_structure(chain, 1).groups) < 2:
-        return []
+    return list(_tries(chain)) if "table" in templates else []
+
+
+@lru_cache(maxsize=256)
+def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
+    """The separable tries of a chain, computed once (the schedule, the fluid stage and the size guard all ask)."""
     plain = default_structure(chain, 1).groups
+    if phased_streams(chain) or len(plain) < 2:
+        return ()
     tries = [SeparableTry(K, merged) for K, merged in SEPARABLE_K
              if not (merged and default_structure(chain, 1, True).groups == plain)]
-    return [t for t in tries if structure_problem(chain, t.structure(chain)) is None]
+    return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None)
 
 
 @lru_cache(maxsize=256)

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.clock import remaining
+from ..exact.clusters import form_value
 from ..exact.separable import Cluster, RegionForm, Structure, cluster_forms, clusters, station_phases, variables
 from ..exact.separable_growth import growth_forms, growth_variables
 from ..markov.chain import Chain
@@ -139,7 +140,7 @@ def _exact_budgets(
 ) -> dict[tuple[int, ...], dict[int, Fraction]]:
     out: dict[tuple[int, ...], dict[int, Fraction]] = {}
     for c, fs in zip(cl, forms):
-        values = [{i: sum((x * theta[v] for v, x in f.items()), Fraction(0)) for i, f in form.coefs.items()} for form in fs]
+        values = [{i: form_value(f, theta) for i, f in form.coefs.items()} for form in fs]
         b: dict[int, Fraction] = {}
         passive = sorted({i for v in values for i in v if i not in c.stations})
         for i in passive:
@@ -390,5 +391,5 @@ def search_separable_growth(chain: Chain, st: Structure, solver: str | None = No
     theta[: chain.J] = [max(Fraction(0), w) for w in theta[: chain.J]]
     delta = Fraction(0)
     for fs in forms:
-        delta += min((sum((x * theta[v] for v, x in gf.form.items()), Fraction(0)) for gf in fs), default=Fraction(0))
+        delta += min((form_value(gf.form, theta) for gf in fs), default=Fraction(0))
     return GrowthCandidate(st, theta, delta, res.status, float(res.x[d_col]))

@@ -192,6 +192,32 @@ def _stations(chain: Chain, value: Any, field: str) -> tuple[int, ...]:
     return tuple(chain.ids.index(s) for s in station_list(chain, value, field, nonempty=True))
 
 
+def _chain_of(net: Network, cert: Mapping[str, Any]) -> Chain | str:
+    """The chain both separable kinds are about (its phase-type service expanded), or why they do not apply."""
+    chain = markov_of(net, cert)
+    if isinstance(chain, str):
+        return chain
+    if phased_streams(chain):
+        return "the network has non-exponential interarrival laws; a separable certificate expands phase-type service only"
+    return chain
+
+
+def _groups(chain: Chain, raw: Any, field: str) -> tuple[tuple[int, ...], ...]:
+    """A list of station lists (each non-empty, known ids in the network's order)."""
+    if not isinstance(raw, list):
+        raise CertificateError(None, field, f"must be a list of station lists, got {type(raw).__name__}")
+    return tuple(_stations(chain, v, f"{field}[{g}]") for g, v in enumerate(raw))
+
+
+def _checkable(chain: Chain, st: Structure) -> Structure:
+    """The shape, once :func:`~certify.exact.separable.structure_problem` finds nothing (its problem is refused)."""
+    problem = structure_problem(chain, st)
+    if problem:
+        where, _, rule = problem.partition(": ")
+        raise CertificateError(None, where, rule)
+    return st
+
+
 def read_separable(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     """Read a separable Foster certificate: its shape, coefficients and budgets (canonical rationals).
 
@@ -227,18 +253,15 @@ def read_separable(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     ...
     certify.core.errors.CertificateError: P[0]: must be [a, b, value]: a, b station ids in the network's order, value a rational
     """
-    chain = markov_of(net, cert)
+    chain = _chain_of(net, cert)
     if isinstance(chain, str):
         return chain
-    if phased_streams(chain):
-        return "the network has non-exponential interarrival laws; a separable certificate expands phase-type service only"
     ids = chain.ids
     K = clip_level(cert.get("K"), "K")
     groups_raw, mult_raw = cert.get("groups"), cert.get("multipliers")
     if not isinstance(groups_raw, list) or not isinstance(mult_raw, list) or len(groups_raw) != len(mult_raw):
         raise CertificateError(None, "groups", "groups and multipliers must be lists of the same length (one per group)")
-    groups = tuple(_stations(chain, v, f"groups[{g}]") for g, v in enumerate(groups_raw))
-    mult = tuple(_stations(chain, v, f"multipliers[{g}]") for g, v in enumerate(mult_raw))
+    groups, mult = _groups(chain, groups_raw, "groups"), _groups(chain, mult_raw, "multipliers")
     P_raw = cert.get("P")
     if not isinstance(P_raw, list):
         raise CertificateError(None, "P", f"must be a list of [a, b, value], got {type(P_raw).__name__}")
@@ -253,11 +276,7 @@ def read_separable(net: Network, cert: Mapping[str, Any]) -> Reading | str:
         pvals.append(unq(e[2], f"P[{k}]"))
     if len(set(pairs)) != len(pairs) or pairs != sorted(pairs):
         raise CertificateError(None, "P", "the pairs must be distinct and sorted by the network's order")
-    st = Structure(groups, mult, K, tuple(pairs), station_phases(chain))
-    problem = structure_problem(chain, st)
-    if problem:
-        where, _, rule = problem.partition(": ")
-        raise CertificateError(None, where, rule)
+    st = _checkable(chain, Structure(groups, mult, K, tuple(pairs), station_phases(chain)))
     tabs = cert.get("tables")
     if not isinstance(tabs, list) or len(tabs) != len(groups):
         raise CertificateError(None, "tables", "must be a list with one map per group")
@@ -391,21 +410,12 @@ def read_separable_growth(net: Network, cert: Mapping[str, Any]) -> Reading | st
     >>> read_separable_growth(over, {"K": 1, "groups": [], "weights": {"1": "1"}, "tables": []}).args[2]
     [Fraction(1, 1)]
     """
-    chain = markov_of(net, cert)
+    chain = _chain_of(net, cert)
     if isinstance(chain, str):
         return chain
-    if phased_streams(chain):
-        return "the network has non-exponential interarrival laws; a separable certificate expands phase-type service only"
     ids = chain.ids
     K = clip_level(cert.get("K"), "K")
-    groups_raw = cert.get("groups")
-    if not isinstance(groups_raw, list):
-        raise CertificateError(None, "groups", f"must be a list of station lists, got {type(groups_raw).__name__}")
-    st = growth_structure([_stations(chain, v, f"groups[{g}]") for g, v in enumerate(groups_raw)], K, station_phases(chain))
-    problem = structure_problem(chain, st)
-    if problem:
-        where, _, rule = problem.partition(": ")
-        raise CertificateError(None, where, rule)
+    st = _checkable(chain, growth_structure(_groups(chain, cert.get("groups"), "groups"), K, station_phases(chain)))
     ws = cert.get("weights")
     vals = named_rationals(ws if isinstance(ws, dict) else {}, list(ids), "weights")
     theta = [vals[s] for s in ids]
