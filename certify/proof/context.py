@@ -25,7 +25,7 @@ from ..markov.drift import compile_drifts
 from ..markov.jumps import RegionDrift
 from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
-from ..markov.regions import TimeLimitReached, enumerate_regions
+from ..markov.regions import TimeLimitReached, iter_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
 from .result import Attempt, Result
 
@@ -138,11 +138,15 @@ class Regions:
     def __init__(self, res: Result, chain: Chain, deadline: float | None = None):
         self.res, self.chain, self.deadline = res, chain, deadline
         self.cache: dict[tuple[tuple[tuple[int, int], ...], Symmetry | None], list[RegionDrift]] = {}
+        self.too_many: set[tuple[tuple[tuple[int, int], ...], Symmetry | None]] = set()  # found too many by listing
 
-    def get(self, levels: dict[int, int], symmetry: Symmetry | None = None) -> list[RegionDrift] | None:
+    def get(self, levels: dict[int, int], symmetry: Symmetry | None = None, cap: int | None = None) -> list[RegionDrift] | None:
         """The drifts for these clip levels, or None when the refined problem would exceed :data:`MAX_REGIONS`.
 
         With a (non-trivial) ``symmetry``: the regions of the sorted chamber only, one per orbit.
+        The bound is the base regions times (K + 2) per clipped station, which can be far above the
+        count (most pieces are empty); with ``cap``, a level set over the bound is listed anyway and
+        given up (None, and remembered) once more than ``cap`` regions are found.
         Raises :class:`TimeLimitReached` when the deadline passes during the enumeration.
         """
         symmetry = reducing(symmetry)
@@ -151,12 +155,17 @@ class Regions:
             merged[a] = max(k, merged.get(a, 0))
         levels = dict(sorted(merged.items()))
         key = (tuple(levels.items()), symmetry)
+        if key in self.too_many:
+            return None
+        limit = None
         if key not in self.cache:
             if key[0] != tuple(sorted(self.chain.base_levels.items())):
                 base = self.get({}, symmetry)
                 assert base is not None
                 if len(base) * prod(k + 2 for k in levels.values()) > MAX_REGIONS:
-                    return None
+                    if cap is None:
+                        return None
+                    limit = cap
             extra = {a: k for a, k in levels.items() if self.chain.base_levels.get(a) != k}
             label = "regions" if not extra else f"regions x cells (K={max(extra.values())})"
             if self.chain.has_phases:
@@ -164,7 +173,13 @@ class Regions:
             if symmetry is not None:
                 label += " (one per orbit)"
             with Timer(self.res, label) as t:
-                regions = enumerate_regions(self.chain, levels, deadline=self.deadline, symmetry=symmetry)
+                regions = []
+                for region in iter_regions(self.chain, levels, deadline=self.deadline, symmetry=symmetry):
+                    regions.append(region)
+                    if limit is not None and len(regions) > limit:
+                        t.size, t.outcome = f"more than {limit} regions", "given up (too many to search)"
+                        self.too_many.add(key)
+                        return None
                 drifts = compile_drifts(self.chain, regions, deadline=self.deadline)
                 unbounded = sum(1 for d in drifts if d.generators)
                 what = "(region, phase) pairs" if self.chain.has_phases else "regions"

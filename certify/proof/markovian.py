@@ -23,6 +23,18 @@ from ..search.template import search_template
 from ..templates import TEMPLATES
 from ..templates.table import default_fast, table_text
 from .context import ProofContext, primitives
+from .faces import (
+    FACE_GROWTH_K,
+    FACE_K,
+    FACE_REGIONS,
+    FACE_SUPPORTS,
+    MAX_SETS,
+    SMALL_K,
+    FaceTries,
+    face_fast_sets,
+    face_tries_apply,
+    faces_of,
+)
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
 from .separable import SeparableTry, beyond_product, run_separable, separable_tries
@@ -101,6 +113,10 @@ class GrowthTry:
     K: int = 0
 
 
+#: One item of the :func:`schedule`.
+Item = FosterTry | GrowthTry | SeparableTry | FaceTries
+
+
 def _growth_stages(chain: Chain) -> list[GrowthTry]:
     fast = tuple(default_fast(chain))
     stages = [GrowthTry("linear growth (transience)")]
@@ -112,11 +128,12 @@ def _growth_stages(chain: Chain) -> list[GrowthTry]:
     return stages
 
 
-def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry | SeparableTry]:
+def schedule(chain: Chain, templates: list[str]) -> list[Item]:
     """The Markovian searches in order: cheapest first, instability searches interleaved with the Foster ones.
 
     The first Foster template, then linear growth, then the separable tries where two or more groups
-    share choice sets (:func:`~certify.proof.separable.separable_tries`); then the richer Foster tries,
+    share choice sets (:func:`~certify.proof.separable.separable_tries`); then, where the default table
+    follows more than three stations, the face-guided tables (:mod:`certify.proof.faces`); then the richer Foster tries,
     each growth-with-table stage right after the first Foster try whose clip
     level reaches its K (they share the refined regions), so an unstable network
     does not wait for every Foster table level before its growth certificate is tried.
@@ -130,7 +147,7 @@ def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry |
 
     Returns
     -------
-    list of FosterTry, GrowthTry or SeparableTry
+    list of FosterTry, GrowthTry, SeparableTry or FaceTries
         The searches, in the order they are tried.
 
     Examples
@@ -149,11 +166,13 @@ def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry |
                 continue
             foster.append(FosterTry(name, opts))
     growth = _growth_stages(chain)
-    out: list[FosterTry | GrowthTry | SeparableTry] = []
+    out: list[Item] = []
     if foster:
         out.append(foster.pop(0))
     out.append(growth.pop(0))  # linear growth
     out.extend(separable_tries(chain, templates))
+    if face_tries_apply(chain, templates):
+        out.append(FaceTries())
     for item in foster:
         out.append(item)
         level = TEMPLATES[item.template].table_level(chain, item.options)
@@ -164,9 +183,9 @@ def schedule(chain: Chain, templates: list[str]) -> list[FosterTry | GrowthTry |
     return out + growth
 
 
-def _label(chain: Chain, item: FosterTry | GrowthTry | SeparableTry) -> str:
+def _label(chain: Chain, item: Item) -> str:
     """The name of a :func:`schedule` item as the run's summary lists it."""
-    if isinstance(item, (GrowthTry, SeparableTry)):
+    if isinstance(item, (GrowthTry, SeparableTry, FaceTries)):
         return item.stage
     cls = TEMPLATES[item.template]
     return f"{cls.label(cls.resolve_options(chain, item.options))} Foster"
@@ -211,7 +230,7 @@ class Markovian(JsqStage):
             return go_on(*found.reasons, hints=found.hints)
         return replace(proved, reasons=(*found.reasons, *proved.reasons), hints=tuple(found.hints))
 
-    def _search(self, ctx: ProofContext, items: list[FosterTry | GrowthTry | SeparableTry], found: _Found) -> StageOutcome | None:
+    def _search(self, ctx: ProofContext, items: list[Item], found: _Found) -> StageOutcome | None:
         """The schedule's searches in order; the first proof's outcome, or None."""
         assert ctx.chain is not None
         first = next((item.template for item in items if isinstance(item, FosterTry)), None)
@@ -229,6 +248,8 @@ class Markovian(JsqStage):
                     ))
             elif isinstance(item, SeparableTry):
                 proved = run_separable(ctx, item)
+            elif isinstance(item, FaceTries):
+                proved = self._faces(ctx, found)
             else:
                 proved = self._growth(ctx, item.stage, list(item.fast), item.K)
             if proved is not None:
@@ -243,13 +264,58 @@ class Markovian(JsqStage):
             return None
         return reducing(ctx.symmetry)
 
-    def _foster(self, ctx: ProofContext, name: str, raw: JsonObject, found: _Found) -> StageOutcome | None:
+    def _faces(self, ctx: ProofContext, found: _Found) -> StageOutcome | None:
+        """The face-guided tries (:mod:`certify.proof.faces`): per fast set, a Foster table, then growth tables."""
+        chain = ctx.chain
+        assert chain is not None
+        faces = faces_of(found.hints, chain.J)
+        if not faces:
+            ctx.run.skipped.append("face-guided tables (no binding direction of a failed Foster search to guide them)")
+            return None
+        sets: list[tuple[tuple[int, ...], tuple[int, ...]]] = []  # (fast set, the face that suggested it)
+        for face in faces:
+            for fast in face_fast_sets(chain, face):
+                if all(fast != f for f, _ in sets) and len(sets) < MAX_SETS:
+                    sets.append((fast, face))
+
+        def where(fast: tuple[int, ...], face: tuple[int, ...]) -> str:
+            return (f"on {{{','.join(chain.ids[j] for j in fast)}}}, guided by the face "
+                    f"{{{','.join(chain.ids[j] for j in face)}}}")
+
+        # every set at the Foster level and the first growth level, then the larger growth levels
+        for fast, face in sets:
+            for K in (FACE_K, SMALL_K):
+                raw: JsonObject = {"fast": [chain.ids[j] for j in fast], "K": K}
+                try:
+                    TEMPLATES["table"].resolve_options(chain, raw)
+                except CertificateError:  # too large a table for this chain: not tried
+                    continue
+                if ctx.regions.get({j: K for j in fast}, self._symmetry(ctx, "table"), cap=FACE_REGIONS) is not None:
+                    break
+            else:
+                continue
+            proved = self._foster(ctx, "table", raw, found, label=f"table (K={K}) {where(fast, face)} Foster")
+            if proved is None:
+                g = FACE_GROWTH_K[0] if K == FACE_K else K
+                proved = self._growth(ctx, f"growth + table (K={g}) {where(fast, face)} (transience)",
+                                      list(fast), g, first=face, limit=FACE_SUPPORTS, cap=FACE_REGIONS)
+            if proved is not None:
+                return proved
+        for K in FACE_GROWTH_K[1:]:
+            for fast, face in sets:
+                proved = self._growth(ctx, f"growth + table (K={K}) {where(fast, face)} (transience)", list(fast), K,
+                                      first=face, limit=FACE_SUPPORTS, cap=FACE_REGIONS)
+                if proved is not None:
+                    return proved
+        return None
+
+    def _foster(self, ctx: ProofContext, name: str, raw: JsonObject, found: _Found, label: str | None = None) -> StageOutcome | None:
         """One Foster template with one option set; the decision when a certificate passed the exact check."""
         chain, res, run = ctx.chain, ctx.res, ctx.run
         assert chain is not None
         cls = TEMPLATES[name]
         opts = cls.resolve_options(chain, raw)
-        label = f"{cls.label(opts)} Foster"
+        label = label or f"{cls.label(opts)} Foster"
         if run.expired():
             run.skipped.append(label)
             return None
@@ -297,14 +363,19 @@ class Markovian(JsqStage):
                 "for " + primitives(chain) + " and the given tie-breaking (nothing is claimed for other laws)",
             )
 
-    def _growth(self, ctx: ProofContext, stage: str, fast_set: list[int], K: int) -> StageOutcome | None:
-        """One growth stage (linear, or with a bounded table over (min(x_fast, K), phases)); the decision when proved."""
+    def _growth(self, ctx: ProofContext, stage: str, fast_set: list[int], K: int,
+                first: tuple[int, ...] | None = None, limit: int = 16, cap: int | None = None) -> StageOutcome | None:
+        """One growth stage (linear, or with a bounded table over (min(x_fast, K), phases)); the decision when proved.
+
+        ``first``: a support to try before the default ones (a face-guided try's face); ``limit``: the most supports;
+        ``cap``: list the refined regions even above their size bound, up to this many (:meth:`Regions.get`).
+        """
         chain, res, run = ctx.chain, ctx.res, ctx.run
         assert chain is not None
         if run.expired():
             run.skipped.append(stage)
             return None
-        drifts = ctx.regions.get({a: K for a in fast_set})
+        drifts = ctx.regions.get({a: K for a in fast_set}, cap=cap)
         if drifts is None:
             res.attempts.append(Attempt(stage, "too many regions x cells", 0.0, "skipped"))
             return None
@@ -312,7 +383,10 @@ class Markovian(JsqStage):
         use_table = bool(fast_set) or (chain.has_phases and "table" in stage)
         with ctx.timer(stage) as t:
             tried = 0
-            for support in growth_candidates(chain, ctx.hint, limit=16):
+            supports = growth_candidates(chain, ctx.hint, limit=limit)
+            if first is not None:
+                supports = [first, *(s for s in supports if s != first)][:limit]
+            for support in supports:
                 if run.expired():
                     t.outcome = "stopped by the time limit (nothing is concluded from the supports not tried)"
                     run.stopped(stage)
