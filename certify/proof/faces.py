@@ -34,12 +34,12 @@ FACE_GROWTH_K = (4, 8)
 #: The most stations a face-guided table follows (its cells are (K + 1)^|F| per multiplier).
 MAX_FACE_FAST = 3
 #: The most faces (distinct supports of binding generators) and fast sets tried.
-MAX_FACES, MAX_SETS = 2, 4
+MAX_FACES, MAX_SETS = 2, 3
 #: The most growth supports a face-guided growth try solves for (the face first).
 FACE_SUPPORTS = 4
 #: The most refined regions a face-guided try lists (its size bound, base regions x (K + 2)^|F|, can be far
 #: above the count: :meth:`certify.proof.context.Regions.get`).
-FACE_REGIONS = 150_000
+FACE_REGIONS = 80_000
 
 
 @dataclass(frozen=True)

@@ -132,11 +132,11 @@ def schedule(chain: Chain, templates: list[str]) -> list[Item]:
     """The Markovian searches in order: cheapest first, instability searches interleaved with the Foster ones.
 
     The first Foster template, then linear growth, then the separable tries where two or more groups
-    share choice sets (:func:`~certify.proof.separable.separable_tries`); then, where the default table
-    follows more than three stations, the face-guided tables (:mod:`certify.proof.faces`); then the richer Foster tries,
+    share choice sets (:func:`~certify.proof.separable.separable_tries`); then the richer Foster tries,
     each growth-with-table stage right after the first Foster try whose clip
     level reaches its K (they share the refined regions), so an unstable network
-    does not wait for every Foster table level before its growth certificate is tried.
+    does not wait for every Foster table level before its growth certificate is tried.  Last, where the
+    default table follows more than three stations, the face-guided tables (:mod:`certify.proof.faces`).
 
     Parameters
     ----------
@@ -171,8 +171,6 @@ def schedule(chain: Chain, templates: list[str]) -> list[Item]:
         out.append(foster.pop(0))
     out.append(growth.pop(0))  # linear growth
     out.extend(separable_tries(chain, templates))
-    if face_tries_apply(chain, templates):
-        out.append(FaceTries())
     for item in foster:
         out.append(item)
         level = TEMPLATES[item.template].table_level(chain, item.options)
@@ -180,7 +178,7 @@ def schedule(chain: Chain, templates: list[str]) -> list[Item]:
             continue
         while growth and growth[0].K <= level:
             out.append(growth.pop(0))
-    return out + growth
+    return out + growth + ([FaceTries()] if face_tries_apply(chain, templates) else [])
 
 
 def _label(chain: Chain, item: Item) -> str:
