@@ -141,6 +141,66 @@ def test_cascade_both_sides_with_merged_groups():
         assert res.certificate["groups"] == [["1", "2", "3", "4"]]
 
 
+def cascade3(mu_7: F, lam_7: F) -> dict:
+    """The depth-3 cascade: {1,2} -> 1's output joins JSQ{3,4} -> 3's joins JSQ{5,6} -> 5's goes on to the sink 7."""
+    doc = cascade(F(1), F(1))
+    doc["stations"].update({"5": {"mu": 1}, "6": {"mu": "3/2"}, "7": {"mu": str(mu_7)}})
+    doc["streams"][1] = {"choice": ["7"], "rate": str(lam_7)}
+    doc["feedback"][1] = {"from": "3", "choice": ["5", "6"], "prob": 1}
+    doc["feedback"].append({"from": "5", "choice": ["7"], "prob": 1})
+    doc["tie_breaking"].append({"set": ["5", "6"], "probs": {"5": "3/10", "6": "7/10"}})
+    return doc
+
+
+def test_a_merged_shape_over_its_bound_is_tried_when_its_regions_are_few():
+    """The depth-3 cascade's merged group at K = 2 bounds 7 million regions and has few: it is tried (counted)."""
+    from certify.exact.separable import MAX_SEPARABLE_REGIONS, region_bound
+
+    chain = compile_chain(from_dict(cascade3(F(3, 5), F(1, 2))))
+    st = default_structure(chain, 2, True)
+    assert st.groups == ((0, 1, 2, 3, 4, 5),)
+    assert region_bound(chain, st) > MAX_SEPARABLE_REGIONS
+    assert any(t.K == 2 and t.merged for t in separable_tries(chain, ["table"]))
+
+
+def test_the_checks_stop_listing_past_their_cap(monkeypatch):
+    """With the cap on listed local states below a cluster's count, both checks fail saying so (nothing is accepted)."""
+    import certify.exact.separable as sep
+    import certify.exact.separable_growth as sepg
+
+    chain = compile_chain(from_dict(gadgets(1, F(9, 5), F(2, 5))))
+    st = Structure((), (), 1, ((0, 0), (1, 1), (2, 2)))
+    monkeypatch.setattr(sep, "MAX_SEPARABLE_REGIONS", 1)
+    monkeypatch.setattr(sepg, "MAX_SEPARABLE_REGIONS", 1)
+    good = {c.stations: {a: F(-1) for a in c.stations} for c in clusters(chain, st)}
+    chk = check_separable(chain, st, [F(1), F(1), F(1)], good)
+    assert not chk.ok and "stopped listing" in chk.failures[0]
+    gst = growth_structure((), 1)
+    gchk = check_separable_growth(chain, gst, [F(1), F(1), F(1)])
+    assert not gchk.ok and "stopped listing" in gchk.failures[0]
+
+
+@pytest.mark.slow
+def test_depth_three_cascade_both_sides():
+    """A depth-3 cascade at 0.97 / 1.03 of its boundary (the head's own chain, truncated): both sides, one merged group."""
+    head = cascade3(F(1), F(1))
+    head["stations"].pop("7")
+    head["streams"], head["feedback"] = head["streams"][:1], head["feedback"][:2]
+    net = from_dict(head)
+    d = F(stationary(net, truncate=7).throughput[net.station_ids.index("5")]).limit_denominator(10**6)
+    mu = d + F(1, 2)
+    for r, want in ((F(97, 100), "stable"), (F(103, 100), "unstable")):
+        net = from_dict(cascade3(mu, r * mu - d))
+        res = certify.prove(net, simulate=False, time_limit=240)
+        assert res.verdict == want, res.reasons
+        assert res.certificate["groups"] == [["1", "2", "3", "4", "5", "6"]]
+        assert certify.verify(net, res.certificate).ok
+        if want == "stable":
+            independent.check_separable(net, copy.deepcopy(res.certificate), count=40)
+        else:
+            independent.check_separable_growth(net, copy.deepcopy(res.certificate), count=60)
+
+
 def _gadgets_fed_back() -> dict:
     """Gadgets whose b station feeds back into its own pair (compared after its departure), the sink into itself."""
     doc = gadgets(2, F(9, 5), F(1, 5))

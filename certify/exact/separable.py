@@ -64,6 +64,8 @@ from .facts import Check, SeparableFacts
 
 __all__ = [
     "MAX_SEPARABLE_REGIONS",
+    "MAX_SEPARABLE_BOUND",
+    "region_bound",
     "RegionForm",
     "structure_problem",
     "variables",
@@ -80,8 +82,12 @@ __all__ = [
     "station_phases",
 ]
 
-#: The most regions (all clusters together) a separable certificate may make the checker enumerate.
+#: The most local states (all clusters together) a separable certificate may make the checker list: the checks
+#: stop and fail past it.
 MAX_SEPARABLE_REGIONS = 2_000_000
+#: The most regions the clusters' shape may allow before anything is listed (:func:`region_bound`, an upper
+#: bound that can be far above the count: a 6-station merged group at K = 2 bounds 7,077,890 and has about 10,000).
+MAX_SEPARABLE_BOUND = 100_000_000
 
 # A linear form in the coefficients: variable index -> exact factor.
 Form = dict[int, Fraction]
@@ -148,6 +154,46 @@ def variables(chain: Chain, st: Structure) -> list[str]:
     return names
 
 
+def region_bound(chain: Chain, st: Structure) -> int:
+    """An upper bound on the clusters' regions together, computed without listing any (the clip levels, the
+    empty stations, and every argmin pattern of each routing set, times the phases).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    st : Structure
+        The shape (its groups disjoint and known: :func:`structure_problem` checks them first).
+
+    Returns
+    -------
+    int
+        The bound.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> region_bound(ch, Structure(((0, 1),), ((0, 1),), 2, ((0, 0), (1, 1))))
+    192
+    """
+    total = 0
+    fams = families(chain)
+    for c in clusters(chain, st):
+        levels = {a: st.K for g in c.groups for a in st.groups[g]}
+        levels.update({a: 1 for a in c.stations if st.phase_count(a) and a not in levels})
+        sub, _ = sub_chain(chain, c, fams)
+        patterns = 1
+        for C in sub.routing_sets:
+            patterns *= 2 ** len(C) - 1
+        for _, C in sub.shifted_sets:
+            patterns *= 2 ** len(C) - 1
+        for a in c.stations:
+            patterns *= max(1, st.phase_count(a))
+        total += refinement_factor(levels) * 2 ** len(c.stations) * patterns
+    return total
+
+
 def structure_problem(chain: Chain, st: Structure) -> str | None:
     """Why the structure cannot be checked (sized before anything is enumerated), or None.
 
@@ -192,22 +238,9 @@ def structure_problem(chain: Chain, st: Structure) -> str | None:
     cells = sum(st.cell_count(g) * max(1, len(L)) for g, L in enumerate(st.multipliers))
     if cells > MAX_REFINEMENT:
         return f"groups: the tables have {cells} values (at most {MAX_REFINEMENT})"
-    total = 0
-    fams = families(chain)
-    for c in clusters(chain, st):
-        levels = {a: st.K for g in c.groups for a in st.groups[g]}
-        levels.update({a: 1 for a in c.stations if st.phase_count(a) and a not in levels})
-        sub, _ = sub_chain(chain, c, fams)
-        patterns = 1
-        for C in sub.routing_sets:
-            patterns *= 2 ** len(C) - 1
-        for _, C in sub.shifted_sets:
-            patterns *= 2 ** len(C) - 1
-        for a in c.stations:
-            patterns *= max(1, st.phase_count(a))
-        total += refinement_factor(levels) * 2 ** len(c.stations) * patterns
-    if total > MAX_SEPARABLE_REGIONS:
-        return f"groups: the clusters could have {total} regions together (at most {MAX_SEPARABLE_REGIONS})"
+    total = region_bound(chain, st)
+    if total > MAX_SEPARABLE_BOUND:
+        return f"groups: the clusters could have {total} regions together (at most {MAX_SEPARABLE_BOUND})"
     return None
 
 
@@ -402,6 +435,9 @@ def check_separable(
         worst = Fraction(0)
         for form in cluster_forms(chain, st, c, deadline):
             regions += 1
+            if regions > MAX_SEPARABLE_REGIONS:
+                return Check.failed([f"groups: the clusters have more than {MAX_SEPARABLE_REGIONS} local states together "
+                                     f"(at most {MAX_SEPARABLE_REGIONS}); stopped listing them"])
             coef = {i: form_value(f, theta) for i, f in form.coefs.items()}
             where = f"cluster {{{name}}}, region {form.region.describe(tuple(ids[a] for a in c.stations))}"
             for i in sorted(set(coef) | set(cb)):

@@ -26,7 +26,7 @@ from ..markov.chain import Chain, drain_order
 from ..markov.regions import Region
 from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, coefficient_vector, form_value, local_states
 from .facts import Check, SeparableGrowthFacts
-from .separable import structure_problem
+from .separable import MAX_SEPARABLE_REGIONS, structure_problem
 
 __all__ = ["growth_structure", "growth_variables", "growth_forms", "check_separable_growth", "GrowthForm"]
 
@@ -219,6 +219,9 @@ def check_separable_growth(
         worst: Fraction | None = None
         for gf in growth_forms(chain, st, c, deadline):
             regions += 1
+            if regions > MAX_SEPARABLE_REGIONS:
+                return Check.failed([f"groups: the clusters have more than {MAX_SEPARABLE_REGIONS} local states together "
+                                     f"(at most {MAX_SEPARABLE_REGIONS}); stopped listing them"])
             v = form_value(gf.form, theta)
             worst = v if worst is None else min(worst, v)
         minima.append((cluster_name(chain, c), worst if worst is not None else Fraction(0)))

@@ -17,7 +17,16 @@ from functools import lru_cache
 from ..certificates.kinds.separable import separable_certificate, separable_growth_certificate
 from ..core.render import plural
 from ..exact.clusters import phased_streams
-from ..exact.separable import Structure, check_separable, clusters, families, structure_problem, sub_chain
+from ..exact.separable import (
+    MAX_SEPARABLE_REGIONS,
+    Structure,
+    check_separable,
+    clusters,
+    families,
+    region_bound,
+    structure_problem,
+    sub_chain,
+)
 from ..exact.separable_growth import check_separable_growth, growth_structure
 from ..markov.chain import Chain
 from ..markov.regions import iter_regions
@@ -25,10 +34,16 @@ from ..search.separable import default_structure, search_separable, search_separ
 from .context import ProofContext, primitives
 from .stage import Decision, StageOutcome, decide
 
-__all__ = ["SEPARABLE_K", "PRODUCT_LIMIT", "SeparableTry", "separable_tries", "run_separable", "product_estimate", "beyond_product"]
+__all__ = ["SEPARABLE_K", "TRY_REGIONS", "PRODUCT_LIMIT", "SeparableTry", "separable_tries", "run_separable", "product_estimate",
+           "beyond_product"]
 
 #: The separable tries, in order: (clip level, merged groups); a merged try only where it differs.
-SEPARABLE_K = ((6, False), (4, True), (12, False))
+SEPARABLE_K = ((6, False), (2, True), (4, True), (12, False))
+
+#: The most cluster regions (all clusters together) a separable try of ``prove`` lists, where their bound is above
+#: :data:`~certify.exact.separable.MAX_SEPARABLE_REGIONS` (the merged group of a depth-3 cascade at K = 2 has about
+#: 10,000 against a bound of 7,077,890; at K = 4 a bound of 80,621,570).
+TRY_REGIONS = 100_000
 
 #: Beyond this product of the clusters' region counts the whole network's regions and fluid faces are not listed
 #: where the separable tries apply: 5 gadgets into a sink (15,552) spent 60 s listing them, 6 (93,312) 120 s and 3 GB.
@@ -109,7 +124,29 @@ def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
         return ()
     tries = [SeparableTry(K, merged) for K, merged in SEPARABLE_K
              if not (merged and default_structure(chain, 1, True).groups == plain)]
-    return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None)
+    return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None and _listable(chain, t.structure(chain)))
+
+
+def _listable(chain: Chain, st: Structure) -> bool:
+    """Whether the clusters' regions are few enough to search: their bound is, or a count to :data:`TRY_REGIONS` says so.
+
+    The bound (:func:`~certify.exact.separable.region_bound`) can be far above the count (most argmin patterns
+    are empty), so a shape over :data:`~certify.exact.separable.MAX_SEPARABLE_REGIONS` is counted, region by region,
+    and given up past :data:`TRY_REGIONS`.
+    """
+    if region_bound(chain, st) <= MAX_SEPARABLE_REGIONS:
+        return True
+    fams = families(chain)
+    count = 0
+    for c in clusters(chain, st):
+        sub, loc = sub_chain(chain, c, fams)
+        levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
+        levels.update({loc[a]: 1 for a in c.stations if st.phase_count(a) and loc[a] not in levels})
+        for _ in iter_regions(sub, levels):
+            count += 1
+            if count > TRY_REGIONS:
+                return False
+    return True
 
 
 @lru_cache(maxsize=256)
@@ -237,6 +274,18 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
     gst = growth_structure(st.groups, item.K, st.phases)
     with ctx.timer(item.stage) as t:
         t.size = f"{plural(len(st.groups), 'group')}, {plural(len(clusters(chain, st)), 'cluster')}"
+        grow = search_separable_growth(chain, gst, ctx.solver, run.deadline)
+        if grow.theta is not None and grow.delta is not None and grow.delta > 0:
+            gchk = check_separable_growth(chain, gst, grow.theta, deadline=run.deadline)
+            if gchk.ok:
+                t.outcome = f"growth: delta {float(gchk.facts.delta):.3g} (exact)"
+                return decide(
+                    Decision("unstable", "markovian", "separable growth certificate",
+                             separable_growth_certificate(ctx.net, chain, gst, grow.theta, gchk)),
+                    f"f = w'x + per-group tables (K = {item.K}) grows by at least {float(gchk.facts.delta):.3g} per "
+                    f"unit time at every state (checked exactly cluster by cluster; Fayolle-Malyshev-Menshikov): the "
+                    f"chain is transient, for {primitives(chain)} and the given tie-breaking",
+                )
         cand = search_separable(chain, st, ctx.solver, run.deadline)
         if cand.theta is not None and cand.budgets is not None and cand.delta is not None and cand.delta > 0:
             chk = check_separable(chain, st, cand.theta, cand.budgets, deadline=run.deadline)
@@ -249,18 +298,6 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
                     f"{float(chk.facts.drift_bound):.4g} - {float(chk.facts.delta):.3g} |x|_1 at every state, checked "
                     f"exactly cluster by cluster ({chk.facts.clusters} clusters, {chk.facts.regions} regions; Foster's "
                     f"criterion): positive recurrent for {primitives(chain)} and the given tie-breaking",
-                )
-        grow = search_separable_growth(chain, gst, ctx.solver, run.deadline)
-        if grow.theta is not None and grow.delta is not None and grow.delta > 0:
-            gchk = check_separable_growth(chain, gst, grow.theta, deadline=run.deadline)
-            if gchk.ok:
-                t.outcome = f"growth: delta {float(gchk.facts.delta):.3g} (exact)"
-                return decide(
-                    Decision("unstable", "markovian", "separable growth certificate",
-                             separable_growth_certificate(ctx.net, chain, gst, grow.theta, gchk)),
-                    f"f = w'x + per-group tables (K = {item.K}) grows by at least {float(gchk.facts.delta):.3g} per "
-                    f"unit time at every state (checked exactly cluster by cluster; Fayolle-Malyshev-Menshikov): the "
-                    f"chain is transient, for {primitives(chain)} and the given tie-breaking",
                 )
         def said(lp_delta: float | None, status: str) -> str:
             return f"best margin {lp_delta:.3g}" if lp_delta is not None else f"LP {status} (not a verdict)"
