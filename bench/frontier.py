@@ -42,6 +42,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -293,7 +294,7 @@ def main() -> int:
             if base is not None:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
     where = f", baseline `{args.baseline}` in the same run" if args.baseline else ""
-    command = " ".join(["python bench/frontier.py", *sys.argv[1:]])
+    command = shlex.join(["python", "bench/frontier.py", *sys.argv[1:]])
     lines = [HEADING, "", f"`{command}` with certify "
              f"{certify.__version__}; each case in a fresh process, `--time-limit {args.limit:g}`{where}. "
              "Load factor r of the exact boundary (r = 1).", "",
