@@ -126,16 +126,23 @@ def cascade(mu_5: F, lam_5: F) -> dict:
                              {"set": ["3", "4"], "probs": {"3": "3/10", "4": "7/10"}}]}
 
 
+def cascade_sides(build, sink: str, last: str, truncate: int):
+    """(load factor, truth, network) at 0.97 / 1.03 of a cascade's boundary; its throughput into the sink, d, is the
+    last stage's station ``last`` in the head's own chain (the cascade without the sink), truncated at ``truncate``."""
+    head = build(F(1), F(1))
+    head["stations"].pop(sink)
+    head["streams"] = head["streams"][:1]
+    head["feedback"] = [f for f in head["feedback"] if sink not in f["choice"]]
+    net = from_dict(head)
+    d = F(stationary(net, truncate=truncate).throughput[net.station_ids.index(last)]).limit_denominator(10**6)
+    mu = d + F(1, 2)
+    return [(r, want, from_dict(build(mu, r * mu - d))) for r, want in ((F(97, 100), "stable"), (F(103, 100), "unstable"))]
+
+
 def test_cascade_both_sides_with_merged_groups():
     """A depth-2 cascade at 0.97 / 1.03 of its boundary (the head's own chain): both sides, by the merged groups."""
-    head = cascade(F(1), F(1))
-    head["stations"].pop("5")
-    head["streams"], head["feedback"] = head["streams"][:1], head["feedback"][:1]
-    net = from_dict(head)
-    d = F(stationary(net, truncate=14).throughput[net.station_ids.index("3")]).limit_denominator(10**6)
-    mu = d + F(1, 2)
-    for r, want in ((F(97, 100), "stable"), (F(103, 100), "unstable")):
-        res = _prove(from_dict(cascade(mu, r * mu - d)))
+    for _, want, net in cascade_sides(cascade, "5", "3", 14):
+        res = _prove(net)
         assert res.verdict == want, res.reasons
         assert res.certificate["kind"] == f"separable-{'foster' if want == 'stable' else 'growth'}"
         assert res.certificate["groups"] == [["1", "2", "3", "4"]]
@@ -183,14 +190,7 @@ def test_the_checks_stop_listing_past_their_cap(monkeypatch):
 @pytest.mark.slow
 def test_depth_three_cascade_both_sides():
     """A depth-3 cascade at 0.97 / 1.03 of its boundary (the head's own chain, truncated): both sides, one merged group."""
-    head = cascade3(F(1), F(1))
-    head["stations"].pop("7")
-    head["streams"], head["feedback"] = head["streams"][:1], head["feedback"][:2]
-    net = from_dict(head)
-    d = F(stationary(net, truncate=7).throughput[net.station_ids.index("5")]).limit_denominator(10**6)
-    mu = d + F(1, 2)
-    for r, want in ((F(97, 100), "stable"), (F(103, 100), "unstable")):
-        net = from_dict(cascade3(mu, r * mu - d))
+    for _, want, net in cascade_sides(cascade3, "7", "5", 7):
         res = certify.prove(net, simulate=False, time_limit=240)
         assert res.verdict == want, res.reasons
         assert res.certificate["groups"] == [["1", "2", "3", "4", "5", "6"]]

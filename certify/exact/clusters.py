@@ -39,6 +39,7 @@ __all__ = [
     "clusters",
     "cluster_name",
     "sub_chain",
+    "cluster_levels",
     "local_states",
     "cell_change",
     "form_value",
@@ -499,6 +500,40 @@ def _family_jumps(chain: Chain, sub: Chain, loc: Mapping[int, int], R: Region, f
     return [(r, d, n) for r, d, n in out if r and (d or any(psi.get(s, -1) != v for s, v in n.items()))]
 
 
+def cluster_levels(st: Structure, c: Cluster) -> dict[int, int]:
+    """The clip levels that refine a cluster's regions: K at its groups' fast stations, 1 at its other phase-type ones.
+
+    Level 1 at a phase-type station splits x_a = 1 from x_a >= 2 (does a completion empty it?).
+
+    Parameters
+    ----------
+    st : Structure
+        The shape.
+    c : Cluster
+        One of :func:`clusters`.
+
+    Returns
+    -------
+    dict of int to int
+        Station (network index, in the cluster's order) to its clip level.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b", "s"), (F(1), F(3, 2), F(2)), (((0, 1), F(8, 5)),), ((0, (2,), F(1)),), (F(0), F(1), F(1)))
+    >>> st = Structure(((0, 1),), ((0, 1, 2),), 4, ((0, 0),), (0, 0, 2))
+    >>> [cluster_levels(st, c) for c in clusters(ch, st)]
+    [{0: 4, 1: 4}, {2: 1}]
+    """
+    levels: dict[int, int] = {}
+    for a in c.stations:
+        if any(a in st.groups[g] for g in c.groups):
+            levels[a] = st.K
+        elif st.phase_count(a):
+            levels[a] = 1
+    return levels
+
+
 def local_states(chain: Chain, st: Structure, c: Cluster, deadline: float | None = None) -> Iterator[LocalState]:
     """Every local state of the cluster: a region of its stations, the phases of its busy phase-type stations.
 
@@ -528,12 +563,7 @@ def local_states(chain: Chain, st: Structure, c: Cluster, deadline: float | None
     """
     fams = families(chain)
     sub, loc = sub_chain(chain, c, fams)
-    levels: dict[int, int] = {}
-    for a in c.stations:  # the groups' fast stations at K, phase-type stations at 1 (does a completion empty it?)
-        if any(a in st.groups[g] for g in c.groups):
-            levels[loc[a]] = st.K
-        elif st.phase_count(a):
-            levels[loc[a]] = 1
+    levels = {loc[a]: k for a, k in cluster_levels(st, c).items()}
     order = list(loc)
     lpos = {a: k for k, a in enumerate(levels)}
     phased = [a for a in c.stations if st.phase_count(a)]

@@ -50,6 +50,7 @@ from .clusters import (
     Family,
     Structure,
     cell_change,
+    cluster_levels,
     cluster_name,
     clusters,
     coefficient_vector,
@@ -180,8 +181,7 @@ def region_bound(chain: Chain, st: Structure) -> int:
     total = 0
     fams = families(chain)
     for c in clusters(chain, st):
-        levels = {a: st.K for g in c.groups for a in st.groups[g]}
-        levels.update({a: 1 for a in c.stations if st.phase_count(a) and a not in levels})
+        levels = cluster_levels(st, c)
         sub, _ = sub_chain(chain, c, fams)
         patterns = 1
         for C in sub.routing_sets:

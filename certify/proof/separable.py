@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ..certificates.kinds.separable import separable_certificate, separable_growth_certificate
 from ..core.render import plural
-from ..exact.clusters import phased_streams
+from ..exact.clusters import cluster_levels, phased_streams
 from ..exact.separable import (
     MAX_SEPARABLE_REGIONS,
     Structure,
@@ -140,9 +140,7 @@ def _listable(chain: Chain, st: Structure) -> bool:
     count = 0
     for c in clusters(chain, st):
         sub, loc = sub_chain(chain, c, fams)
-        levels = {loc[a]: st.K for g in c.groups for a in st.groups[g]}
-        levels.update({loc[a]: 1 for a in c.stations if st.phase_count(a) and loc[a] not in levels})
-        for _ in iter_regions(sub, levels):
+        for _ in iter_regions(sub, {loc[a]: k for a, k in cluster_levels(st, c).items()}):
             count += 1
             if count > TRY_REGIONS:
                 return False
