@@ -16,6 +16,7 @@ from certify.io.loader import from_dict, load
 from tests.conftest import CORPUS
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
+DATA = Path(__file__).resolve().parent / "data" / "networks"
 H2_MILD = {"dist": "hyperexponential", "probs": [0.9, 0.1], "rates": [1.8, 0.2]}
 
 def _prove(net, **kw):
@@ -39,8 +40,9 @@ def _fluid(net, kind):
     return fluid_certificate(net, chain, kind, coeffs, check_fluid(chain, kind, coeffs, faces))
 
 
-def _fluid_flow(net):
-    """A linear fluid certificate with w = 1, checked by the max-flow bound (what prove writes for 8+ station orbits)."""
+def _fluid_flow(net, depth=0):
+    """A linear fluid certificate with w = 1, checked by the max-flow bound at an inflow depth (what prove writes for
+    8+ station orbits)."""
     from fractions import Fraction
 
     from certify.certificates import fluid_flow_certificate
@@ -49,9 +51,9 @@ def _fluid_flow(net):
 
     chain = compile_chain(net)
     w = [Fraction(1)] * chain.J
-    chk = check_fluid_flow(chain, w)
+    chk = check_fluid_flow(chain, w, depth)
     assert chk.ok, chk.failures
-    return fluid_flow_certificate(net, chain, w, chk)
+    return fluid_flow_certificate(net, chain, w, chk, depth)
 
 
 def _fluid_symmetric(net):
@@ -137,6 +139,7 @@ CASES = {
     "fluid-quadratic": (lambda: load(CORPUS / "dhk2-A-m0.97.json"), lambda n: _fluid(n, "quadratic"), "fluid"),
     "fluid-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), _fluid_symmetric, "fluid"),
     "fluid-flow": (lambda: load(MODELS / "homogeneous-feedback-J3.json"), _fluid_flow, "fluid-flow"),
+    "fluid-flow-inflow": (lambda: load(DATA / "inflow-feedback-J3.json"), lambda n: _fluid_flow(n, 2), "fluid-flow"),
     "quadratic-symmetric": (lambda: load(MODELS / "power-of-two-J4.toml"), lambda n: _prove(n, templates=["quadratic"]), "foster"),
     "closed-set": (lambda: from_dict(TRAP), _prove, "closed-set"),
     "finite-state": (lambda: load(CORPUS / "loss2-a1.6-K3.json"), _prove, "finite-state"),

@@ -184,16 +184,20 @@ def test_no_flow_bound_lists_the_faces():
 
 
 def test_a_failed_bound_falls_back_to_the_faces():
-    """Feedback from a fast station the bound charges at full rate: the bound fails, the fluid faces prove it."""
+    """Two feeders sharing one stream, each charged its whole inflow: the bound fails at every depth, later stages prove it."""
     ids = [str(i + 1) for i in range(8)]
-    doc = {"format": "jsq-network/1", "name": "fast-feeder", "stations": {i: {"mu": "10" if i == "1" else "1"} for i in ids},
-           "streams": [{"rate": f"{i}/20", "choice": [i]} for i in ids],  # distinct rates: no station classes
-           "feedback": [{"from": "1", "choice": ["2"], "prob": "9/10"}]}
+    mu = {i: {"1": "2", "3": "3/2"}.get(i, "1") for i in ids}
+    doc = {"format": "jsq-network/1", "name": "twin-feeders", "stations": {i: {"mu": mu[i]} for i in ids},
+           "streams": [{"rate": "1", "choice": ["1", "3"]}]
+           + [{"rate": f"{i}/20", "choice": [i]} for i in ids if i not in ("1", "3")],  # distinct rates: no classes
+           "feedback": [{"from": "1", "choice": ["2"], "prob": "1/2"}, {"from": "3", "choice": ["2"], "prob": "1/2"}]}
     net = from_dict(doc)
     res = certify.prove(net, simulate=False, time_limit=60)
     flow = next(a for a in res.attempts if "max-flow" in a.stage)
     assert flow.outcome.startswith("no certificate (the max-flow bound does not show dV/dt < 0")
-    assert res.verdict == "stable" and res.certificate["kind"] == "fluid"
+    assert "inflow depths 1..3 fail too" in flow.outcome
+    assert any(a.stage == "fluid faces" for a in res.attempts)
+    assert res.verdict == "stable" and res.certificate["kind"] != "fluid-flow" and certify.verify(net, res.certificate).ok
 
 
 def test_verify_refuses_an_edited_weight(tmp_path):

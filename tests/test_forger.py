@@ -335,7 +335,7 @@ def edits_for(cls, net, cert):
         keys = [p for p, _ in allp if isinstance(p[-1], str)]
         junk = st.sampled_from(["x", 0, 1, None, [], {}, "1/2", True, 10**7])
         names = st.sampled_from(["x-note", "extra", "K", "fast", "multipliers", "table", "template", "phase_expansion",
-                                 "delta", "norm", "1", "P[1,1]", "T[1|0,0]", "symmetry"])
+                                 "delta", "norm", "1", "P[1,1]", "T[1|0,0]", "symmetry", "inflow_depth"])
         return st.one_of(
             st.tuples(st.sampled_from(dicts), names, junk).map(lambda t: [Edit("set", (*t[0], t[1]), t[2])]),
             st.sampled_from(keys).map(lambda p: [Edit("delete", p)]),

@@ -4,7 +4,8 @@
 ``tests/real_certificates.py`` (every kind), written before the certificate kinds
 became one module each (commit 663e7ed); ``static-split-lossy`` and
 ``overflow-growth`` were rewritten once, when the statements of those two (new,
-unreleased) cases were corrected to claim only what their theorems give.
+unreleased) cases were corrected to claim only what their theorems give;
+``fluid-flow-inflow`` (the optional ``inflow_depth`` field) was added with it.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 

@@ -39,6 +39,22 @@ fluid mass.  Without feedback theta*(1) is the ratio of Bramson's subset
 condition, so the bound loses nothing there; with feedback it can be weaker
 than the face check (an empty station's feedback is bounded by its full rate).
 
+**Feedback charged by its inflow (depth n).**  An empty station departs at the
+rate of its inflow, so its feedback can be charged by what can flow into it.
+With c^0 = mu, g^0 = 0 and, for n >= 1, I^n_e = sum over the sets C holding e
+of [lam_C + sum_{(k,C,p)} p c^{n-1}_k], c^n_e = min(mu_e, I^n_e) and
+g^n_{e,m} = sum over the sets C holding e and the feedbacks (k, C, p) of
+p [(mu_k - c^{n-1}_k)[m = k] + g^{n-1}_{k,m}], every empty station e departs at
+most at c^n_e + sum_{m in N} g^n_{e,m} (induction on n: e's inflow comes from
+the sets holding it; min(mu, I + X) <= min(mu, I) + X).  A feedback (e, D, q)
+is then charged as terms on station sets K containing D -- q c^n_e on D,
+q (mu_e - c^n_e) on D ∪ {e}, q g^n_{e,m} on D ∪ {m} -- and a(N) sums the terms
+whose K lies inside N, each times max_D w: w'v <= a_n(N) - b(N) at every fluid
+state with non-empty set N (:func:`departure_bounds`, :func:`flow_terms`; the
+theorem and its proof: docs/math/fluid.md).  The cut lemma of
+:mod:`certify.exact.flows` holds for supplies on any station sets, so theta_n*
+is the same max-flow computation.  Depth 0 is the bound above.
+
 Pure Python, exact: no numpy, no solver.
 """
 
@@ -53,7 +69,10 @@ from ..markov.chain import Chain
 from .facts import Check, FluidFlowFacts
 from .flows import max_ratio
 
-__all__ = ["flow_rates", "flow_weights", "check_fluid_flow"]
+__all__ = ["MAX_INFLOW_DEPTH", "flow_rates", "departure_bounds", "flow_terms", "flow_weights", "check_fluid_flow"]
+
+#: The deepest inflow charge a certificate may name (``inflow_depth``) and ``prove`` tries.
+MAX_INFLOW_DEPTH = 3
 
 
 def flow_rates(chain: Chain) -> dict[tuple[int, ...], Fraction]:
@@ -88,8 +107,99 @@ def flow_rates(chain: Chain) -> dict[tuple[int, ...], Fraction]:
     return {C: rate[C] for C in sorted(rate, key=lambda c: (len(c), c)) if rate[C]}
 
 
-def flow_weights(chain: Chain, w: Sequence[Fraction]) -> dict[tuple[int, ...], Fraction]:
-    """The weights a_C = R_C max_{j in C} w_j of the bound (module docstring).
+def departure_bounds(chain: Chain, depth: int) -> tuple[list[Fraction], list[dict[int, Fraction]]]:
+    """The bounds c^n and g^n on the departure rates of empty stations at inflow depth n (module docstring).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain (only the means enter).
+    depth : int
+        n >= 0.
+
+    Returns
+    -------
+    (list of Fraction, list of dict of int to Fraction)
+        c^n (one per station, 0 <= c^n_j <= mu_j) and g^n (per station e, the
+        non-zero g^n_{e,m} by m): at a fluid state whose non-empty stations are
+        N, an empty station e departs at most at c^n_e + sum_{m in N} g^n_{e,m}.
+
+    Examples
+    --------
+    Station 1 (rate 2) gets only a stream of rate 1/2, so while empty it departs
+    at most at 1/2; station 2 gets half of station 1's departures, at most 1 (its rate):
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(2), F(1)), (((0,), F(1, 2)),), ((0, (1,), F(1, 2)),), (F(1, 2), F(1)))
+    >>> departure_bounds(ch, 1)
+    ([Fraction(1, 2), Fraction(1, 1)], [{}, {}])
+    >>> departure_bounds(ch, 2)  # station 2's charge: 1/4 while station 1 is empty, + 3/4 while busy
+    ([Fraction(1, 2), Fraction(1, 4)], [{}, {0: Fraction(3, 4)}])
+    """
+    J = chain.J
+    c = list(chain.mu)
+    g: list[dict[int, Fraction]] = [{} for _ in range(J)]
+    for _ in range(depth):
+        inflow = [Fraction(0)] * J
+        nxt: list[dict[int, Fraction]] = [defaultdict(Fraction) for _ in range(J)]
+        for C, lam in chain.arrivals:
+            for e in C:
+                inflow[e] += lam
+        for k, C, p in chain.feedback:
+            for e in C:
+                inflow[e] += p * c[k]
+                if c[k] < chain.mu[k]:
+                    nxt[e][k] += p * (chain.mu[k] - c[k])
+                for m, x in g[k].items():
+                    nxt[e][m] += p * x
+        c = [min(chain.mu[e], inflow[e]) for e in range(J)]
+        g = [{m: x for m, x in sorted(d.items()) if x} for d in nxt]
+    return c, g
+
+
+def flow_terms(chain: Chain, depth: int = 0) -> dict[tuple[tuple[int, ...], tuple[int, ...]], Fraction]:
+    """The terms t(K, C) of the bound at inflow depth n: a rate into choice set C that counts where K lies inside N.
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain (only the means enter).
+    depth : int, optional
+        The inflow depth n (default 0: every feedback at mu_i p, K = C).
+
+    Returns
+    -------
+    dict of (tuple of int, tuple of int) to Fraction
+        (K, C) to the rate, K a sorted station set containing C; terms of rate
+        0 are left out.
+
+    Examples
+    --------
+    The feedback of station 1 (rate 2, fed 1/2) into {2}: at depth 1 it is
+    charged 1/4 on {2} and, for the times when station 1 is busy, 3/4 on {1, 2}:
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(2), F(1)), (((0,), F(1, 2)),), ((0, (1,), F(1, 2)),), (F(1, 2), F(1)))
+    >>> flow_terms(ch, 0)
+    {((0,), (0,)): Fraction(1, 2), ((1,), (1,)): Fraction(1, 1)}
+    >>> flow_terms(ch, 1)
+    {((0,), (0,)): Fraction(1, 2), ((1,), (1,)): Fraction(1, 4), ((0, 1), (1,)): Fraction(3, 4)}
+    """
+    c, g = departure_bounds(chain, depth)
+    t: dict[tuple[tuple[int, ...], tuple[int, ...]], Fraction] = defaultdict(Fraction)
+    for C, lam in chain.arrivals:
+        t[C, C] += lam
+    for e, D, q in chain.feedback:
+        t[D, D] += q * c[e]
+        if c[e] < chain.mu[e]:
+            t[tuple(sorted({*D, e})), D] += q * (chain.mu[e] - c[e])
+        for m, x in g[e].items():
+            t[tuple(sorted({*D, m})), D] += q * x
+    return {KC: t[KC] for KC in sorted(t, key=lambda kc: (len(kc[0]), kc[0], len(kc[1]), kc[1])) if t[KC]}
+
+
+def flow_weights(chain: Chain, w: Sequence[Fraction], depth: int = 0) -> dict[tuple[int, ...], Fraction]:
+    """The weights a_K of the bound: the terms on K, each times max_C w (module docstring).
 
     Parameters
     ----------
@@ -97,11 +207,13 @@ def flow_weights(chain: Chain, w: Sequence[Fraction]) -> dict[tuple[int, ...], F
         The network's chain.
     w : sequence of Fraction
         One weight per station.
+    depth : int, optional
+        The inflow depth (default 0: a_C = R_C max_C w, on the choice sets).
 
     Returns
     -------
     dict of tuple of int to Fraction
-        Choice set to a_C, in :func:`flow_rates` order.
+        Station set K to a_K (at depth 0, the choice sets in :func:`flow_rates` order).
 
     Examples
     --------
@@ -110,13 +222,18 @@ def flow_weights(chain: Chain, w: Sequence[Fraction]) -> dict[tuple[int, ...], F
     >>> flow_weights(ch, [F(1), F(2)])
     {(0, 1): Fraction(3, 1)}
     """
-    return {C: R * max(w[j] for j in C) for C, R in flow_rates(chain).items()}
+    if depth == 0:
+        return {C: R * max(w[j] for j in C) for C, R in flow_rates(chain).items()}
+    a: dict[tuple[int, ...], Fraction] = defaultdict(Fraction)
+    for (K, C), r in flow_terms(chain, depth).items():
+        a[K] += r * max(w[j] for j in C)
+    return dict(a)
 
 
-def check_fluid_flow(chain: Chain, w: Sequence[Any]) -> Check[FluidFlowFacts]:
+def check_fluid_flow(chain: Chain, w: Sequence[Any], depth: int = 0) -> Check[FluidFlowFacts]:
     """Check a linear fluid certificate V(z) = w'z by the max-flow bound (no fluid face listed).
 
-    Passes when every w_j > 0 and theta* = max_{N != empty} a(N)/b(N) < 1
+    Passes when every w_j > 0 and theta* = max_{N != empty} a(N)/b(N) < 1 (a at inflow depth ``depth``)
     (module docstring): then dV/dt <= -delta with delta = (1 - theta*) min_j
     w_j mu_j at every fluid state away from 0, for every admissible velocity and
     every tie-breaking rule, and V >= eta ``|z|_1`` with eta = min_j w_j.
@@ -127,6 +244,8 @@ def check_fluid_flow(chain: Chain, w: Sequence[Any]) -> Check[FluidFlowFacts]:
         The network's (exponential) chain: only the means enter the fluid model.
     w : sequence
         The weights, one per station, exact.
+    depth : int, optional
+        The inflow depth of the feedback charge, 0..MAX_INFLOW_DEPTH (default 0: every feedback at mu_i p).
 
     Returns
     -------
@@ -152,7 +271,9 @@ def check_fluid_flow(chain: Chain, w: Sequence[Any]) -> Check[FluidFlowFacts]:
     ws = [Fraction(v) for v in w]
     if len(ws) != J or any(v <= 0 for v in ws):
         return Check.failed(["linear fluid weights must be one positive number per station"])
-    weights = flow_weights(chain, ws)
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_INFLOW_DEPTH:
+        return Check.failed([f"the inflow depth {depth!r} must be an integer in 0..{MAX_INFLOW_DEPTH}"])
+    weights = flow_weights(chain, ws, depth)
     service = [ws[j] * chain.mu[j] for j in range(J)]
     best = max_ratio(weights, service)
     A = set(best.argmax)
@@ -164,8 +285,13 @@ def check_fluid_flow(chain: Chain, w: Sequence[Any]) -> Check[FluidFlowFacts]:
     if best.ratio >= 1:
         return Check.failed([
             "the max-flow bound does not show dV/dt < 0: on the fluid states whose non-empty stations are "
-            f"{{{','.join(names)}}}, the flows into choice sets inside them carry w-weighted rate {a} against "
+            f"{{{','.join(names)}}}, the flows into choice sets inside them{_charged(depth)} carry w-weighted rate {a} against "
             f"w-weighted service {b} (ratio {best.ratio}, must be < 1)"
         ])
     delta = (1 - best.ratio) * min(service)
     return Check.passed(FluidFlowFacts(delta=delta, eta=min(ws), theta=best.ratio, tightest=names, sets=len(weights)))
+
+
+def _charged(depth: int) -> str:
+    """How the bound charged the feedback, for its failure message (nothing at depth 0)."""
+    return f" (an empty station's feedback charged by its inflow, depth {depth})" if depth else ""

@@ -15,7 +15,7 @@ from ..core.latex import frac_tex, linear_tex, set_tex, station_tex, text_tex
 from ..core.model import Network
 from ..core.render import plural
 from ..exact.facts import FluidFlowFacts
-from ..exact.fluid_flow import flow_rates, flow_weights
+from ..exact.fluid_flow import departure_bounds, flow_rates, flow_terms, flow_weights
 from ..markov.chain import Chain
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Display, Inline, Math, Proof, Section, Table, para, summarised
@@ -31,6 +31,32 @@ def _sources(chain: Chain, C: tuple[int, ...]) -> str:
     parts += [f"{text_tex('feedback')}\\ {frac_tex(p)} \\cdot {station_tex(chain.ids[i], mu)}"
               for i, S, p in chain.feedback if S == C]
     return ",\\ ".join(parts)
+
+
+def _term_rows(chain: Chain, w: list[Fraction], depth: int) -> list[tuple[Fraction, tuple[Inline, ...]]]:
+    """At inflow depth >= 1: one row per station set K carrying terms, with the choice sets D they flow into."""
+    weights = flow_weights(chain, w, depth)
+    parts: dict[tuple[int, ...], list[str]] = {}
+    for (K, D), r in flow_terms(chain, depth).items():
+        parts.setdefault(K, []).append(f"{frac_tex(r)} \\to {set_tex([chain.ids[j] for j in D])}")
+    rows: list[tuple[Fraction, tuple[Inline, ...]]] = [
+        (weights[K], (Math(set_tex([chain.ids[j] for j in K])), Math(",\\ ".join(parts[K])), Math(frac_tex(weights[K]))))
+        for K in parts]
+    rows.sort(key=lambda t: -t[0])
+    return rows
+
+
+def _charge_rows(chain: Chain, depth: int) -> tuple[tuple[Inline, ...], ...]:
+    """The departure bound of each station whose charge is below its rate: c_e and the g_{e,m}."""
+    c, g = departure_bounds(chain, depth)
+    rows = []
+    for e in range(chain.J):
+        if c[e] == chain.mu[e] and not g[e]:
+            continue
+        extra = " + ".join(f"{frac_tex(x)}\\,[{set_tex([chain.ids[m]])} \\subseteq N]" for m, x in g[e].items())
+        rows.append((Math(station_tex(chain.ids[e], "d")), Math(frac_tex(chain.mu[e])), Math(frac_tex(c[e])),
+                     Math(extra or "0")))
+    return tuple(rows)
 
 
 def _set_rows(chain: Chain, w: list[Fraction]) -> list[tuple[Fraction, tuple[Inline, ...]]]:
@@ -74,7 +100,7 @@ def explain_fluid_flow(ctx: Context) -> Proof:
     >>> "max-flow bound" in md, "= \\\\frac{3}{4} < 1" in md
     (True, True)
     """
-    chain, w = ctx.reading.args
+    chain, w, depth = ctx.reading.args
     facts: FluidFlowFacts = ctx.facts.checked
     net = ctx.net
     assert isinstance(net, Network)
@@ -90,7 +116,15 @@ def explain_fluid_flow(ctx: Context) -> Proof:
              "non-empty one changes at its inflow minus mu_j, and a flow that joins the shortest queue of C reaches N only "
              "when C lies inside N (otherwise the empty stations of C take it), at a rate at most R_C (feedback from i at "
              "most mu_i p). So dV/dt <= a(N) - b(N) with a(N) the sum of a_C = R_C max_C w over the sets C inside N and "
-             "b(N) the sum of w_j mu_j over N."),
+             "b(N) the sum of w_j mu_j over N.") if not depth else
+        para(f"The bound (lemma, inflow depth {depth}): at a fluid state whose non-empty stations are N, an empty "
+             "station's level stays 0, so it departs at the rate of its inflow, which comes from the choice sets holding "
+             "it; by induction on the depth, an empty station e departs at most at c_e + sum over m in N of g_(e,m) (the "
+             "table of departure bounds), a non-empty one at mu_e. A flow that joins the shortest queue of D reaches N "
+             "only when D lies inside N, and each unit adds at most max_D w; a feedback (e, D, q) is charged q c_e on D, "
+             "q (mu_e - c_e) on D with e, q g_(e,m) on D with m: terms on station sets K containing D that count when K "
+             "lies inside N. So dV/dt <= a(N) - b(N) with a(N) the sum of a_K = (terms on K) x max_D w over the sets K "
+             "inside N and b(N) the sum of w_j mu_j over N (docs/math/fluid.md)."),
         para("The worst N, by exact max flows (Dinkelbach's iteration; no enumeration of the 2^J sets): ",
              Math(f"\\theta^* = \\max_{{N \\ne \\emptyset}} a(N)/b(N) = {frac_tex(facts.theta)} < 1"), ", attained at ",
              Math(f"N = {tight}"), ". Hence dV/dt <= -(1 - theta*) b(N) <= ",
@@ -106,19 +140,32 @@ def explain_fluid_flow(ctx: Context) -> Proof:
         "unbounded and spread out, under every tie-breaking rule. A function V with V(z) >= eta |z|_1 and dV/dt <= -delta "
         "along every fluid path away from 0 shows that the fluid model is stable."
     )]
-    rows = _set_rows(chain, list(w))
-    table = Table(("choice set C", "flows into C", "R_C", "max_C w", "a_C"), tuple(c for _, c in rows),
-                  "the flow into each choice set and its weight, largest first")
-    shown, appendix = summarised(table, ctx.max_rows, "the flow into every choice set")
+    if not depth:
+        rows = _set_rows(chain, list(w))
+        table = Table(("choice set C", "flows into C", "R_C", "max_C w", "a_C"), tuple(c for _, c in rows),
+                      "the flow into each choice set and its weight, largest first")
+        intro: list[Block] = [para(
+            f"The {plural(facts.sets, 'choice set')} that receive a flow, with their rates R_C "
+            "(exogenous streams plus mu_i p for each feedback (i, C, p)) and weights a_C = R_C max_C w:")]
+    else:
+        rows = _term_rows(chain, list(w), depth)
+        table = Table(("station set K", "terms (rate -> choice set D)", "a_K"), tuple(c for _, c in rows),
+                      "the terms on each station set and its weight, largest first")
+        charges = Table(("departure rate", "mu_e", "c_e", "g: extra while stations are busy"), _charge_rows(chain, depth),
+                        f"departure bounds of the empty stations at inflow depth {depth} (stations charged at mu_e left out)")
+        intro = [para(f"An empty station departs at most at c_e + sum over m in N of g_(e,m) (inflow depth {depth}):"),
+                 charges,
+                 para(f"The {plural(facts.sets, 'station set')} that carry terms, with their weights "
+                      "a_K = sum of the terms on K, each times max_D w:")]
+    shown, appendix = summarised(table, ctx.max_rows, "the flow into every choice set" if not depth else "every term")
     fn = Section("The fluid Lyapunov function", (
         para("V (linear), with the certificate's exact weights, on the fluid levels ", Math(station_tex("j", "z")), ":"),
         Display((f"V(z) = {linear_tex(list(w), chain.ids, var='z')}",)),
     ))
     sets_section = Section("The flows and the worst station set", (
-        para(f"The {plural(facts.sets, 'choice set')} that receive a flow, with their rates R_C "
-             "(exogenous streams plus mu_i p for each feedback (i, C, p)) and weights a_C = R_C max_C w:"),
+        *intro,
         *shown,
-        para("The maximum flow from the sets (supplies a_C) to their stations (capacities theta* w_j mu_j) routes every a_C: "
+        para("The maximum flow from the sets (supplies a_K) to their stations (capacities theta* w_j mu_j) routes every a_K: "
              "so a(N) <= theta* b(N) for every N (the cut lemma of certify.exact.flows), with equality at ", Math(tight), "."),
     ))
     verdict = "stable (positive Harris recurrent)" if general else "fluid-stable (its fluid model is stable)"

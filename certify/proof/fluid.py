@@ -21,7 +21,7 @@ from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.render import plural
 from ..core.vocabulary import FLUID_KINDS, FluidKind
 from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
-from ..exact.fluid_flow import flow_rates
+from ..exact.fluid_flow import MAX_INFLOW_DEPTH, flow_rates
 from ..markov.chain import drain_order
 from ..markov.fluid import FluidFace
 from ..markov.regions import TimeLimitReached
@@ -162,27 +162,38 @@ class Fluid(JsqStage):
             return self._proved(ctx, kind, got.candidate, got.check, sym)
 
     def _try_flow(self, ctx: ProofContext) -> StageOutcome | None:
-        """V = total fluid mass, checked by the max-flow bound (w = 1 is the best weight for it: exact.fluid_flow)."""
+        """V = total fluid mass, checked by the max-flow bound at inflow depths 0, 1, ...: the first that passes.
+
+        w = 1 is the best weight at depth 0 (exact.fluid_flow); deeper charges of an empty station's feedback by
+        its inflow can only be tried, each one max-flow computation (they need not improve on each other).
+        """
         base = ctx.base
         with ctx.timer("fluid linear Lyapunov (max-flow bound)") as t:
             ones = [Fraction(1)] * base.J
             t.size = f"{plural(len(flow_rates(base)), 'choice set')}, {plural(base.J, 'station')} (no faces listed)"
-            chk = check_fluid_flow(base, ones)
-            if not chk.ok:
-                t.outcome = f"no certificate ({chk.failures[0]}; no other weights do better)"
-                return None
-            t.outcome = found_text(chk.facts.delta)
-            return self._proved_flow(ctx, ones, chk)
+            depths = range(MAX_INFLOW_DEPTH + 1) if base.feedback else range(1)
+            first = ""  # the failure at depth 0 (the full charge), the one reported
+            for depth in depths:
+                chk = check_fluid_flow(base, ones, depth)
+                if chk.ok:
+                    t.outcome = found_text(chk.facts.delta) + (f" (feedback charged by inflow, depth {depth})" if depth else "")
+                    return self._proved_flow(ctx, ones, chk, depth)
+                if not depth:
+                    first = chk.failures[0]
+            tried = f"; inflow depths 1..{MAX_INFLOW_DEPTH} fail too" if base.feedback else ""
+            t.outcome = f"no certificate ({first}{tried}; no other weights do better at depth 0)"
+            return None
 
-    def _proved_flow(self, ctx: ProofContext, w: list[Fraction], chk: Check[FluidFlowFacts]) -> StageOutcome:
+    def _proved_flow(self, ctx: ProofContext, w: list[Fraction], chk: Check[FluidFlowFacts], depth: int) -> StageOutcome:
         f = chk.facts
         tight = "{" + ",".join(f.tightest) + "}"
+        charge = f"; an empty station's feedback charged by its inflow, depth {depth}" if depth else ""
         what = (
             f"V = w'z decreases along every fluid path (by at least {float(f.delta):.3g}, checked exactly for every "
             f"admissible velocity by one max-flow bound: flows into choice sets inside the non-empty stations carry at "
-            f"most {float(f.theta):.4g} of their w-weighted service, tightest at {tight}; no fluid face listed)"
+            f"most {float(f.theta):.4g} of their w-weighted service, tightest at {tight}{charge}; no fluid face listed)"
         )
-        return self._conclude(ctx, what, lambda: fluid_flow_certificate(ctx.net, ctx.base, w, chk),
+        return self._conclude(ctx, what, lambda: fluid_flow_certificate(ctx.net, ctx.base, w, chk, depth),
                               "fluid linear Lyapunov certificate (max-flow bound)")
 
     def _proved(self, ctx: ProofContext, kind: FluidKind, coeffs: Any, chk: Any, sym: Symmetry | None) -> StageOutcome:

@@ -1,7 +1,9 @@
 """The ``fluid-flow`` certificate: a linear fluid Lyapunov function V(z) = w'z, checked by one max-flow bound.
 
-The payload is the weights alone (``weights``: one canonical rational per
-station id); the checker (:func:`certify.exact.fluid_flow.check_fluid_flow`)
+The payload is the weights (``weights``: one canonical rational per station
+id) and, optionally, the inflow depth of the feedback charge (``inflow_depth``:
+an integer in 0..MAX_INFLOW_DEPTH, 0 when absent: every feedback charged at
+mu_i p); the checker (:func:`certify.exact.fluid_flow.check_fluid_flow`)
 re-derives everything else: the flow into each choice set, the worst station
 set by exact max flows, delta and eta.  What it proves is what a linear
 ``fluid`` certificate proves (:func:`~certify.certificates.statements.derived_claim`).
@@ -25,7 +27,7 @@ from ...exact.facts import (
     Check,
     FluidFlowFacts,
 )
-from ...exact.fluid_flow import check_fluid_flow
+from ...exact.fluid_flow import MAX_INFLOW_DEPTH, check_fluid_flow
 from ...markov.chain import Chain, compile_chain
 from ..reading import Reading, field_map, named_rationals
 from .base import Kind, Statement
@@ -58,7 +60,8 @@ def fluid_flow_claims(f: FluidFlowFacts) -> JsonObject:
     """
     return {"delta": q(f.delta), "eta": q(f.eta), "theta": q(f.theta), "tightest": list(f.tightest), "sets": f.sets}
 
-def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], check: Check[FluidFlowFacts]) -> Certificate:
+def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], check: Check[FluidFlowFacts],
+                           depth: int = 0) -> Certificate:
     """A ``fluid-flow`` certificate (general distributions where Dai's conditions hold), exactly checked.
 
     Parameters
@@ -70,7 +73,9 @@ def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], ch
     w : sequence of Fraction
         The weights of V(z) = w'z.
     check : Check of FluidFlowFacts
-        The passing :func:`~certify.exact.fluid_flow.check_fluid_flow` of ``w``.
+        The passing :func:`~certify.exact.fluid_flow.check_fluid_flow` of ``w`` (at ``depth``).
+    depth : int, optional
+        The inflow depth the check ran at (default 0; written only when not 0).
 
     Returns
     -------
@@ -88,11 +93,13 @@ def fluid_flow_certificate(net: Network, chain: Chain, w: Sequence[Fraction], ch
     >>> cert["kind"], cert["weights"], cert["claims"]["theta"], cert["semantics"]
     ('fluid-flow', {'1': '1', '2': '1'}, '3/4', 'general')
     """
-    payload = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}}
+    payload: JsonObject = {"weights": {chain.ids[j]: q(w[j]) for j in range(chain.J)}}
+    if depth:
+        payload["inflow_depth"] = depth
     return seal(net, "fluid-flow", payload, fluid_flow_claims(check.facts), *fluid_flow_statement(net, chain, "linear"))
 
 def read_fluid_flow(net: Network, cert: Mapping[str, Any]) -> Reading:
-    """Read a ``fluid-flow`` certificate: exactly one canonical rational weight per station id.
+    """Read a ``fluid-flow`` certificate: exactly one canonical rational weight per station id, and the inflow depth.
 
     Parameters
     ----------
@@ -110,15 +117,20 @@ def read_fluid_flow(net: Network, cert: Mapping[str, Any]) -> Reading:
     ------
     CertificateError
         When ``weights`` is not a map naming exactly the stations, each a canonical rational, or
-        the weights' common denominator exceeds 2^MAX_DENOMINATOR_BITS.
+        the weights' common denominator exceeds 2^MAX_DENOMINATOR_BITS, or ``inflow_depth`` is not an
+        integer in 0..MAX_INFLOW_DEPTH.
 
     Examples
     --------
     >>> from fractions import Fraction as F
     >>> from certify.core.model import Network, Station, Stream
     >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
-    >>> read_fluid_flow(mm1, {"weights": {"1": "1/2"}}).args[1]
-    [Fraction(1, 2)]
+    >>> read_fluid_flow(mm1, {"weights": {"1": "1/2"}}).args[1:]
+    ([Fraction(1, 2)], 0)
+    >>> read_fluid_flow(mm1, {"weights": {"1": "1"}, "inflow_depth": 9})
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: inflow_depth: 9 must be an integer in 0..3
     """
     chain = compile_chain(net)
     vals = named_rationals(field_map(cert, "weights"), list(chain.ids), "weights")
@@ -128,7 +140,10 @@ def read_fluid_flow(net: Network, cert: Mapping[str, Any]) -> Reading:
         if common.bit_length() > MAX_DENOMINATOR_BITS:
             raise CertificateError(None, "weights", f"the common denominator of the weights exceeds 2^{MAX_DENOMINATOR_BITS} "
                                    "(the exact max flows would run on integers that large)")
-    return Reading((chain, [vals[s] for s in chain.ids]), chain=chain, template="linear")
+    depth = cert.get("inflow_depth", 0)
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_INFLOW_DEPTH:
+        raise CertificateError(None, "inflow_depth", f"{depth!r} must be an integer in 0..{MAX_INFLOW_DEPTH}")
+    return Reading((chain, [vals[s] for s in chain.ids], depth), chain=chain, template="linear")
 
 
 def fluid_flow_statement(net: Any, chain: Chain | None, template: str) -> Statement:
@@ -160,4 +175,4 @@ def fluid_flow_statement(net: Any, chain: Chain | None, template: str) -> Statem
 
 
 KIND = Kind("fluid-flow", "stable", ("weights",), read_fluid_flow, check_fluid_flow, fluid_flow_claims,
-            fluid_flow_statement, "certify.explain.fluid_flow:explain_fluid_flow")
+            fluid_flow_statement, "certify.explain.fluid_flow:explain_fluid_flow", optional=("inflow_depth",))
