@@ -70,10 +70,11 @@ def test_coarse_atlas_proved_on_the_right_side():
 def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     """A sweep stopped by Ctrl-C half-way keeps its finished points, and the same sweep run again proves only the rest."""
     # each point needs a table certificate (~0.2 s here): a two-station point takes milliseconds, and a fast
-    # machine finished the whole sweep before the first poll saw three rows
+    # machine finished the whole sweep before the first poll saw three rows; 80 points (8 s on two workers), not
+    # 40: on a loaded 2-core machine the two workers starved the poller until all 40 were done
     net_file = ROOT / "models" / "distribution-h2-J3.json"
     db = tmp_path / "results.sqlite"
-    n = 40
+    n = 80
     grid = f"0.01:0.13:{n}"
     cmd = [sys.executable, "-m", "certify.cli", "sweep", str(net_file), "--vary", f"streams[1].rate={grid}",
            "--out", str(db), "--workers", "2", "--time-limit", "20"]
