@@ -23,7 +23,7 @@ from ..markov.symmetry import Symmetry
 from ..templates.options import station_list
 from .claims import same_json
 
-__all__ = ["Reading", "cell_key", "field_map", "named_rationals", "markov_of", "symmetry_field", "server_list"]
+__all__ = ["Reading", "cell_key", "field_map", "int_field", "named_rationals", "markov_of", "symmetry_field", "server_list"]
 
 
 def cell_key(c: tuple[int, ...] | list[int]) -> str:
@@ -72,6 +72,45 @@ class Reading:
     kwargs: dict[str, Any] = field(default_factory=dict)
     chain: Chain | None = None
     template: str = ""
+
+
+def int_field(cert: Mapping[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
+    """The field ``key`` of a certificate, which must be an integer (not a bool) in lo..hi.
+
+    Parameters
+    ----------
+    cert : dict
+        The certificate.
+    key : str
+        The field.
+    lo, hi : int
+        The allowed range (both included).
+    default : int, optional
+        The value when the field is absent (None: the field is required).
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    CertificateError
+        Naming the field, its value and the rule.
+
+    Examples
+    --------
+    >>> int_field({"K": 2}, "K", 1, 36), int_field({}, "d", 0, 3, default=0)
+    (2, 0)
+    >>> int_field({"K": True}, "K", 1, 36)
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: K: True must be an integer in 1..36
+    """
+    value = cert.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise CertificateError(None, key, f"{value!r} must be an integer in {lo}..{hi}")
+    return value
 
 
 def field_map(cert: Mapping[str, Any], key: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from ...exact.facts import (
 )
 from ...exact.fluid_flow import MAX_INFLOW_DEPTH, check_fluid_flow
 from ...markov.chain import Chain, compile_chain
-from ..reading import Reading, field_map, named_rationals
+from ..reading import Reading, field_map, int_field, named_rationals
 from .base import Kind, Statement
 from .fluid import fluid_statement
 
@@ -140,9 +140,7 @@ def read_fluid_flow(net: Network, cert: Mapping[str, Any]) -> Reading:
         if common.bit_length() > MAX_DENOMINATOR_BITS:
             raise CertificateError(None, "weights", f"the common denominator of the weights exceeds 2^{MAX_DENOMINATOR_BITS} "
                                    "(the exact max flows would run on integers that large)")
-    depth = cert.get("inflow_depth", 0)
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_INFLOW_DEPTH:
-        raise CertificateError(None, "inflow_depth", f"{depth!r} must be an integer in 0..{MAX_INFLOW_DEPTH}")
+    depth = int_field(cert, "inflow_depth", 0, MAX_INFLOW_DEPTH, default=0)
     return Reading((chain, [vals[s] for s in chain.ids], depth), chain=chain, template="linear")
 
 

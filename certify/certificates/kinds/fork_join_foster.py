@@ -25,7 +25,7 @@ from ...exact.forkjoin import (
 )
 from ...exact.forkjoin_lags import State
 from ...templates.options import MAX_CLIP_LEVEL
-from ..reading import Reading, cell_key, server_list
+from ..reading import Reading, cell_key, int_field, server_list
 from .base import Kind, Statement, fixed_statement
 
 __all__ = ["LAG_TABLE", "lag_table_claims", "forkjoin_foster_certificate", "read_lag_table"]
@@ -136,9 +136,7 @@ def read_lag_table(net: ForkJoinNetwork, cert: Mapping[str, Any]) -> Reading:
     >>> r.args[1:]
     (1, {(0, 0, 0): Fraction(0, 1), (1, 0, 0): Fraction(-1, 2)}, [(0, 1, 2)])
     """
-    K = cert.get("K")
-    if isinstance(K, bool) or not isinstance(K, int) or not 1 <= K <= MAX_CLIP_LEVEL:
-        raise CertificateError(None, "K", f"{K!r} must be an integer in 1..{MAX_CLIP_LEVEL}")
+    K = int_field(cert, "K", 1, MAX_CLIP_LEVEL)
     idx = {s: i for i, (s, _) in enumerate(net.servers)}
     raw = cert.get("classes")
     if not isinstance(raw, list):
