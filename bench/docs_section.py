@@ -16,3 +16,45 @@ def write_section(path: Path, heading: str, section: str) -> None:
     else:
         new = old.rstrip() + "\n\n" + section.rstrip() + "\n"
     path.write_text(new)
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of one markdown table row."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def merge_table_section(path: Path, heading: str, intro: str, header: list[str], rows: list[list[str]],
+                        order=None, key: int = 0) -> None:
+    """Write a section whose table keeps the rows of earlier runs: a row is replaced only by a new row of its name.
+
+    The section is ``heading``, ``intro``, then one table with the columns ``header`` whose cell ``key`` names the
+    row; the rows of the section's old tables (every table of the section, with the same number of columns) whose
+    names this run did not measure are kept, and the text after the old section's last table is kept after the
+    new one (the hand-written notes).  ``order`` sorts the rows by their cells (default: as found, new ones last).
+    """
+    old = path.read_text() if path.exists() else ""
+    pat = re.compile(re.escape(heading) + r".*?(?=^## |\Z)", re.S | re.M)
+    m = pat.search(old)
+    kept: dict[str, list[str]] = {}
+    notes = ""
+    if m:
+        lines = m.group(0).splitlines()
+        last = -1
+        for k, line in enumerate(lines):
+            if line.startswith("|"):
+                last = k
+                cells = _cells(line)
+                if len(cells) == len(header) and cells != header and not set(cells[0]) <= set("-:"):
+                    kept[cells[key]] = cells
+        if last >= 0:
+            notes = "\n".join(lines[last + 1:]).strip()
+    for r in rows:
+        kept[r[key]] = r
+    table = list(kept.values())
+    if order is not None:
+        table.sort(key=order)
+    text = [heading, "", intro.strip(), "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    text += ["| " + " | ".join(r) + " |" for r in table]
+    if notes:
+        text += ["", notes]
+    write_section(path, heading, "\n".join(text) + "\n")

@@ -39,9 +39,11 @@ A full run writes its table into docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -53,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-from docs_section import write_section  # noqa: E402
+from docs_section import merge_table_section  # noqa: E402
 from symmetry import run  # noqa: E402
 
 import certify  # noqa: E402
@@ -195,6 +197,12 @@ def random_feedback(J: int, seed: int) -> dict:
     return _scaled(doc, critical_factor(doc))
 
 
+def _random_order(cells: list[str]) -> tuple[int, int]:
+    """Random networks by J, then seed (names random-J<J>-s<seed>)."""
+    m = re.fullmatch(r"random-J(\d+)-s(\d+)", cells[0])
+    return (int(m.group(1)), int(m.group(2))) if m else (10**9, 0)
+
+
 def _certify(args: list[str], limit: float, base: Path | None) -> tuple[float, float, str, int]:
     """``python -m certify ARGS`` in a fresh process, run from this checkout or, with ``base``, from that one."""
     # python -m puts the working directory first on sys.path: run from the checkout whose certify is wanted
@@ -295,23 +303,29 @@ def main() -> int:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
     where = f", baseline `{args.baseline}` in the same run" if args.baseline else ""
     command = shlex.join(["python", "bench/frontier.py", *sys.argv[1:]])
-    lines = [HEADING, "", f"`{command}` with certify "
-             f"{certify.__version__}; each case in a fresh process, `--time-limit {args.limit:g}`{where}. "
-             "Load factor r of the exact boundary (r = 1).", "",
-             "| family | case | J | r | truth | verdict | method | s | MB | baseline verdict | baseline s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for x in rows:
-        lines.append(f"| {x['family']} | {x['name']} | {x['J']} | {x['r']} | {x['want']} | {x['verdict']} | {x['method']} "
-                     f"| {x['s']:.1f} | {x['mb']:.0f} | {x['base_verdict']} | {x['base_s']:.1f} |")
-    blines = [RANDOM_HEADING, "", f"`{command}` with certify {certify.__version__}: `certify boundary FILE --load "
-              f"0.5:1.2 --tol 0.005 --time-limit {args.boundary_limit:g}` in a fresh process per network; the load "
-              "factor 1 is the static split's critical load (flow balance proves every load above it unstable). "
-              "The band is the unstable end minus the stable end (inf: a side not proved).", "",
-              "| random network | J | stable at | unstable at | band | s | MB |", "|---|---|---|---|---|---|---|"]
+    today = datetime.date.today().isoformat()
+    intro = (f"`{command}` with certify {certify.__version__}; each case in a fresh process, `--time-limit "
+             f"{args.limit:g}`{where}. Load factor r of the exact boundary (r = 1). Rows of earlier runs whose cases "
+             "this run did not measure are kept (column measured).")
+    header = ["family", "case", "J", "r", "truth", "verdict", "method", "s", "MB", "baseline verdict", "baseline s",
+              "measured"]
+    cells = [[x["family"], x["name"], str(x["J"]), str(x["r"]), x["want"], x["verdict"], x["method"], f"{x['s']:.1f}",
+              f"{x['mb']:.0f}", x["base_verdict"], f"{x['base_s']:.1f}", today] for x in rows]
+    bintro = (f"`{command}` with certify {certify.__version__}: `certify boundary FILE --load 0.5:1.2 --tol 0.005 "
+              f"--time-limit {args.boundary_limit:g}` in a fresh process per network; the load factor 1 is the static "
+              "split's critical load (flow balance proves every load above it unstable). The band is the unstable end "
+              "minus the stable end (inf: a side not proved). Rows of earlier runs whose networks this run did not "
+              "measure are kept (column measured).")
+    bheader = ["random network", "J", "stable at", "unstable at", "band", "s", "MB", "measured"]
+    bcells = []
     for x in brows:
         lo = f"{float(F(x['stable_at'])):.4f}" if x["stable_at"] is not None else "-"
         hi = f"{float(F(x['unstable_at'])):.4f}" if x["unstable_at"] is not None else "-"
-        blines.append(f"| {x['name']} | {x['J']} | {lo} | {hi} | {x['band']:.3g} | {x['s']:.1f} | {x['mb']:.0f} |")
+        bcells.append([x["name"], str(x["J"]), lo, hi, f"{x['band']:.3g}", f"{x['s']:.1f}", f"{x['mb']:.0f}", today])
+    lines = [HEADING, "", intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(c) + " |" for c in cells]
+    blines = [RANDOM_HEADING, "", bintro, "", "| " + " | ".join(bheader) + " |", "|" + "---|" * len(bheader)]
+    blines += ["| " + " | ".join(c) + " |" for c in bcells]
     text = "\n".join(lines) + "\n"
     btext = "\n".join(blines) + "\n"
     print(text if rows else "", btext if brows else "", sep="\n")
@@ -321,10 +335,11 @@ def main() -> int:
         print(f"WRONG VERDICT: {wrong}", file=sys.stderr)
         return 1
     if not args.quick:
+        doc = ROOT / "docs" / "benchmarks.md"
         if rows:
-            write_section(ROOT / "docs" / "benchmarks.md", HEADING, text)
+            merge_table_section(doc, HEADING, intro, header, cells, key=1)
         if brows:
-            write_section(ROOT / "docs" / "benchmarks.md", RANDOM_HEADING, btext)
+            merge_table_section(doc, RANDOM_HEADING, bintro, bheader, bcells, order=_random_order)
     return 0
 
 
