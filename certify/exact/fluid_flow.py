@@ -198,7 +198,8 @@ def flow_terms(chain: Chain, depth: int = 0) -> dict[tuple[tuple[int, ...], tupl
     return {KC: t[KC] for KC in sorted(t, key=lambda kc: (len(kc[0]), kc[0], len(kc[1]), kc[1])) if t[KC]}
 
 
-def flow_weights(chain: Chain, w: Sequence[Fraction], depth: int = 0) -> dict[tuple[int, ...], Fraction]:
+def flow_weights(chain: Chain, w: Sequence[Fraction], depth: int = 0,
+                 terms: dict[tuple[tuple[int, ...], tuple[int, ...]], Fraction] | None = None) -> dict[tuple[int, ...], Fraction]:
     """The weights a_K of the bound: the terms on K, each times max_C w (module docstring).
 
     Parameters
@@ -209,6 +210,8 @@ def flow_weights(chain: Chain, w: Sequence[Fraction], depth: int = 0) -> dict[tu
         One weight per station.
     depth : int, optional
         The inflow depth (default 0: a_C = R_C max_C w, on the choice sets).
+    terms : dict, optional
+        At depth >= 1, :func:`flow_terms` at this depth when the caller has it (not computed again).
 
     Returns
     -------
@@ -225,7 +228,7 @@ def flow_weights(chain: Chain, w: Sequence[Fraction], depth: int = 0) -> dict[tu
     if depth == 0:
         return {C: R * max(w[j] for j in C) for C, R in flow_rates(chain).items()}
     a: dict[tuple[int, ...], Fraction] = defaultdict(Fraction)
-    for (K, C), r in flow_terms(chain, depth).items():
+    for (K, C), r in (flow_terms(chain, depth) if terms is None else terms).items():
         a[K] += r * max(w[j] for j in C)
     return dict(a)
 

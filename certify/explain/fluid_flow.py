@@ -35,9 +35,10 @@ def _sources(chain: Chain, C: tuple[int, ...]) -> str:
 
 def _term_rows(chain: Chain, w: list[Fraction], depth: int) -> list[tuple[Fraction, tuple[Inline, ...]]]:
     """At inflow depth >= 1: one row per station set K carrying terms, with the choice sets D they flow into."""
-    weights = flow_weights(chain, w, depth)
+    terms = flow_terms(chain, depth)
+    weights = flow_weights(chain, w, depth, terms=terms)
     parts: dict[tuple[int, ...], list[str]] = {}
-    for (K, D), r in flow_terms(chain, depth).items():
+    for (K, D), r in terms.items():
         parts.setdefault(K, []).append(f"{frac_tex(r)} \\to {set_tex([chain.ids[j] for j in D])}")
     rows: list[tuple[Fraction, tuple[Inline, ...]]] = [
         (weights[K], (Math(set_tex([chain.ids[j] for j in K])), Math(",\\ ".join(parts[K])), Math(frac_tex(weights[K]))))
