@@ -119,5 +119,21 @@ def test_regions_over_their_size_bound_are_listed_up_to_the_cap(monkeypatch):
     assert small.get(levels, cap=count - 1) is None
     assert res.attempts[-1].outcome == "given up (too many to search)"
     before = len(res.attempts)
-    assert small.get(levels, cap=10 * count) is None  # remembered: not listed again
+    assert small.get(levels, cap=count - 1) is None  # remembered: not listed again at the same cap
+    assert small.get(levels) is None
     assert len(res.attempts) == before
+
+
+def test_regions_given_up_at_one_cap_are_listed_at_a_larger_one(monkeypatch):
+    """A level set given up at one cap is listed again, and in full, when a later stage asks with a larger cap."""
+    import certify.proof.context as context
+    from certify.markov.regions import enumerate_regions
+    from certify.proof.result import Result
+
+    ch = compile_chain(load(BELOW))
+    levels = {ch.ids.index("2"): 4, ch.ids.index("5"): 4}
+    count = len(enumerate_regions(ch, levels))
+    monkeypatch.setattr(context, "MAX_REGIONS", 1000)
+    regions = context.Regions(Result("random"), ch)
+    assert regions.get(levels, cap=count // 2) is None
+    assert len(regions.get(levels, cap=count) or []) == count

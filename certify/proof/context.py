@@ -138,7 +138,8 @@ class Regions:
     def __init__(self, res: Result, chain: Chain, deadline: float | None = None):
         self.res, self.chain, self.deadline = res, chain, deadline
         self.cache: dict[tuple[tuple[tuple[int, int], ...], Symmetry | None], list[RegionDrift]] = {}
-        self.too_many: set[tuple[tuple[tuple[int, int], ...], Symmetry | None]] = set()  # found too many by listing
+        # found too many by listing: the cap they were given up at (a larger cap lists them again)
+        self.too_many: dict[tuple[tuple[tuple[int, int], ...], Symmetry | None], int] = {}
 
     def get(self, levels: dict[int, int], symmetry: Symmetry | None = None, cap: int | None = None) -> list[RegionDrift] | None:
         """The drifts for these clip levels, or None when the refined problem would exceed :data:`MAX_REGIONS`.
@@ -146,7 +147,8 @@ class Regions:
         With a (non-trivial) ``symmetry``: the regions of the sorted chamber only, one per orbit.
         The bound is the base regions times (K + 2) per clipped station, which can be far above the
         count (most pieces are empty); with ``cap``, a level set over the bound is listed anyway and
-        given up (None, and remembered) once more than ``cap`` regions are found.
+        given up (None, and remembered with its cap: only a larger cap lists it again) once more than ``cap``
+        regions are found.
         Raises :class:`TimeLimitReached` when the deadline passes during the enumeration.
         """
         symmetry = reducing(symmetry)
@@ -155,7 +157,7 @@ class Regions:
             merged[a] = max(k, merged.get(a, 0))
         levels = dict(sorted(merged.items()))
         key = (tuple(levels.items()), symmetry)
-        if key in self.too_many:
+        if key in self.too_many and (cap is None or cap <= self.too_many[key]):
             return None
         limit = None
         if key not in self.cache:
@@ -178,7 +180,7 @@ class Regions:
                     regions.append(region)
                     if limit is not None and len(regions) > limit:
                         t.size, t.outcome = f"more than {limit} regions", "given up (too many to search)"
-                        self.too_many.add(key)
+                        self.too_many[key] = limit
                         return None
                 drifts = compile_drifts(self.chain, regions, deadline=self.deadline)
                 unbounded = sum(1 for d in drifts if d.generators)
