@@ -11,7 +11,9 @@ peak memory per case (the wrapper of ``bench/symmetry.py``).
    it.  d_g is computed here from the gadget's own chain (it does not see S) truncated at 60 customers per
    station, by :func:`certify.stationary.stationary` (error far below 1e-6 at this load).  A case at load
    factor r sets mu_S = G d + 1/2 and lam_S = r mu_S - G d, so the exact boundary is r = 1.
-   Laws: exponential, or Erlang-2 service at every gadget's station a (``--law erlang2``).
+   Laws: exponential, or phase-type service at every gadget's station a, mean kept (``--laws``): Erlang-2
+   (``erlang2``), a hyperexponential of scv 4.56 (``h2``: probabilities 1/10, 9/10, rates 1/5, 9/5), a Coxian-2 of
+   scv 2 (``coxian``).
 2. ``cascade``: depth 2 — stations 1, 2 share a stream (the gadget), 1's output joins JSQ{3, 4}, 3's output goes
    on to 5 (the sink, with its own stream).  The throughput into 5 is station 3's in the chain of 1..4 (truncated
    at 14 per station).  Depth 3: 3's output joins JSQ{5, 6} instead, 5's output goes on to the sink 7 (the
@@ -29,7 +31,7 @@ before the separable kinds is ``54bda29``.
 Usage::
 
     python bench/frontier.py --quick     # G = 2 exponential, cascade depth 2, random J = 4 (a few minutes)
-    python bench/frontier.py             # G = 2..8, both laws, cascades 2 and 3, random J = 4, 6, 8 (long)
+    python bench/frontier.py             # G = 2..8, every law, cascades 2 and 3, random J = 4, 6, 8 (long)
     python bench/frontier.py --baseline 54bda29 --laws exponential --random ""   # against an earlier pipeline
     python bench/frontier.py --gadgets "" --no-cascades --random 6 --seeds 1,2,3,8,15  # the random family only
 
@@ -65,13 +67,16 @@ from certify.stationary import stationary  # noqa: E402
 HEADING = "## Frontier: gadgets, cascades, random feedback (issue 21)"
 RANDOM_HEADING = "## Frontier: random heterogeneous feedback networks (issue 21)"
 ERLANG2 = {"dist": "erlang", "k": 2}
+#: The phase-type service laws of a gadget's station a (its mean stays 1/mu).
+LAWS = {"erlang2": ERLANG2, "h2": {"dist": "hyperexponential", "probs": [0.1, 0.9], "rates": [0.2, 1.8]},
+        "coxian": {"dist": "coxian", "scv": 2}}
 
 
 def _gadget(g: int, law: str) -> tuple[dict, list[dict], dict]:
     a, b = f"a{g}", f"b{g}"
     st = {a: {"mu": 1}, b: {"mu": 1.5}}
-    if law == "erlang2":
-        st[a]["service"] = ERLANG2
+    if law != "exponential":
+        st[a]["service"] = LAWS[law]
     return st, [{"choice": [a, b], "rate": 1.6}], {"set": [a, b], "probs": {a: 0.3, b: 0.7}}
 
 
@@ -257,7 +262,8 @@ def main() -> int:
     ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
     ap.add_argument("--boundary-limit", type=float, default=300.0, help="--time-limit of each boundary (default 300)")
     ap.add_argument("--gadgets", default="2,3,4,6,8", help="the G values (default 2,3,4,6,8)")
-    ap.add_argument("--laws", default="exponential,erlang2", help="gadget laws (default exponential,erlang2)")
+    ap.add_argument("--laws", default="exponential,erlang2,h2,coxian",
+                    help="gadget laws (default exponential,erlang2,h2,coxian)")
     ap.add_argument("--random", default="4,6,8", help="J of the random networks (default 4,6,8)")
     ap.add_argument("--seeds", default="1,2,3", help="seeds of the random networks (default 1,2,3)")
     ap.add_argument("--no-cascades", action="store_true", help="skip the cascades")

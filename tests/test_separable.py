@@ -34,6 +34,7 @@ GADGET_TIES = (F(3, 10), F(7, 10))
 ERLANG2 = {"dist": "erlang", "k": 2}
 H2 = {"dist": "hyperexponential", "probs": ["9/10", "1/10"], "rates": ["9/5", "1/5"]}  # mean 1 (station a)
 H2_B = {"dist": "hyperexponential", "probs": ["9/10", "1/10"], "rates": ["27/10", "3/10"]}  # mean 2/3 (station b)
+COXIAN = {"dist": "coxian", "rates": ["2", "1/2"], "probs": ["1/4"]}  # mean 1/2 + (1/4)(2) = 1, scv 2 (station a)
 
 
 def gadgets(G: int, mu_s: F, lam_s: F, law: dict | None = None) -> dict:
@@ -94,7 +95,8 @@ def test_unstable_side_proved_by_a_separable_growth_certificate():
     independent.check_separable_growth(net, copy.deepcopy(res.certificate))
 
 
-@pytest.mark.parametrize("G, law", [(3, None), (8, None), (3, ERLANG2), (2, H2)], ids=["G3", "G8", "G3-erlang2", "G2-h2"])
+@pytest.mark.parametrize("G, law", [(3, None), (8, None), (3, ERLANG2), (2, H2), (2, COXIAN)],
+                         ids=["G3", "G8", "G3-erlang2", "G2-h2", "G2-coxian"])
 def test_both_sides_at_three_percent_of_the_exact_boundary(G, law):
     """G gadgets at 0.97 and 1.03 of the boundary computed from the gadget's own chain: stable below, unstable above."""
     below, above = at_load(G, 0.97, law), at_load(G, 1.03, law)
