@@ -282,16 +282,10 @@ class Markovian(JsqStage):
 
         # every set at the Foster level and the first growth level, then the larger growth levels
         for fast, face in sets:
-            for K in (FACE_K, SMALL_K):
-                raw: JsonObject = {"fast": [chain.ids[j] for j in fast], "K": K}
-                try:
-                    TEMPLATES["table"].resolve_options(chain, raw)
-                except CertificateError:  # too large a table for this chain: not tried
-                    continue
-                if ctx.regions.get({j: K for j in fast}, self._symmetry(ctx, "table"), cap=FACE_REGIONS) is not None:
-                    break
-            else:
+            level = self._face_level(ctx, fast)
+            if level is None:
                 continue
+            K, raw = level
             proved = self._foster(ctx, "table", raw, found, label=f"table (K={K}) {where(fast, face)} Foster")
             if proved is None:
                 g = FACE_GROWTH_K[0] if K == FACE_K else K
@@ -305,6 +299,24 @@ class Markovian(JsqStage):
                                       first=face, limit=FACE_SUPPORTS, cap=FACE_REGIONS)
                 if proved is not None:
                     return proved
+        return None
+
+    def _face_level(self, ctx: ProofContext, fast: tuple[int, ...]) -> tuple[int, JsonObject] | None:
+        """The clip level of a face-guided table on ``fast`` (FACE_K, else SMALL_K) with its options, or None.
+
+        A level is used when the table template accepts it on this chain and its refined regions are listed
+        (up to :data:`~certify.proof.faces.FACE_REGIONS`); None when neither level is.
+        """
+        chain = ctx.chain
+        assert chain is not None
+        for K in (FACE_K, SMALL_K):
+            raw: JsonObject = {"fast": [chain.ids[j] for j in fast], "K": K}
+            try:
+                TEMPLATES["table"].resolve_options(chain, raw)
+            except CertificateError:  # too large a table for this chain: not tried
+                continue
+            if ctx.regions.get({j: K for j in fast}, self._symmetry(ctx, "table"), cap=FACE_REGIONS) is not None:
+                return K, raw
         return None
 
     def _foster(self, ctx: ProofContext, name: str, raw: JsonObject, found: _Found, label: str | None = None) -> StageOutcome | None:
