@@ -117,6 +117,25 @@ def _gadgets(lam_s, law=None):
     return lambda: from_dict(gadgets(2, Fraction(9, 5), lam_s, law))
 
 
+def _sink_growth(net):
+    """The sink-growth stage alone (prove runs it only from six stations on): a gadget overloading its sink."""
+    import time
+
+    import certify
+    from certify.proof.context import ProofContext, RunState
+    from certify.proof.result import Result
+    from certify.proof.sink import SinkGrowth
+
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    return SinkGrowth(certify.prove).run(ctx).decision.certificate
+
+
+def _sink_net():
+    from tests.test_separable import at_load
+
+    return at_load(1, 1.2)
+
+
 def _theorem(net):
     from certify.certificates import theorem_certificate
     from certify.exact.theory import theorem_verdicts
@@ -149,6 +168,7 @@ CASES = {
     "static-split-lossy": (lambda: from_dict(LOSSY), _prove, "static-split"),
     "separable-foster": (_gadgets(Fraction(2, 5)), _prove, "separable-foster"),
     "separable-growth": (_gadgets(Fraction(3, 5)), _prove, "separable-growth"),
+    "sink-growth": (_sink_net, _sink_growth, "sink-growth"),
     "separable-phases": (_gadgets(Fraction(2, 5), {"dist": "erlang", "k": 2}), _prove, "separable-foster"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),

@@ -13,6 +13,8 @@ independently (tests/independent.py, none of it certify's templates or checker):
   value < 0 and the claims, recomputed exactly from the network.
 * overflow: the drift of f = x_u + h(y) at x_u = L, L + 1, L + 4, L + 17 for every
   capped level vector y, from the JSQ rules with capacities.
+* sink-growth: f + A'g >= rate on a box of states of the reduced network R' and at far states, R' rebuilt
+  from the network's fields and its nested certificate verified against that R', rate > mu_S (1 - p_SS).
 * separable: AV(x) <= B - delta |x|_1 at random states and the slope of AV along
   random rays <= -delta |r|_1 (Foster), Af >= delta at random states, the empty one
   included (growth), V and f read from the file, the jumps from the JSQ rules.
@@ -85,6 +87,8 @@ def _confirm_cached(name, text, samples):
             ind.check_separable(net, cert, count=samples)
         elif kind == "separable-growth":
             ind.check_separable_growth(net, cert, count=2 * samples)
+        elif kind == "sink-growth":
+            ind.check_sink_growth(net, cert, count=samples)
         else:
             return f"accepted a certificate of kind {kind!r}"
     except ind.Malformed as exc:
@@ -310,7 +314,7 @@ def edits_for(cls, net, cert):
     if cls == "kind":
         kinds = ["foster", "growth", "static-split", "fluid", "fluid-flow", "fork-join-foster", "fork-join-capacity",
                  "fork-join-independent", "overflow-foster", "overflow-growth", "separable-foster", "separable-growth",
-                 "Foster", "", None]
+                 "sink-growth", "Foster", "", None]
         templates = ["quadratic", "table", "piecewise", "quartic", "linear", "Table", None]
         return st.one_of(
             st.sampled_from(kinds).map(lambda k: [Edit("set", ("kind",), k)]),
@@ -411,6 +415,7 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("separable-foster", lambda c: c.update(P=[[a, b, str(-Fraction(v))] for a, b, v in c["P"]])),
         ("separable-growth", lambda c: c.update(weights={k: "0" for k in c["weights"]},
                                                 tables=[{k: "0" for k in t} for t in c["tables"]])),
+        ("sink-growth", lambda c: c.update(rate=str(Fraction(c["rate"]) + Fraction(1, 10)))),
     ):
         _, cert = case(name)
         bad = copy.deepcopy(cert)

@@ -27,7 +27,7 @@ from .kinds.overflow import overflow_certificate
 from .kinds.static_split import static_split_certificate
 from .kinds.theorem import theorem_certificate
 from .statements import derived_claim
-from .verifier import MAX_FILE_BYTES, Unverified, Verification, Verified, load_certificate, verify
+from .verifier import MAX_FILE_BYTES, Unverified, Verification, Verified, load_certificate, nested_verdict, verify
 
 __all__ = [
     "FORMAT",
@@ -37,6 +37,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "network_digest",
     "derived_claim",
+    "nested_verdict",
     "foster_certificate",
     "static_split_certificate",
     "growth_certificate",

@@ -32,6 +32,7 @@ must claim).  Pure Python: verifying needs no solver.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -40,12 +41,12 @@ from ..core.certificate import Certificate
 from ..core.envelope import FORMAT, _body_digest, network_digest
 from ..core.errors import CertificateError
 from ..core.model import ForkJoinNetwork, Network
-from ..exact.facts import Facts
+from ..exact.facts import Facts, NestedVerdict
 from ..io.loader import DuplicateKey, no_duplicate_keys
 from .claims import compare_claims
 from .kinds import ENVELOPE_FIELDS, REGISTRY, Kind, kind_named
 
-__all__ = ["MAX_FILE_BYTES", "Verified", "Unverified", "Verification", "load_certificate", "verify"]
+__all__ = ["MAX_FILE_BYTES", "Verified", "Unverified", "Verification", "load_certificate", "verify", "nested_verdict"]
 
 MAX_FILE_BYTES = 64 * 2**20
 
@@ -317,7 +318,10 @@ def verify(net: Network | ForkJoinNetwork, cert: Any) -> Verification:
         if isinstance(reading, str):
             failures.append(reading)
             return Verification(failures, Unverified({}))
-        res = found.check(*reading.args, **reading.kwargs)
+        kwargs = dict(reading.kwargs)
+        if found.nested is not None:
+            kwargs["nested"] = nested_verdict(*found.nested(net, cert))
+        res = found.check(*reading.args, **kwargs)
         failures.extend(res.failures)
         if res.ok:
             failures.extend(compare_claims(cert["claims"], found.claims(res.facts)))
@@ -333,3 +337,33 @@ def verify(net: Network | ForkJoinNetwork, cert: Any) -> Verification:
         computed = res.facts.as_dict() if res.ok else res.partial
         return Verification(failures, Unverified({**computed, "kind": kind, "semantics": semantics, "statement": statement}))
     return Verification([], Verified(res.facts, kind, semantics, statement))
+
+
+def nested_verdict(net: Network, cert: Any) -> NestedVerdict:
+    """Verify a certificate nested in another against the network it is about: what a kind's checker is given.
+
+    Parameters
+    ----------
+    net : Network
+        The derived network (for ``sink-growth``: the network without its sink).
+    cert : object
+        The nested certificate (refused unless it is a certificate object).
+
+    Returns
+    -------
+    NestedVerdict
+        Whether it verified, its failures, its kind, the verdict its kind proves and its semantics.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
+    >>> nested_verdict(mm1, {"kind": "foster"}).ok
+    False
+    """
+    v = verify(net, cert)
+    name = cert.get("kind") if isinstance(cert, Mapping) else None
+    kind = kind_named(name) if isinstance(name, str) else None
+    semantics = v.facts.semantics if isinstance(v.facts, Verified) else ""
+    return NestedVerdict(v.ok, tuple(v.failures), str(name), kind.proves if kind is not None else None, semantics)

@@ -30,6 +30,8 @@ __all__ = [
     "Facts",
     "FosterFacts",
     "GrowthFacts",
+    "SinkGrowthFacts",
+    "NestedVerdict",
     "StaticSplitFacts",
     "FluidFacts",
     "FluidFlowFacts",
@@ -284,6 +286,64 @@ class GrowthFacts(Facts):
     delta: Fraction
     level: Fraction
     increment_bound: Fraction
+
+
+@dataclass(frozen=True)
+class NestedVerdict:
+    """What the verifier found of a certificate nested in another (for a network derived from the outer one).
+
+    Attributes
+    ----------
+    ok : bool
+        Whether the nested certificate verified against the derived network.
+    failures : tuple of str
+        Its failures (empty when ``ok``).
+    kind : str
+        Its kind.
+    proves : str or None
+        The verdict its kind proves (``stable``, ``unstable``).
+    semantics : str
+        The laws it holds for (``markovian``, ``general``, ...; empty when not ``ok``).
+
+    Examples
+    --------
+    >>> NestedVerdict(True, (), "fluid-flow", "stable", "general").proves
+    'stable'
+    """
+
+    ok: bool
+    failures: tuple[str, ...]
+    kind: str
+    proves: str | None
+    semantics: str
+
+
+@dataclass(frozen=True)
+class SinkGrowthFacts(Facts):
+    """A sink-growth certificate holds: the forced rate into the sink averages at least ``rate`` > ``capacity``.
+
+    Attributes
+    ----------
+    rate : Fraction
+        c: f + A'g >= c at every state of the reduced network.
+    capacity : Fraction
+        m_S = mu_S (1 - p_SS), what the sink serves out of itself.
+    regions : int
+        The regions of the reduced network the inequality was checked on.
+    reduced : str
+        The kind of the reduced network's certificate of positive recurrence.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> SinkGrowthFacts(F(3, 5), F(1, 2), 10, "fluid-flow").rate > F(1, 2)
+    True
+    """
+
+    rate: Fraction
+    capacity: Fraction
+    regions: int
+    reduced: str
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ from .markovian import Markovian, MarkovianForm
 from .necessary import ClosedSet, Emptiable, FiniteState, NecessaryCondition, Reachability
 from .options import ProveOptions
 from .result import VERDICTS, Attempt, AttemptLog, Result
+from .sink import SinkGrowth
 from .stage import Decision, Interrupted, JsqStage, StageOutcome, run_stages
 from .theorems import Weighing, deciding_theorems, weigh_theorems
 
@@ -75,6 +76,7 @@ JSQ_STAGES: tuple[JsqStage, ...] = (
     ClosedSet(),
     NecessaryCondition(),
     PartialCapacities(),
+    SinkGrowth(lambda net, **kw: prove(net, **kw)),  # R' is proved by a nested run of this pipeline
     Emptiable(),
     Fluid(),
     Reachability(),

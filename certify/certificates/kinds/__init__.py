@@ -28,6 +28,7 @@ from . import (
     growth,
     overflow,
     separable,
+    sink_growth,
     static_split,
     theorem,
 )
@@ -51,6 +52,7 @@ REGISTRY: dict[str, Kind] = {
         overflow.GROWTH,
         separable.KIND,
         separable.GROWTH,
+        sink_growth.KIND,
         fork_join_capacity.KIND,
         fork_join_independent.KIND,
         fork_join_foster.KIND,

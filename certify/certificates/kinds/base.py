@@ -61,6 +61,10 @@ class Kind:
         The networks the kind applies to.
     capacities : bool
         Whether it applies to a network with capacities (its checker models the losses).
+    nested : callable or None
+        ``nested(net, cert)``: the (network, certificate) of a certificate the file nests for a network derived
+        from ``net`` (called after ``read``); the verifier verifies it and passes what it found to the checker
+        as the keyword ``nested`` (a :class:`~certify.exact.facts.NestedVerdict`). None: nothing nested.
 
     Examples
     --------
@@ -81,6 +85,7 @@ class Kind:
     optional: tuple[str, ...] = ()
     networks: Literal["jsq", "fork-join", "any"] = "jsq"
     capacities: bool = False
+    nested: Callable[[Any, Mapping[str, Any]], tuple[Any, Any]] | None = None
 
 
 def primitives(chain: Chain | None) -> str:

@@ -1,0 +1,170 @@
+"""The sink-growth stage of ``prove``: a station the rest of the network overloads (``docs/math/sink.md``).
+
+For each candidate sink (forced feedback into it, most pressed first), the
+reduced network R' is proved positive recurrent by ``prove`` itself (a nested
+run, without this stage; the pipeline hands the stage its ``prove``), then the rate LP over R''s regions looks for c above
+the sink's capacity; the certificate passes only the exact check. The stage
+gets a share of the time left (:data:`SINK_SHARE`), so that the stability
+stages after it keep most of it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from fractions import Fraction
+
+from ..certificates import nested_verdict
+from ..certificates.kinds.sink_growth import sink_growth_certificate
+from ..core.clock import earliest, within
+from ..exact.sink import Reduction, check_sink_growth
+from ..markov.chain import Chain, compile_chain
+from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.regions import TimeLimitReached, iter_regions
+from ..search.sink import SinkCandidate, sink_candidates, sink_fast, solve_sink_rate
+from .context import ProofContext, Timer
+from .result import Result
+from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
+
+__all__ = ["SINK_SHARE", "SINK_K", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth"]
+
+#: The share of the time left that the stage may use (all candidates together).
+SINK_SHARE = 0.5
+#: The table's clip level.
+SINK_K = 2
+#: The most regions of R' (refined) the stage lists for one candidate.
+SINK_REGIONS = 400_000
+#: The most candidate sinks tried.
+MAX_SINKS = 2
+#: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
+#: stage reach the same sinks (and prove transience), and the stage would only take time ahead of them.
+SINK_MIN_J = 6
+
+_NESTED: ContextVar[bool] = ContextVar("certify_sink_nested", default=False)
+
+
+class SinkGrowth(JsqStage):
+    """Sink-growth certificates: the rest of the network, positive recurrent, overloads one station.
+
+    Examples
+    --------
+    Station 1 sends every customer on to the slow station 2:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(2, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> from certify.proof.pipeline import prove
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> out = SinkGrowth(prove).run(ctx)
+    >>> out.decision.verdict, out.decision.certificate["kind"]
+    ('unstable', 'sink-growth')
+    """
+
+    name = "sink growth"
+
+    def __init__(self, prover: Callable[..., Result]) -> None:
+        #: ``prove`` itself (the pipeline passes it: R' is proved positive recurrent by a nested run)
+        self.prover = prover
+
+    def applies(self, ctx: ProofContext) -> bool:
+        """On exponential networks of :data:`SINK_MIN_J` or more stations without capacities, not inside a nested run."""
+        return (not _NESTED.get() and ctx.net.is_markovian and not ctx.net.has_capacities
+                and ctx.base.J >= SINK_MIN_J)
+
+    def run(self, ctx: ProofContext) -> StageOutcome:
+        """Try the candidate sinks within the stage's share of the time; the decision when a certificate passed."""
+        run = ctx.run
+        if run.expired():
+            return NEXT
+        stop = time.perf_counter() + SINK_SHARE * max(0.0, run.deadline - time.perf_counter())
+        for cand in sink_candidates(ctx.net)[:MAX_SINKS]:
+            if time.perf_counter() > stop:
+                run.skipped.append(f"sink growth at {cand.sink} (its share of the time limit was spent)")
+                continue
+            out = self._try(ctx, cand, stop)
+            if out is not None:
+                return out
+        return NEXT
+
+    def _try(self, ctx: ProofContext, cand: SinkCandidate, stop: float) -> StageOutcome | None:
+        """One candidate: R' proved stable, the rate LP, the exact check."""
+        net, sink, red = ctx.net, cand.sink, cand.reduction
+        label = f"sink growth at {sink}"
+        ctx.run.ran.append(label)
+        with ctx.timer(label) as t:
+            token = _NESTED.set(True)
+            try:
+                sub = self.prover(red.network, time_limit=max(1.0, (stop - time.perf_counter()) / 2), simulate=False,
+                            sim_budget=0, solver=ctx.solver)
+            finally:
+                _NESTED.reset(token)
+            if sub.verdict != "stable" or sub.certificate is None:
+                t.outcome = f"R' (without {sink}) not proved positive recurrent ({sub.verdict}): not tried"
+                return None
+            chain = compile_chain(red.network)
+            chk, found = None, None
+            for fast in sink_fast(chain, red):
+                t.size = f"R' without {sink}, table on {{{','.join(chain.ids[a] for a in fast)}}}"
+                got = self._rate(ctx, t, red, chain, fast, stop)
+                if got is not None:
+                    found, drifts = got
+                    w, table, rate = found
+                    try:
+                        chk = check_sink_growth(net, sink, w, rate, nested_verdict(red.network, sub.certificate), table,
+                                                fast, SINK_K,
+                                                deadline=earliest(stop, ctx.run.deadline), drifts=drifts)
+                    except TimeLimitReached:
+                        _say(t, "stopped by the stage's share of the time limit during the exact check")
+                        return None
+                    break
+            if found is None or chk is None:
+                return None
+            if not chk.ok:
+                t.outcome = f"rounded candidate refused by the exact check ({chk.failures[0]})"
+                return None
+            t.outcome = f"found, exact check passed (rate {float(rate):.4g} > capacity {float(red.capacity):.4g})"
+            cert = sink_growth_certificate(net, sink, w, rate, sub.certificate, chk, table, fast, SINK_K)
+        return decide(
+            Decision("unstable", "markovian", "sink-growth certificate", cert),
+            f"the network without station {sink} is positive recurrent ({sub.method}) and the flow it forces into {sink} "
+            f"averages at least {float(rate):.4g} > {float(red.capacity):.4g}, what {sink} serves (f + A'g >= rate at "
+            f"every state of it, checked exactly on {chk.facts.regions} regions): {sink}'s queue grows without bound "
+            "with positive probability, so the chain is not positive recurrent, for exponential laws and the given "
+            "tie-breaking (docs/math/sink.md)",
+        )
+
+    @staticmethod
+    def _rate(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int],
+              stop: float) -> tuple[tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction],
+                                    list[RegionDrift]] | None:
+        """R''s regions refined at ``fast`` and the rate LP: rounded (w, T, c) with c above the capacity and the
+        regions, or None (the reason appended to the attempt's outcome)."""
+        levels = dict(chain.base_levels)
+        levels.update({a: max(SINK_K, levels.get(a, 0)) for a in fast})
+        where = f"table on {{{','.join(chain.ids[a] for a in fast)}}}"
+        try:
+            with within(earliest(stop, ctx.run.deadline)):
+                regions = []
+                for region in iter_regions(chain, levels, deadline=stop):
+                    regions.append(region)
+                    if len(regions) > SINK_REGIONS:
+                        _say(t, f"{where}: more than {SINK_REGIONS} regions")
+                        return None
+                drifts = compile_drifts(chain, regions, deadline=stop)
+                found = solve_sink_rate(chain, red, drifts, fast, SINK_K, solver=ctx.solver, deadline=stop)
+        except TimeLimitReached:
+            _say(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded from it)")
+            return None
+        if found is None:
+            _say(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found ({len(drifts)} regions)")
+            return None
+        return found, drifts
+
+
+def _say(t: Timer, what: str) -> None:
+    """Add one fast set's outcome to the attempt's (each set tried says how it ended)."""
+    t.outcome = f"{t.outcome}; {what}" if t.outcome else what

@@ -1,0 +1,224 @@
+"""The search for a sink-growth certificate (``docs/math/sink.md``): candidate sinks, the table's stations, the rate LP.
+
+The LP maximises c subject to f + A'g >= c on every region of the reduced network R' (refined by the
+table's levels), over g = w'x + T(min(x_F, K)) with |w|, |T| <= 100; w and T are rounded to 2^-20
+and c to below the LP's value, for the exact check to decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import floor
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..core.clock import remaining
+from ..core.model import Network
+from ..exact.sink import Reduction, forced_rate, reduced_network, sink_problem
+from ..markov.chain import Chain
+from ..markov.drift import RegionDrift, cell_moves
+from ..templates.base import round_to_grid
+from ..templates.table import table_cells
+from .linprog import solve_lp
+
+__all__ = ["MAX_SINK_FAST", "SinkCandidate", "sink_candidates", "sink_fast", "solve_sink_rate"]
+
+#: The most stations g's table follows (its cells are (K + 1)^|F|).
+MAX_SINK_FAST = 4
+#: How far below the LP's optimum the rounded rate is claimed (the exact check decides).
+SLACK = 1e-5
+
+
+@dataclass(frozen=True)
+class SinkCandidate:
+    """A sink the theorem may apply to, with its reduction and the share of its capacity that is forced on it.
+
+    Attributes
+    ----------
+    sink : str
+        The station.
+    reduction : Reduction
+        R', lambda_S, the forced rates, m_S.
+    pressure : Fraction
+        (lambda_S + sum of the forced rates) / m_S: above 1 when every feeder busy would overload the sink.
+
+    Examples
+    --------
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> net = Network("n", (Station("1", Fraction(1)), Station("2", Fraction(1, 2))), (Stream(Fraction(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), Fraction(1)),))
+    >>> SinkCandidate("2", reduced_network(net, "2"), Fraction(2)).reduction.forced
+    {'1': Fraction(1, 1)}
+    """
+
+    sink: str
+    reduction: Reduction
+    pressure: Fraction
+
+
+def sink_candidates(net: Network) -> list[SinkCandidate]:
+    """The stations with forced inflow that could be overloaded by it, most pressed first.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+
+    Returns
+    -------
+    list of SinkCandidate
+        Sinks the theorem's hypotheses 1 and 4 allow, with forced feedback from another station, whose forced rate
+        with every feeder busy exceeds their capacity (below it no c > m_S exists), by pressure.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(2, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> [(c.sink, c.pressure) for c in sink_candidates(net)]
+    [('2', Fraction(5, 2))]
+    """
+    out = []
+    for st in net.stations:
+        if not any(f.choice == (st.id,) and f.source != st.id and f.prob > 0 for f in net.feedback):
+            continue
+        if sink_problem(net, st.id) is not None:
+            continue
+        red = reduced_network(net, st.id)
+        most = red.constant + sum(red.forced.values(), Fraction(0))
+        if red.capacity > 0 and most > red.capacity:
+            out.append(SinkCandidate(st.id, red, most / red.capacity))
+    return sorted(out, key=lambda c: -c.pressure)
+
+
+def sink_fast(chain: Chain, red: Reduction, limit: int = MAX_SINK_FAST) -> list[list[int]]:
+    """The tables' stations to try: the choice set of R' holding the most feeders, then a greedy union of such sets.
+
+    The first is that set with the feeders (cheapest); the second adds the feeders and then every choice set of R'
+    that holds a feeder, most feeders first, while the union has at most ``limit`` stations.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    red : Reduction
+        The reduction (its forced rates name the feeders).
+    limit : int, optional
+        The most stations of a table.
+
+    Returns
+    -------
+    list of list of int
+        Distinct sorted station sets of R' (indices), the smaller first.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> net = Network("n", tuple(Station(s, F(1)) for s in "12345"), (Stream(F(1, 2), choice=("1", "2")),
+    ...               Stream(F(1, 2), choice=("1", "3", "4"))), (Feedback("1", ("5",), F(1, 2)),))
+    >>> red = reduced_network(net, "5")
+    >>> sink_fast(compile_chain(red.network), red)
+    [[0, 1], [0, 1, 2, 3]]
+    """
+    feeders = {chain.ids.index(i) for i in red.forced}
+    sets = sorted({C for C in chain.routing_sets if feeders & set(C)},
+                  key=lambda C: (-len(feeders & set(C)), len(C), C))
+    out: list[list[int]] = []
+    if sets and len(feeders | set(sets[0])) <= limit:
+        out.append(sorted(feeders | set(sets[0])))
+    fast = set(feeders) if len(feeders) <= limit else set()
+    for C in sets:
+        if len(fast | set(C)) <= limit:
+            fast |= set(C)
+    if fast and sorted(fast) not in out:
+        out.append(sorted(fast))
+    return out
+
+
+def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
+                    solver: str | None = None, deadline: float | None = None
+                    ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
+    """Maximise c with f + A'g >= c on every region; rational (w, T, c) when c > m_S, else None.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    red : Reduction
+        The reduction.
+    drifts : sequence of RegionDrift
+        Every region of R' (refined by K at ``fast`` when there is a table).
+    fast : sequence of int
+        The table's stations (empty: g linear).
+    K : int
+        The table's clip level.
+    solver : str, optional
+        The LP solver.
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    (list of Fraction, dict or None, Fraction) or None
+        w, T and c (rounded, for the exact check), or None when the LP finds no c > m_S.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(2, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> red = reduced_network(net, "2")
+    >>> ch = compile_chain(red.network)
+    >>> w, T, c = solve_sink_rate(ch, red, compile_drifts(ch), [], 0)
+    >>> T, F(2, 5) < c <= F(1, 2)
+    (None, True)
+    """
+    J, n = chain.J, len(drifts)
+    cells = table_cells(chain, list(fast), K) if fast else []
+    pos = {c: k for k, c in enumerate(cells)}
+    nc = len(cells)
+    M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in drifts], dtype=float).reshape(n, J))
+    f = np.array([float(forced_rate(red, chain, rd.region.empty)) for rd in drifts])
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    for r, rd in enumerate(drifts) if cells else ():
+        c, moves, tot = cell_moves(rd, list(fast), K)
+        for c2, moved in moves.items():
+            rows.append(r)
+            cols.append(pos[c2])
+            vals.append(moved / chain.scale)
+        if tot:
+            rows.append(r)
+            cols.append(pos[c])
+            vals.append(-tot / chain.scale)
+    B = sp.csr_matrix((vals, (rows, cols)), shape=(n, nc))
+    # c - M w - B T <= f; maximise c
+    A_ub = sp.hstack([-M, -B, sp.csr_matrix(np.ones((n, 1)))], format="csr")
+    cost = np.zeros(J + nc + 1)
+    cost[-1] = -1.0
+    lo = np.concatenate([np.full(J + nc, -100.0), [-np.inf]])
+    hi = np.concatenate([np.full(J + nc, 100.0), [float(red.constant + sum(red.forced.values(), Fraction(0))) + 1]])
+    res = solve_lp(cost, A_ub, f, bounds=(lo, hi), solver=solver, time_limit=remaining(deadline))
+    if not res.ok or res.x is None:
+        return None
+    c_lp = float(res.x[-1])
+    # rounding w and T to 2^-20 moves f + A'g by about 2^-20 times the jump rates; c is claimed SLACK below the LP's
+    rate = Fraction(floor((c_lp - SLACK) * 2**20), 2**20)
+    if rate <= red.capacity:
+        return None
+    w = round_to_grid(res.x[:J], 2**20)
+    table = None
+    if cells:
+        tq = round_to_grid(res.x[J:J + nc], 2**20)
+        table = {c: tq[k] for c, k in pos.items()}
+    return w, table, rate
