@@ -1,8 +1,8 @@
 """The search for a sink-growth certificate (``docs/math/sink.md``): candidate sinks, the table's stations, the rate LP.
 
 The LP maximises c subject to f + A'g >= c on every region of the reduced network R' (refined by the
-table's levels), over g = w'x + T(min(x_F, K)) with |w|, |T| <= 100; w and T are rounded to 2^-20
-and c to below the LP's value, for the exact check to decide.
+table's levels), over g = w'x + T(min(x_F, K)) with every weight and table value in [-100, 100]; both
+are rounded to 2^-20 and c to below the LP's value, for the exact check to decide.
 """
 
 from __future__ import annotations
