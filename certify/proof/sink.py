@@ -98,8 +98,8 @@ class SinkGrowth(JsqStage):
         with ctx.timer(label) as t:
             token = _NESTED.set(True)
             try:
-                sub = self.prover(red.network, time_limit=max(1.0, (stop - time.perf_counter()) / 2), simulate=False,
-                            sim_budget=0, solver=ctx.solver)
+                sub = self.prover(red.network, time_limit=max(1.0, (stop - time.perf_counter()) / 2),
+                                  simulate=False, sim_budget=0, solver=ctx.solver)
             finally:
                 _NESTED.reset(token)
             if sub.verdict != "stable" or sub.certificate is None:
@@ -115,8 +115,7 @@ class SinkGrowth(JsqStage):
                     w, table, rate = found
                     try:
                         chk = check_sink_growth(net, sink, w, rate, nested_verdict(red.network, sub.certificate), table,
-                                                fast, SINK_K,
-                                                deadline=earliest(stop, ctx.run.deadline), drifts=drifts)
+                                                fast, SINK_K, deadline=earliest(stop, ctx.run.deadline), drifts=drifts)
                     except TimeLimitReached:
                         _say(t, "stopped by the stage's share of the time limit during the exact check")
                         return None
