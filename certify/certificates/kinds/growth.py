@@ -26,7 +26,7 @@ from ...templates.table import table_cells
 from ..reading import Reading, cell_key, field_map, markov_of, named_rationals
 from .base import Kind, Statement, phase_expansion, primitives
 
-__all__ = ["growth_claims", "growth_certificate", "read_growth"]
+__all__ = ["read_table", "growth_claims", "growth_certificate", "read_growth"]
 
 
 def growth_claims(f: GrowthFacts) -> JsonObject:
@@ -140,6 +140,37 @@ def read_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     w = [vals[s] for s in chain.ids]
     if "table" not in cert:
         return Reading((chain, w), chain=chain)
+    return Reading((chain, w), read_table(chain, cert), chain)
+
+
+def read_table(chain: Chain, cert: Mapping[str, Any]) -> dict[str, Any]:
+    """Read the bounded table of a growth function (field ``table``: K, fast, values) over ``chain``'s stations.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain whose stations ``table.fast`` names.
+    cert : dict
+        The certificate (with a ``table`` field).
+
+    Returns
+    -------
+    dict
+        The checker's keywords ``table`` (cell -> Fraction), ``fast`` (station indices) and ``K``.
+
+    Raises
+    ------
+    CertificateError
+        When the table's fields, its fast stations, its clip level or a value is malformed (sized before the cells
+        are built).
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1",), (Fraction(1),), (((0,), Fraction(2)),), (), (Fraction(1),))
+    >>> read_table(ch, {"table": {"K": 1, "fast": ["1"], "values": {"0": "0", "1": "1/2"}}})["table"]
+    {(0,): Fraction(0, 1), (1,): Fraction(1, 2)}
+    """
     tab = field_map(cert, "table")
     if set(tab) != {"K", "fast", "values"}:
         raise CertificateError(None, "table", f"must have exactly the fields K, fast, values (got {sorted(tab)})")
@@ -154,8 +185,7 @@ def read_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     if not isinstance(values, dict):
         raise CertificateError(None, "table.values", f"must be a map from cells to rationals, got {type(values).__name__}")
     named = named_rationals(values, [cell_key(c) for c in cells], "table.values")
-    table = {c: named[cell_key(c)] for c in cells}
-    return Reading((chain, w), {"table": table, "fast": fast, "K": K}, chain)
+    return {"table": {c: named[cell_key(c)] for c in cells}, "fast": fast, "K": K}
 
 
 def growth_statement(net: Any, chain: Chain | None, template: str) -> Statement:
