@@ -13,6 +13,7 @@ can be filled from empty. Pure Python, rationals only.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
@@ -26,6 +27,7 @@ from .growth import growth_levels, table_problem
 __all__ = ["Reduction", "reduced_network", "sink_problem", "forced_rate", "check_sink_growth"]
 
 
+@dataclass(frozen=True)
 class Reduction:
     """The reduced network R' of a sink S, with the forced inflow and the sink's capacity.
 
@@ -48,8 +50,10 @@ class Reduction:
     Fraction(1, 1)
     """
 
-    def __init__(self, network: Network, constant: Fraction, forced: dict[str, Fraction], capacity: Fraction) -> None:
-        self.network, self.constant, self.forced, self.capacity = network, constant, forced, capacity
+    network: Network
+    constant: Fraction
+    forced: dict[str, Fraction]
+    capacity: Fraction
 
 
 def sink_problem(net: Network, sink: str) -> str | None:

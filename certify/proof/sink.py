@@ -18,6 +18,7 @@ from fractions import Fraction
 from ..certificates import nested_verdict
 from ..certificates.kinds.sink_growth import sink_growth_certificate
 from ..core.clock import earliest, within
+from ..exact.growth import growth_levels
 from ..exact.sink import Reduction, check_sink_growth
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import RegionDrift, compile_drifts
@@ -142,8 +143,7 @@ class SinkGrowth(JsqStage):
                                     list[RegionDrift]] | None:
         """R''s regions refined at ``fast`` and the rate LP: rounded (w, T, c) with c above the capacity and the
         regions, or None (the reason appended to the attempt's outcome)."""
-        levels = dict(chain.base_levels)
-        levels.update({a: max(SINK_K, levels.get(a, 0)) for a in fast})
+        levels = growth_levels(chain, fast, SINK_K)
         where = f"table on {{{','.join(chain.ids[a] for a in fast)}}}"
         try:
             with within(earliest(stop, ctx.run.deadline)):

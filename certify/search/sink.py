@@ -187,7 +187,11 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
     pos = {c: k for k, c in enumerate(cells)}
     nc = len(cells)
     M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in drifts], dtype=float).reshape(n, J))
-    f = np.array([float(forced_rate(red, chain, rd.region.empty)) for rd in drifts])
+    by_empty: dict[tuple[int, ...], float] = {}  # f depends on a region only through its empty stations
+    for rd in drifts:
+        if rd.region.empty not in by_empty:
+            by_empty[rd.region.empty] = float(forced_rate(red, chain, rd.region.empty))
+    f = np.array([by_empty[rd.region.empty] for rd in drifts])
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
