@@ -25,6 +25,7 @@ from tests.independent import reseal
 from tests.test_separable import at_load, gadgets, throughput
 
 DATA = Path(__file__).parent / "data" / "networks"
+MODELS = Path(__file__).parent.parent / "models"
 
 
 def _sink(net: Network):
@@ -121,13 +122,42 @@ def test_a_rate_at_the_capacity_is_refused():
 
 
 def test_a_nested_certificate_for_another_network_is_refused():
-    """The nested certificate must be about R' rebuilt from this network: one for another network fails."""
+    """The nested certificate must be about R' rebuilt from this network: a valid one for another network fails."""
     net, cert = _cert()
-    other_cert = _sink(at_load(1, 1.5))[0].decision.certificate
+    other = certify.prove(certify.load(MODELS / "symmetric-jsq-J4.json")).certificate
     doc = json.loads(json.dumps(dict(cert)))
-    doc["reduced_certificate"] = json.loads(json.dumps(dict(other_cert)))  # a sink-growth certificate, not R''s
+    doc["reduced_certificate"] = json.loads(json.dumps(dict(other)))
     res = certify.verify(net, reseal(doc))
-    assert not res.ok and any("reduced_certificate" in f for f in res.failures), res.failures
+    assert not res.ok and any(f.startswith("reduced_certificate:") for f in res.failures), res.failures
+
+
+def test_nested_certificates_do_not_chain():
+    """A sink-growth certificate nested in another is refused before it is verified (one level only)."""
+    net, cert = _cert()
+    doc = json.loads(json.dumps(dict(cert)))
+    doc["reduced_certificate"] = json.loads(json.dumps(dict(cert)))
+    res = certify.verify(net, reseal(doc))
+    assert not res.ok and any("may not" in f for f in res.failures), res.failures
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda c: c.update(rate=0.5), "rate"),
+    (lambda c: c.update(rate="2/4"), "rate"),
+    (lambda c: c.update(sink="9"), "sink"),
+    (lambda c: c.update(reduced_certificate=[]), "reduced_certificate"),
+    (lambda c: c["weights"].update({"zz": "1"}), "weights"),
+    (lambda c: c["table"].update(K=10**6), "table.K"),
+    (lambda c: (c["weights"].update({k: f"1/{3**3700}" for k in c["weights"]}),
+                c["table"]["values"].update({k: f"1/{5**2500}" for k in c["table"]["values"]})), "weights"),
+], ids=["float-rate", "non-canonical-rate", "unknown-sink", "nested-not-object", "extra-weight", "huge-K",
+        "huge-denominator"])
+def test_malformed_fields_are_named(edit, field):
+    """A malformed field is refused with a failure naming it, before any region is listed."""
+    net, cert = _cert()
+    doc = json.loads(json.dumps(dict(cert)))
+    edit(doc)
+    res = certify.verify(net, reseal(doc))
+    assert not res.ok and any(f.startswith(field) or f"{field}:" in f for f in res.failures), res.failures
 
 
 def test_an_instability_certificate_does_not_stand_for_stability():

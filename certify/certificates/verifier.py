@@ -361,9 +361,14 @@ def nested_verdict(net: Network, cert: Any) -> NestedVerdict:
     >>> mm1 = Network("mm1", (Station("1", F(2)),), (Stream(F(1), choice=("1",)),))
     >>> nested_verdict(mm1, {"kind": "foster"}).ok
     False
+    >>> nested_verdict(mm1, {"kind": "sink-growth"}).failures
+    ('a sink-growth certificate nests another certificate; a nested one may not',)
     """
-    v = verify(net, cert)
     name = cert.get("kind") if isinstance(cert, Mapping) else None
     kind = kind_named(name) if isinstance(name, str) else None
+    if kind is not None and kind.nested is not None:  # one level only: a file may not nest certificates in a chain
+        return NestedVerdict(False, (f"a {name} certificate nests another certificate; a nested one may not",),
+                             str(name), kind.proves, "")
+    v = verify(net, cert)
     semantics = v.facts.semantics if isinstance(v.facts, Verified) else ""
     return NestedVerdict(v.ok, tuple(v.failures), str(name), kind.proves if kind is not None else None, semantics)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from math import lcm
 from typing import Any
 
 from ...core.certificate import Certificate
@@ -22,15 +23,14 @@ from ...core.envelope import seal
 from ...core.errors import CertificateError
 from ...core.jsontypes import JsonObject
 from ...core.model import Network
-from ...core.numbers import q
+from ...core.numbers import q, unq
 from ...exact.facts import Check, SinkGrowthFacts
-from ...exact.growth import table_problem
 from ...exact.sink import check_sink_growth, reduced_network, sink_problem
 from ...markov.chain import Chain, compile_chain
-from ...templates.options import station_list
-from ...templates.table import table_cells
 from ..reading import Reading, cell_key, field_map, named_rationals
 from .base import Kind, Statement, primitives
+from .fluid_flow import MAX_DENOMINATOR_BITS
+from .growth import read_table
 
 __all__ = ["sink_growth_claims", "sink_growth_certificate", "read_sink_growth", "sink_growth_statement", "nested_reduced",
            "KIND"]
@@ -129,8 +129,8 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     Raises
     ------
     CertificateError
-        When ``sink`` is not a station id, a weight, ``rate`` or the table is malformed, or
-        ``reduced_certificate`` is not an object.
+        When ``sink`` is not a station id, a weight, ``rate`` or the table is malformed, the common denominator
+        of the weights and the table exceeds 2^MAX_DENOMINATOR_BITS, or ``reduced_certificate`` is not an object.
 
     Examples
     --------
@@ -151,27 +151,17 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     chain: Chain = compile_chain(reduced)
     vals = named_rationals(field_map(cert, "weights"), list(chain.ids), "weights")
     w = [vals[s] for s in chain.ids]
-    rate = named_rationals({"rate": cert.get("rate")}, ["rate"], "rate")["rate"]
+    rate = unq(cert.get("rate"), "rate")
     sub = cert.get("reduced_certificate")
     if not isinstance(sub, Mapping):
         raise CertificateError(None, "reduced_certificate", f"must be a certificate object, got {type(sub).__name__}")
-    kwargs: dict[str, Any] = {}
-    if "table" in cert:
-        tab = field_map(cert, "table")
-        if set(tab) != {"K", "fast", "values"}:
-            raise CertificateError(None, "table", f"must have exactly the fields K, fast, values (got {sorted(tab)})")
-        fast = [chain.ids.index(s) for s in station_list(chain, tab["fast"], "table.fast")]
-        tp = table_problem(chain, fast, tab["K"])
-        if tp:
-            where, _, rule = tp.partition(": ")
-            raise CertificateError(None, where, rule)
-        K = tab["K"]
-        cells = table_cells(chain, fast, K)
-        values = tab["values"]
-        if not isinstance(values, dict):
-            raise CertificateError(None, "table.values", f"must be a map from cells to rationals, got {type(values).__name__}")
-        named = named_rationals(values, [cell_key(c) for c in cells], "table.values")
-        kwargs = {"table": {c: named[cell_key(c)] for c in cells}, "fast": fast, "K": K}
+    kwargs = read_table(chain, cert) if "table" in cert else {}
+    common = 1
+    for v in [*w, *kwargs.get("table", {}).values()]:  # sized before the check: it runs on g scaled to integers
+        common = lcm(common, v.denominator)
+        if common.bit_length() > MAX_DENOMINATOR_BITS:
+            raise CertificateError(None, "weights", f"the common denominator of the weights and the table exceeds "
+                                   f"2^{MAX_DENOMINATOR_BITS} (the exact check would run on integers that large)")
     return Reading((net, sink, w, rate), kwargs, None)
 
 
