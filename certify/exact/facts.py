@@ -332,6 +332,10 @@ class SinkGrowthFacts(Facts):
         The regions of the reduced network the inequality was checked on.
     reduced : str
         The kind of the reduced network's certificate of positive recurrence.
+    sinks : tuple of str
+        For a set of sinks G, its stations (empty for a single sink: ``rate`` and ``capacity`` are then S's).
+    subsets : tuple of (tuple of str, Fraction, Fraction)
+        For a set: every proper non-empty subset H with its rate c_H and capacity m_H (c_H > m_H).
 
     Examples
     --------
@@ -344,6 +348,8 @@ class SinkGrowthFacts(Facts):
     capacity: Fraction
     regions: int
     reduced: str
+    sinks: tuple[str, ...] = ()
+    subsets: tuple[tuple[tuple[str, ...], Fraction, Fraction], ...] = ()
 
 
 @dataclass(frozen=True)

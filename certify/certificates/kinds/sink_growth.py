@@ -1,13 +1,15 @@
 """The ``sink-growth`` certificate: a station that the rest of the network overloads (``docs/math/sink.md``).
 
-The payload names the sink (``sink``), the function g on the reduced network R'
-(``weights``: one rational per station of R', any sign; optional ``table``: K,
-fast, values, as a growth certificate's, over R''s stations), the rate c
-(``rate``) and a certificate that R' is positive recurrent
-(``reduced_certificate``, a certificate file's object for R'). The checker
-(:func:`certify.exact.sink.check_sink_growth`) rebuilds R', verifies the nested
-certificate against it, and checks f + A'g >= c on every region of R' and c >
-mu_S (1 - p_SS). Pure Python.
+The payload names the sink (``sink``: a station id, or a list of station ids for
+a set of sinks G), the function g on the reduced network R' (``weights``: one
+rational per station of R', any sign; optional ``table``: K, fast, values, as a
+growth certificate's, over R''s stations), the rate c (``rate``) and a
+certificate that R' is positive recurrent (``reduced_certificate``, a
+certificate file's object for R'). For a set, optional ``subsets`` give proper
+subsets H their own g_H (``weights``, and ``values`` over the same table cells)
+and c_H (``rate``). The checker (:func:`certify.exact.sink.check_sink_growth`)
+rebuilds R', verifies the nested certificate against it, and checks f + A'g >= c
+on every region of R' and c > m_G (for every subset H of a set too). Pure Python.
 """
 
 from __future__ import annotations
@@ -25,15 +27,15 @@ from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q, unq
 from ...exact.facts import Check, SinkGrowthFacts
-from ...exact.sink import check_sink_growth, reduced_network, sink_problem
+from ...exact.sink import Subset, check_sink_growth, reduced_network, sink_problem
 from ...markov.chain import Chain, compile_chain
 from ..reading import Reading, cell_key, field_map, named_rationals
 from .base import Kind, Statement, primitives
 from .fluid_flow import MAX_DENOMINATOR_BITS
 from .growth import read_table
 
-__all__ = ["sink_growth_claims", "sink_growth_certificate", "read_sink_growth", "sink_growth_statement", "nested_reduced",
-           "KIND"]
+__all__ = ["sink_growth_claims", "sink_growth_certificate", "read_sink_growth", "read_sinks", "sink_growth_statement",
+           "nested_reduced", "KIND"]
 
 
 def sink_growth_claims(f: SinkGrowthFacts) -> JsonObject:
@@ -54,20 +56,24 @@ def sink_growth_claims(f: SinkGrowthFacts) -> JsonObject:
     >>> sink_growth_claims(SinkGrowthFacts(Fraction(3, 5), Fraction(1, 2), 7, "fluid-flow"))
     {'rate': '3/5', 'capacity': '1/2', 'regions': 7, 'reduced': 'fluid-flow'}
     """
-    return {"rate": q(f.rate), "capacity": q(f.capacity), "regions": f.regions, "reduced": f.reduced}
+    out: JsonObject = {"rate": q(f.rate), "capacity": q(f.capacity), "regions": f.regions, "reduced": f.reduced}
+    if f.sinks:
+        out["subsets"] = [{"set": list(H), "rate": q(c), "capacity": q(m)} for H, c, m in f.subsets]
+    return out
 
 
-def sink_growth_certificate(net: Network, sink: str, w: Sequence[Fraction], rate: Fraction, reduced: Mapping[str, Any],
-                            check: Check[SinkGrowthFacts], table: Mapping[tuple[int, ...], Fraction] | None = None,
-                            fast: Sequence[int] = (), K: int = 0) -> Certificate:
+def sink_growth_certificate(net: Network, sink: str | Sequence[str], w: Sequence[Fraction], rate: Fraction,
+                            reduced: Mapping[str, Any], check: Check[SinkGrowthFacts],
+                            table: Mapping[tuple[int, ...], Fraction] | None = None, fast: Sequence[int] = (), K: int = 0,
+                            subsets: Sequence[Subset] = ()) -> Certificate:
     """A ``sink-growth`` certificate, from a passing :func:`~certify.exact.sink.check_sink_growth`.
 
     Parameters
     ----------
     net : Network
         The network.
-    sink : str
-        The sink.
+    sink : str or sequence of str
+        The sink, or a set of sinks.
     w : sequence of Fraction
         The weights of g, in the order of R''s stations.
     rate : Fraction
@@ -78,6 +84,8 @@ def sink_growth_certificate(net: Network, sink: str, w: Sequence[Fraction], rate
         The passing check of exactly these arguments.
     table, fast, K
         g's bounded table (indices in R'), or None.
+    subsets : sequence of (tuple of str, sequence of Fraction, Fraction, dict or None), optional
+        For a set of sinks, the subsets with their own g_H and c_H (as the check took them).
 
     Returns
     -------
@@ -103,11 +111,17 @@ def sink_growth_certificate(net: Network, sink: str, w: Sequence[Fraction], rate
     ('sink-growth', '2/5', 'fluid-flow')
     """
     ids = [s.id for s in reduced_network(net, sink).network.stations]
-    payload: JsonObject = {"sink": sink, "weights": {ids[j]: q(w[j]) for j in range(len(ids))}, "rate": q(rate),
+    payload: JsonObject = {"sink": sink if isinstance(sink, str) else list(sink),
+                           "weights": {ids[j]: q(w[j]) for j in range(len(ids))}, "rate": q(rate),
                            "reduced_certificate": json.loads(json.dumps(dict(reduced)))}
     if table is not None:
         payload["table"] = {"K": K, "fast": [ids[a] for a in fast],
                             "values": {cell_key(c): q(v) for c, v in sorted(table.items())}}
+    if subsets:
+        payload["subsets"] = [{"set": list(H), "weights": {ids[j]: q(wH[j]) for j in range(len(ids))}, "rate": q(cH),
+                               **({"values": {cell_key(c): q(v) for c, v in sorted(tH.items())}} if tH is not None
+                                  else {})}
+                              for H, wH, cH, tH in subsets]
     return seal(net, "sink-growth", payload, sink_growth_claims(check.facts), *sink_growth_statement(net, None, ""))
 
 
@@ -129,8 +143,9 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     Raises
     ------
     CertificateError
-        When ``sink`` is not a station id, a weight, ``rate`` or the table is malformed, the common denominator
-        of the weights and the table exceeds 2^MAX_DENOMINATOR_BITS, or ``reduced_certificate`` is not an object.
+        When ``sink`` is neither a station id nor a list of distinct station ids, a weight, ``rate``, the table or
+        ``subsets`` is malformed, the common denominator of the weights and the tables exceeds
+        2^MAX_DENOMINATOR_BITS, or ``reduced_certificate`` is not an object.
 
     Examples
     --------
@@ -139,11 +154,9 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     >>> read_sink_growth(one, {"sink": 7})
     Traceback (most recent call last):
     ...
-    certify.core.errors.CertificateError: sink: 7 must be a station id of the network
+    certify.core.errors.CertificateError: sink: 7 must be a station id or a list of at least two distinct station ids of the network
     """
-    sink = cert.get("sink")
-    if not isinstance(sink, str) or sink not in net.station_ids:
-        raise CertificateError(None, "sink", f"{sink!r} must be a station id of the network")
+    sink = read_sinks(net, cert.get("sink"))
     problem = sink_problem(net, sink)
     if problem is not None:
         return problem
@@ -156,13 +169,89 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     if not isinstance(sub, Mapping):
         raise CertificateError(None, "reduced_certificate", f"must be a certificate object, got {type(sub).__name__}")
     kwargs = read_table(chain, cert) if "table" in cert else {}
+    if "subsets" in cert:
+        if isinstance(sink, str):
+            raise CertificateError(None, "subsets", "is only for a set of sinks (sink a list of stations)")
+        kwargs["subsets"] = _read_subsets(chain, cert["subsets"], kwargs.get("table"))
     common = 1
-    for v in [*w, *kwargs.get("table", {}).values()]:  # sized before the check: it runs on g scaled to integers
+    coefficients = [*w, *kwargs.get("table", {}).values()]
+    for _, wH, _, tH in kwargs.get("subsets", ()):
+        coefficients += [*wH, *(tH.values() if tH is not None else ())]
+    for v in coefficients:  # sized before the check: it runs on g scaled to integers
         common = lcm(common, v.denominator)
         if common.bit_length() > MAX_DENOMINATOR_BITS:
             raise CertificateError(None, "weights", f"the common denominator of the weights and the table exceeds "
                                    f"2^{MAX_DENOMINATOR_BITS} (the exact check would run on integers that large)")
     return Reading((net, sink, w, rate), kwargs, None)
+
+
+def read_sinks(net: Network, value: Any) -> str | tuple[str, ...]:
+    """The field ``sink``: one station id, or a list of at least two distinct station ids (a set of sinks).
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    value : object
+        The field's value.
+
+    Returns
+    -------
+    str or tuple of str
+        The sink, or the set of sinks sorted by the network's station order.
+
+    Raises
+    ------
+    CertificateError
+        When the value is neither.
+
+    Examples
+    --------
+    >>> from certify.core.model import Network, Station
+    >>> net = Network("n", tuple(Station(s, Fraction(1)) for s in "123"), ())
+    >>> read_sinks(net, "2"), read_sinks(net, ["3", "1"])
+    ('2', ('1', '3'))
+    >>> read_sinks(net, ["1", "1"])
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: sink: ['1', '1'] must be a station id or a list of at least two distinct station ids of the network
+    """
+    ids = net.station_ids
+    if isinstance(value, str) and value in ids:
+        return value
+    if (isinstance(value, list) and len(value) >= 2 and all(isinstance(v, str) and v in ids for v in value)
+            and len(set(value)) == len(value)):
+        return tuple(sorted(value, key=ids.index))
+    raise CertificateError(None, "sink", f"{value!r} must be a station id or a list of at least two distinct station "
+                           "ids of the network")
+
+
+def _read_subsets(chain: Chain, value: Any, table: Mapping[tuple[int, ...], Fraction] | None) -> list[Subset]:
+    """The field ``subsets``: a list of {set, weights, rate[, values]} (values exactly when there is a table)."""
+    if not isinstance(value, list):
+        raise CertificateError(None, "subsets", f"must be a list of objects, got {type(value).__name__}")
+    out: list[Subset] = []
+    for k, entry in enumerate(value):
+        where = f"subsets[{k}]"
+        if not isinstance(entry, dict):
+            raise CertificateError(None, where, f"must be an object, got {type(entry).__name__}")
+        want = {"set", "weights", "rate"} | ({"values"} if table is not None else set())
+        if set(entry) != want:
+            raise CertificateError(None, where, f"must have exactly the fields {', '.join(sorted(want))} (got "
+                                   f"{sorted(entry)})")
+        H = entry["set"]
+        if not isinstance(H, list) or not H or not all(isinstance(j, str) for j in H):
+            raise CertificateError(None, f"{where}.set", f"{H!r} must be a non-empty list of station ids")
+        vals = named_rationals(field_map(entry, "weights"), list(chain.ids), f"{where}.weights")
+        tH = None
+        if table is not None:
+            cells = list(table)
+            if not isinstance(entry["values"], dict):
+                raise CertificateError(None, f"{where}.values", "must be a map from the table's cells to rationals")
+            named = named_rationals(entry["values"], [cell_key(c) for c in cells], f"{where}.values")
+            tH = {c: named[cell_key(c)] for c in cells}
+        out.append((tuple(H), [vals[s] for s in chain.ids], unq(entry["rate"], f"{where}.rate"), tH))
+    return out
 
 
 def sink_growth_statement(net: Any, chain: Chain | None, template: str) -> Statement:
@@ -218,9 +307,10 @@ def nested_reduced(net: Network, cert: Mapping[str, Any]) -> tuple[Network, Any]
     >>> nested_reduced(net, {"sink": "2", "reduced_certificate": {}})[0].station_ids
     ('1',)
     """
-    return reduced_network(net, cert["sink"]).network, cert["reduced_certificate"]
+    sink = cert["sink"]
+    return reduced_network(net, sink if isinstance(sink, str) else tuple(sink)).network, cert["reduced_certificate"]
 
 
 KIND = Kind("sink-growth", "unstable", ("sink", "weights", "rate", "reduced_certificate"), read_sink_growth,
             check_sink_growth, sink_growth_claims, sink_growth_statement, "certify.explain.sink:explain_sink_growth",
-            optional=("table",), nested=nested_reduced)
+            optional=("table", "subsets"), nested=nested_reduced)
