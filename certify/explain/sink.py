@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..core.latex import frac_tex, set_tex
 from ..exact.facts import SinkGrowthFacts
-from ..exact.sink import reduced_network
+from ..exact.sink import Reduction, reduced_network
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Math, Para, Proof, Section, Table, para, summarised
 
 __all__ = ["explain_sink_growth"]
+
+_SET_STATEMENT = (
+    "Let R' be the network without the set G of sinks (choice sets lose G's stations, the feedback from R' into choice "
+    "sets inside G is forced into G, G's feedback into R' becomes Poisson streams). For a subset H of G let f_H be the "
+    "inflow that JSQ sends into H when H holds G's shortest queues (streams and forced feedback into choice sets inside "
+    "G that meet H) and m_H what H serves, less G's feedback into those sets. If R' is positive recurrent and every "
+    "station of R' exits it with positive probability, if for every non-empty H the inequality f_H + A'g_H >= c_H holds "
+    "at every state of R' with c_H > m_H, and if G can be filled from empty by the streams inside it, then from empty "
+    "the shortest queue of G tends to infinity with positive probability (a soft minimum of G's queues grows at a "
+    "positive rate: docs/math/sink.md, sets of sinks).")
 
 
 def explain_sink_growth(ctx: Context) -> Proof:
@@ -47,6 +59,8 @@ def explain_sink_growth(ctx: Context) -> Proof:
     net, sink, w, rate = ctx.reading.args[:4]
     facts: SinkGrowthFacts = ctx.facts.checked
     red = reduced_network(net, sink)
+    if not isinstance(sink, str):
+        return _explain_set(ctx, red, w, facts)
     ids = [s.id for s in red.network.stations]
     forced_rows = tuple((i, Math(frac_tex(r))) for i, r in sorted(red.forced.items()))
     forced, appendix = summarised(Table(("station i of R'", "mu_i p into {S}"), forced_rows,
@@ -87,4 +101,44 @@ def explain_sink_growth(ctx: Context) -> Proof:
         recheck_section(ctx, independent),
     )
     return Proof(f"{ctx.net.name} is not positive recurrent: station {sink} is overloaded by the rest of the network",
+                 sections, tuple(appendix))
+
+
+def _explain_set(ctx: Context, red: Reduction, w: list[Fraction], facts: SinkGrowthFacts) -> Proof:
+    """The proof of a set-sink certificate: R', every subset's rate and capacity, the rate inequalities."""
+    G = red.sinks
+    name = "{" + ", ".join(G) + "}"
+    ids = [s.id for s in red.network.stations]
+    rows = [(name, Math(frac_tex(facts.rate)), Math(frac_tex(facts.capacity)), "g (the weights above)")]
+    listed = {tuple(H) for H, *_ in ctx.reading.kwargs.get("subsets", ())}
+    rows += [("{" + ", ".join(H) + "}", Math(frac_tex(c)), Math(frac_tex(m)), "its own g_H" if tuple(H) in listed
+              else "constant inflow") for H, c, m in facts.subsets]
+    subsets, appendix = summarised(Table(("H", "c_H", "m_H", "from"), tuple(rows), "Every subset H: c_H > m_H"),
+                                   ctx.max_rows, "All subsets")
+    weights = ", ".join(f"{s}: {frac_tex(v)}" for s, v in zip(ids, w)) or "none"
+    checks: list[Para] = [
+        para(f"R' is positive recurrent: its {facts.reduced} certificate passed its own exact check against R' rebuilt "
+             "from this network."),
+        para(f"Rate inequalities: f_H + A'g_H >= c_H on every one of the {facts.regions} regions of R' for G and for each "
+             "listed subset (bounded regions included); an unlisted subset's c_H is its constant inflow, a lower bound "
+             "of f_H at every state."),
+        para("Every rate exceeds its capacity (the table)."),
+        para(f"G can be filled from empty by the streams whose choice sets lie inside {name}."),
+    ]
+    body = Section("The sinks and the reduced network", (
+        para(f"The sinks are G = {name}; R' has the stations {', '.join(ids)}. For G, g has the weights {weights}."),
+        *subsets,
+    ))
+    independent = [para("By hand: rebuild R' from the network file (drop G's stations from every choice set), verify the "
+                        "nested certificate on it, and evaluate f_H + A'g_H state by state on a box of states for each H.")]
+    sections = (
+        claim_section(ctx, "not positive recurrent", f"the stations {name} are overloaded by the rest of the network"),
+        network_section(ctx.net),
+        hypotheses_section("A set of sinks overloaded by the forced flow of a positive recurrent rest",
+                           "docs/math/sink.md, sets of sinks (a soft minimum, regeneration, a coupling)",
+                           [para(_SET_STATEMENT)], checks),
+        body,
+        recheck_section(ctx, independent),
+    )
+    return Proof(f"{ctx.net.name} is not positive recurrent: the stations {name} are overloaded by the rest of the network",
                  sections, tuple(appendix))

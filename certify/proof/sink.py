@@ -14,16 +14,17 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from fractions import Fraction
+from itertools import combinations
 
 from ..certificates import nested_verdict
 from ..certificates.kinds.sink_growth import sink_growth_certificate
 from ..core.clock import earliest, within
 from ..exact.growth import growth_levels
-from ..exact.sink import Reduction, check_sink_growth
+from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.regions import TimeLimitReached, iter_regions
-from ..search.sink import SinkCandidate, sink_candidates, sink_fast, solve_sink_rate
+from ..search.sink import SinkCandidate, set_candidates, sink_candidates, sink_fast, solve_sink_rate
 from .context import ProofContext, Timer
 from .result import Result
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
@@ -36,7 +37,7 @@ SINK_SHARE = 0.5
 SINK_K = 2
 #: The most regions of R' (refined) the stage lists for one candidate.
 SINK_REGIONS = 400_000
-#: The most candidate sinks tried.
+#: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
 #: stage reach the same sinks (and prove transience), and the stage would only take time ahead of them.
@@ -82,9 +83,9 @@ class SinkGrowth(JsqStage):
         if run.expired():
             return NEXT
         stop = time.perf_counter() + SINK_SHARE * max(0.0, run.deadline - time.perf_counter())
-        for cand in sink_candidates(ctx.net)[:MAX_SINKS]:
+        for cand in sink_candidates(ctx.net)[:MAX_SINKS] + set_candidates(ctx.net)[:MAX_SINKS]:
             if time.perf_counter() > stop:
-                run.skipped.append(f"sink growth at {cand.sink} (its share of the time limit was spent)")
+                run.skipped.append(f"sink growth at {_name(cand.sink)} (its share of the time limit was spent)")
                 continue
             out = self._try(ctx, cand, stop)
             if out is not None:
@@ -94,7 +95,8 @@ class SinkGrowth(JsqStage):
     def _try(self, ctx: ProofContext, cand: SinkCandidate, stop: float) -> StageOutcome | None:
         """One candidate: R' proved stable, the rate LP, the exact check."""
         net, sink, red = ctx.net, cand.sink, cand.reduction
-        label = f"sink growth at {sink}"
+        name = _name(sink)
+        label = f"sink growth at {name}"
         ctx.run.ran.append(label)
         with ctx.timer(label) as t:
             token = _NESTED.set(True)
@@ -104,19 +106,23 @@ class SinkGrowth(JsqStage):
             finally:
                 _NESTED.reset(token)
             if sub.verdict != "stable" or sub.certificate is None:
-                t.outcome = f"R' (without {sink}) not proved positive recurrent ({sub.verdict}): not tried"
+                t.outcome = f"R' (without {name}) not proved positive recurrent ({sub.verdict}): not tried"
                 return None
             chain = compile_chain(red.network)
             chk, found = None, None
             for fast in sink_fast(chain, red):
-                t.size = f"R' without {sink}, table on {{{','.join(chain.ids[a] for a in fast)}}}"
+                t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}"
                 got = self._rate(ctx, t, red, chain, fast, stop)
-                if got is not None:
+                subsets: list[Subset] | None = []
+                if got is not None and not isinstance(sink, str):
+                    subsets = self._subsets(ctx, t, red, chain, got[1], fast, stop)
+                if got is not None and subsets is not None:
                     found, drifts = got
                     w, table, rate = found
                     try:
                         chk = check_sink_growth(net, sink, w, rate, nested_verdict(red.network, sub.certificate), table,
-                                                fast, SINK_K, deadline=earliest(stop, ctx.run.deadline), drifts=drifts)
+                                                fast, SINK_K, deadline=earliest(stop, ctx.run.deadline), drifts=drifts,
+                                                subsets=subsets)
                     except TimeLimitReached:
                         _say(t, "stopped by the stage's share of the time limit during the exact check")
                         return None
@@ -127,15 +133,45 @@ class SinkGrowth(JsqStage):
                 t.outcome = f"rounded candidate refused by the exact check ({chk.failures[0]})"
                 return None
             t.outcome = f"found, exact check passed (rate {float(rate):.4g} > capacity {float(red.capacity):.4g})"
-            cert = sink_growth_certificate(net, sink, w, rate, sub.certificate, chk, table, fast, SINK_K)
+            cert = sink_growth_certificate(net, sink, w, rate, sub.certificate, chk, table, fast, SINK_K, subsets or ())
+        if isinstance(sink, str):
+            what = (f"the network without station {sink} is positive recurrent ({sub.method}) and the flow it forces into "
+                    f"{sink} averages at least {float(rate):.4g} > {float(red.capacity):.4g}, what {sink} serves")
+            grows = f"{sink}'s queue grows"
+        else:
+            what = (f"the network without stations {name} is positive recurrent ({sub.method}) and the flow it forces "
+                    f"into them averages at least {float(rate):.4g} > {float(red.capacity):.4g}, what they serve, and "
+                    "into each of them when it is the shorter, more than it serves")
+            grows = f"the shortest of {name} grows"
         return decide(
             Decision("unstable", "markovian", "sink-growth certificate", cert),
-            f"the network without station {sink} is positive recurrent ({sub.method}) and the flow it forces into {sink} "
-            f"averages at least {float(rate):.4g} > {float(red.capacity):.4g}, what {sink} serves (f + A'g >= rate at "
-            f"every state of it, checked exactly on {chk.facts.regions} regions): {sink}'s queue grows without bound "
-            "with positive probability, so the chain is not positive recurrent, for exponential laws and the given "
-            "tie-breaking (docs/math/sink.md)",
+            f"{what} (f + A'g >= rate at every state of it, checked exactly on {chk.facts.regions} regions): {grows} "
+            "without bound with positive probability, so the chain is not positive recurrent, for exponential laws and "
+            "the given tie-breaking (docs/math/sink.md)",
         )
+
+    @staticmethod
+    def _subsets(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, drifts: list[RegionDrift],
+                 fast: list[int], stop: float) -> list[Subset] | None:
+        """For a set of sinks, g_H and c_H for each proper subset whose constant inflow does not exceed m_H (the rate
+        LP on the same regions), or None when one has no rate above its capacity."""
+        out: list[Subset] = []
+        for n in range(1, len(red.sinks)):
+            for H in combinations(red.sinks, n):
+                part = red.part(H)
+                if part.constant > part.capacity:
+                    continue  # the constant part is enough: H need not be listed
+                try:
+                    with within(earliest(stop, ctx.run.deadline)):
+                        got = solve_sink_rate(chain, part, drifts, fast, SINK_K, solver=ctx.solver, deadline=stop)
+                except TimeLimitReached:
+                    _say(t, f"subset {{{','.join(H)}}}: stopped by the stage's share of the time limit")
+                    return None
+                if got is None:
+                    _say(t, f"subset {{{','.join(H)}}}: no rate above its capacity {float(part.capacity):.4g} found")
+                    return None
+                out.append((H, got[0], got[2], got[1]))
+        return out
 
     @staticmethod
     def _rate(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int],
@@ -162,6 +198,11 @@ class SinkGrowth(JsqStage):
             _say(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found ({len(drifts)} regions)")
             return None
         return found, drifts
+
+
+def _name(sink: str | tuple[str, ...]) -> str:
+    """A sink's name in the attempts' lines: ``5``, or ``{3,4}`` for a set."""
+    return sink if isinstance(sink, str) else "{" + ",".join(sink) + "}"
 
 
 def _say(t: Timer, what: str) -> None:

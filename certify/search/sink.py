@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import combinations
 from math import floor
 
 import numpy as np
@@ -24,10 +25,10 @@ from ..templates.base import round_to_grid
 from ..templates.table import table_cells
 from .linprog import solve_lp
 
-__all__ = ["MAX_SINK_FAST", "SinkCandidate", "sink_candidates", "sink_fast", "solve_sink_rate"]
+__all__ = ["MAX_SINK_FAST", "SinkCandidate", "sink_candidates", "set_candidates", "sink_fast", "solve_sink_rate"]
 
 #: The most stations g's table follows (its cells are (K + 1)^|F|).
-MAX_SINK_FAST = 4
+MAX_SINK_FAST = 5
 #: How far below the LP's optimum the rounded rate is claimed (the exact check decides).
 SLACK = 1e-5
 
@@ -38,12 +39,14 @@ class SinkCandidate:
 
     Attributes
     ----------
-    sink : str
-        The station.
+    sink : str or tuple of str
+        The station, or a set of stations G.
     reduction : Reduction
-        R', lambda_S, the forced rates, m_S.
+        R', lambda_S, the forced rates, m_S (those of G for a set).
     pressure : Fraction
         (lambda_S + sum of the forced rates) / m_S: above 1 when every feeder busy would overload the sink.
+        For a set, lambda_G / m_G: the share of G's capacity its streams take (the candidates nearest overload
+        first).
 
     Examples
     --------
@@ -54,7 +57,7 @@ class SinkCandidate:
     {'1': Fraction(1, 1)}
     """
 
-    sink: str
+    sink: str | tuple[str, ...]
     reduction: Reduction
     pressure: Fraction
 
@@ -92,6 +95,44 @@ def sink_candidates(net: Network) -> list[SinkCandidate]:
         most = red.constant + sum(red.forced.values(), Fraction(0))
         if red.capacity > 0 and most > red.capacity:
             out.append(SinkCandidate(st.id, red, most / red.capacity))
+    return sorted(out, key=lambda c: -c.pressure)
+
+
+def set_candidates(net: Network) -> list[SinkCandidate]:
+    """Pairs of stations linked by a stream inside them that the forced flow could overload together.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+
+    Returns
+    -------
+    list of SinkCandidate
+        Pairs G the theorem's hypotheses 1 and 4 allow (so some stream's choice set lies inside G), whose streams
+        alone do not overload G (else flow balance decides) but the forced rates with every feeder busy do, for G
+        and for each of its stations (H = {j}); by lambda_G / m_G, nearest overload first.
+
+    Examples
+    --------
+    Stations 2 and 3 share a stream; station 1 feeds station 3:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1)), Station("3", F(1))),
+    ...               (Stream(F(1, 2), choice=("1",)), Stream(F(3, 2), choice=("2", "3"))), (Feedback("1", ("3",), F(1)),))
+    >>> [(c.sink, c.pressure) for c in set_candidates(net)]
+    [(('2', '3'), Fraction(3, 4))]
+    """
+    out = []
+    for G in combinations(net.station_ids, 2):
+        if sink_problem(net, G) is not None:
+            continue
+        red = reduced_network(net, G)
+        parts = [red, *(red.part((j,)) for j in G)]
+        if red.capacity > 0 and red.constant < red.capacity and red.forced and all(
+                p.constant + sum(p.forced.values(), Fraction(0)) > p.capacity for p in parts):
+            out.append(SinkCandidate(G, red, red.constant / red.capacity))
     return sorted(out, key=lambda c: -c.pressure)
 
 

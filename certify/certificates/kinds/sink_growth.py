@@ -122,7 +122,8 @@ def sink_growth_certificate(net: Network, sink: str | Sequence[str], w: Sequence
                                **({"values": {cell_key(c): q(v) for c, v in sorted(tH.items())}} if tH is not None
                                   else {})}
                               for H, wH, cH, tH in subsets]
-    return seal(net, "sink-growth", payload, sink_growth_claims(check.facts), *sink_growth_statement(net, None, ""))
+    return seal(net, "sink-growth", payload, sink_growth_claims(check.facts),
+                *sink_growth_statement(net, None, "" if isinstance(sink, str) else "set"))
 
 
 def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
@@ -182,7 +183,7 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
         if common.bit_length() > MAX_DENOMINATOR_BITS:
             raise CertificateError(None, "weights", f"the common denominator of the weights and the table exceeds "
                                    f"2^{MAX_DENOMINATOR_BITS} (the exact check would run on integers that large)")
-    return Reading((net, sink, w, rate), kwargs, None)
+    return Reading((net, sink, w, rate), kwargs, None, "" if isinstance(sink, str) else "set")
 
 
 def read_sinks(net: Network, value: Any) -> str | tuple[str, ...]:
@@ -211,10 +212,10 @@ def read_sinks(net: Network, value: Any) -> str | tuple[str, ...]:
     >>> net = Network("n", tuple(Station(s, Fraction(1)) for s in "123"), ())
     >>> read_sinks(net, "2"), read_sinks(net, ["3", "1"])
     ('2', ('1', '3'))
-    >>> read_sinks(net, ["1", "1"])
+    >>> read_sinks(net, ["1", "1"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    certify.core.errors.CertificateError: sink: ['1', '1'] must be a station id or a list of at least two distinct station ids of the network
+    certify.core.errors.CertificateError: sink: ['1', '1'] must be a station id or a list of at least two distinct ...
     """
     ids = net.station_ids
     if isinstance(value, str) and value in ids:
@@ -264,7 +265,7 @@ def sink_growth_statement(net: Any, chain: Chain | None, template: str) -> State
     chain : Chain or None
         Unused (the kind is for exponential networks).
     template : str
-        Unused.
+        ``"set"`` for a set of sinks (the reader says so), else ``""``.
 
     Returns
     -------
@@ -276,6 +277,14 @@ def sink_growth_statement(net: Any, chain: Chain | None, template: str) -> State
     >>> sink_growth_statement(None, None, "")[0]
     'markovian'
     """
+    if template == "set":
+        return "markovian", (
+            "the reduced network R' (the set G of sinks removed) is positive recurrent and, for every non-empty subset H "
+            "of G, the flow forced into H when it holds G's shortest queues averages at least a rate c_H above what H "
+            "serves, m_H, along R''s paths (f_H + A'g_H >= c_H at every state of R'): from empty the shortest of G's "
+            "queues tends to infinity with positive probability, so the chain is not positive recurrent "
+            f"(docs/math/sink.md, sets of sinks), {primitives(None)}."
+        )
     return "markovian", (
         "the reduced network R' (the sink removed) is positive recurrent and the forced flow into the sink averages "
         "at least rate > capacity along R''s paths (f + A'g >= rate at every state of R'): from empty the sink's queue "
