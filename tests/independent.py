@@ -552,68 +552,106 @@ def check_growth(net, cert: dict, count: int = 200, seed: int = 0) -> None:
 # ---------------------------------------------------------------- sink-growth certificates
 
 
-def reduced(net, sink: str):
-    """R' of docs/math/sink.md, written from the network's fields: (network, lambda_S, {feeder: mu p}, m_S)."""
+def reduced_set(net, sinks):
+    """R' of docs/math/sink.md without a set G of sinks, from the network's fields.
+
+    Returns (R', inflow [(C, lambda_C)], feeds [(i, C, mu_i p)], internal [(j, C, mu_j p)], {j in G: mu_j}), the
+    choice sets C inside G.
+    """
     from certify.core.model import Feedback, Network, Stream, TieBreak
 
+    G = set(sinks)
+    order = [s for s in net.station_ids if s in G]
     mu = {st.id: st.mu for st in net.stations}
-    streams, lam, forced, fb, p_ss = [], Fraction(0), {}, [], Fraction(0)
+    streams, inflow, feeds, internal, fb = [], [], [], [], []
     for st in net.streams:
         if st.choice is None:
             raise Malformed("only streams with one choice set are rebuilt here")
-        rest = tuple(j for j in st.choice if j != sink)
+        rest = tuple(j for j in st.choice if j not in G)
         if rest:
             streams.append(Stream(st.rate, choice=rest))
         else:
-            lam += st.rate
+            inflow.append((tuple(st.choice), st.rate))
     for f in net.feedback:
-        rest = tuple(j for j in f.choice if j != sink)
-        if f.source == sink:
+        rest = tuple(j for j in f.choice if j not in G)
+        if f.source in G:
             if rest:
-                streams.append(Stream(mu[sink] * f.prob, choice=rest))
+                streams.append(Stream(mu[f.source] * f.prob, choice=rest))
             else:
-                p_ss += f.prob
+                internal.append((f.source, tuple(f.choice), mu[f.source] * f.prob))
         elif rest:
             fb.append(Feedback(f.source, rest, f.prob))
         else:
-            forced[f.source] = forced.get(f.source, Fraction(0)) + mu[f.source] * f.prob
-    ties = tuple(TieBreak(t.set, t.probs) for t in net.tie_breaking if sink not in t.set)
-    red = Network(f"{net.name} without {sink}", tuple(s for s in net.stations if s.id != sink), tuple(streams),
-                  tuple(fb), ties)
-    return red, lam, forced, mu[sink] * (1 - p_ss)
+            feeds.append((f.source, tuple(f.choice), mu[f.source] * f.prob))
+    ties = tuple(TieBreak(t.set, t.probs) for t in net.tie_breaking if not G & set(t.set))
+    red = Network(f"{net.name} without {', '.join(order)}", tuple(s for s in net.stations if s.id not in G),
+                  tuple(streams), tuple(fb), ties)
+    return red, inflow, feeds, internal, {j: mu[j] for j in order}
+
+
+def reduced(net, sink: str):
+    """R' of docs/math/sink.md, written from the network's fields: (network, lambda_S, {feeder: mu p}, m_S)."""
+    red, inflow, feeds, internal, mu = reduced_set(net, [sink])
+    forced = {}
+    for i, _, r in feeds:
+        forced[i] = forced.get(i, Fraction(0)) + r
+    return red, sum((r for _, r in inflow), Fraction(0)), forced, mu[sink] - sum((r for *_, r in internal), Fraction(0))
+
+
+def _set_rate(H, inflow, feeds, internal, mu):
+    """(lambda_H, [(i, rate)] forced into sets meeting H, m_H) from the definitions of docs/math/sink.md."""
+    lam = sum((r for C, r in inflow if set(C) & set(H)), Fraction(0))
+    forced = [(i, r) for i, C, r in feeds if set(C) & set(H)]
+    m = sum((mu[j] for j in H), Fraction(0)) - sum((r for _, C, r in internal if set(C) & set(H)), Fraction(0))
+    return lam, forced, m
 
 
 def check_sink_growth(net, cert: dict, count: int = 300, seed: int = 0, box: int = 6) -> None:
     """Assert f(x) + A'g(x) >= rate at every state of R' in a box and at random far states, rate > m_S, and R' verified.
 
     R' is rebuilt here from the network's fields; A' is the JSQ generator of this module on it; the nested
-    certificate is verified against this R' (its digest names the network, so both builds must agree).
+    certificate is verified against this R' (its digest names the network, so both builds must agree). For a set of
+    sinks every non-empty subset H of it is checked: with its own g_H when the certificate lists it, else with
+    g_H = 0 and c_H its constant inflow.
     """
     import itertools
 
     import certify
 
-    sink = cert["sink"]
-    red, lam, forced, cap = reduced(net, sink)
-    rate = rational(cert["rate"], "rate")
-    assert rate > cap, f"rate {rate} is not above the sink's capacity {cap}"
-    assert rational(_claim(cert, "claims", "capacity"), "claims.capacity") == cap
+    sinks = [cert["sink"]] if isinstance(cert["sink"], str) else list(cert["sink"])
+    red, inflow, feeds, internal, mu = reduced_set(net, sinks)
     assert certify.verify(red, cert["reduced_certificate"]).ok, "the nested certificate does not verify on R'"
-    g, _, _ = growth_function(cert, red)
     ids = list(red.station_ids)
-
-    def value(x):
-        f = lam + sum((r for i, r in forced.items() if x[ids.index(i)] > 0), Fraction(0))
-        gx = g(x)
-        return f + sum((r * (g(y) - gx) for y, r in generator(red, x)), Fraction(0))
-
+    listed = {frozenset(e["set"]): e for e in cert.get("subsets", [])}
+    assert len(sinks) > 1 or not listed, "subsets listed for a single sink"
+    claims = []  # (H, g, rate): every non-empty subset of the sinks
+    for n in range(1, len(sinks) + 1):
+        for H in itertools.combinations(sinks, n):
+            lam, forced, m = _set_rate(H, inflow, feeds, internal, mu)
+            if n == len(sinks):
+                g, rate = growth_function(cert, red)[0], rational(cert["rate"], "rate")
+                assert rational(_claim(cert, "claims", "capacity"), "claims.capacity") == m
+            elif frozenset(H) in listed:
+                e = listed[frozenset(H)]
+                sub = {"weights": e["weights"]}
+                if "table" in cert:
+                    sub["table"] = {**cert["table"], "values": e["values"]}
+                g, rate = growth_function(sub, red)[0], rational(e["rate"], "subsets.rate")
+            else:
+                g, rate = (lambda x: Fraction(0)), lam
+            assert rate > m, f"H = {H}: rate {rate} is not above the capacity {m}"
+            claims.append((H, lam, forced, g, rate))
     J = len(ids)
     side = max(2, round(3000 ** (1 / J))) if J > 3 else box
     states = list(itertools.product(range(min(side, box)), repeat=J))
     rng = np.random.default_rng(seed)
     states += [tuple(int(v) for v in rng.integers(0, 60, size=J) * (rng.random(J) < 0.6)) for _ in range(count)]
-    for x in states:
-        assert value(x) >= rate, f"f + A'g at x = {x} is {value(x)} < rate {rate}"
+    for H, lam, forced, g, rate in claims:
+        for x in states:
+            f = lam + sum((r for i, r in forced if x[ids.index(i)] > 0), Fraction(0))
+            gx = g(x)
+            value = f + sum((r * (g(y) - gx) for y, r in generator(red, x)), Fraction(0))
+            assert value >= rate, f"H = {H}: f + A'g at x = {x} is {value} < rate {rate}"
 
 
 # ---------------------------------------------------------------- separable certificates

@@ -136,6 +136,12 @@ def _sink_net():
     return at_load(1, 1.2)
 
 
+def _pair_net():
+    from tests.test_sink_set import pair_doc
+
+    return from_dict(pair_doc(2, 1.1))  # {s} needs its forced inflow: the certificate lists it in subsets
+
+
 def _theorem(net):
     from certify.certificates import theorem_certificate
     from certify.exact.theory import theorem_verdicts
@@ -169,6 +175,7 @@ CASES = {
     "separable-foster": (_gadgets(Fraction(2, 5)), _prove, "separable-foster"),
     "separable-growth": (_gadgets(Fraction(3, 5)), _prove, "separable-growth"),
     "sink-growth": (_sink_net, _sink_growth, "sink-growth"),
+    "sink-set": (_pair_net, _sink_growth, "sink-growth"),
     "separable-phases": (_gadgets(Fraction(2, 5), {"dist": "erlang", "k": 2}), _prove, "separable-foster"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),

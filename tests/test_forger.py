@@ -14,7 +14,8 @@ independently (tests/independent.py, none of it certify's templates or checker):
 * overflow: the drift of f = x_u + h(y) at x_u = L, L + 1, L + 4, L + 17 for every
   capped level vector y, from the JSQ rules with capacities.
 * sink-growth: f + A'g >= rate on a box of states of the reduced network R' and at far states, R' rebuilt
-  from the network's fields and its nested certificate verified against that R', rate > mu_S (1 - p_SS).
+  from the network's fields and its nested certificate verified against that R', rate > mu_S (1 - p_SS); for a
+  set of sinks (case sink-set) the same for every subset H, with its own g_H or its constant inflow, c_H > m_H.
 * separable: AV(x) <= B - delta |x|_1 at random states and the slope of AV along
   random rays <= -delta |r|_1 (Foster), Af >= delta at random states, the empty one
   included (growth), V and f read from the file, the jumps from the JSQ rules.
@@ -416,6 +417,9 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("separable-growth", lambda c: c.update(weights={k: "0" for k in c["weights"]},
                                                 tables=[{k: "0" for k in t} for t in c["tables"]])),
         ("sink-growth", lambda c: c.update(rate=str(Fraction(c["rate"]) + Fraction(1, 10)))),
+        ("sink-set", lambda c: c["subsets"][0].update(rate=str(Fraction(c["subsets"][0]["rate"]) + Fraction(1, 10)))),
+        ("sink-set", lambda c: c.pop("subsets")),
+        ("sink-set", lambda c: c.update(sink=[c["sink"][0], c["sink"][1], "a0"])),
     ):
         _, cert = case(name)
         bad = copy.deepcopy(cert)

@@ -158,6 +158,8 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     certify.core.errors.CertificateError: sink: 7 must be a station id or a list of at least two distinct station ids of the network
     """
     sink = read_sinks(net, cert.get("sink"))
+    if "subsets" in cert and isinstance(sink, str):
+        raise CertificateError(None, "subsets", "is only for a set of sinks (sink a list of stations)")
     problem = sink_problem(net, sink)
     if problem is not None:
         return problem
@@ -171,8 +173,6 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
         raise CertificateError(None, "reduced_certificate", f"must be a certificate object, got {type(sub).__name__}")
     kwargs = read_table(chain, cert) if "table" in cert else {}
     if "subsets" in cert:
-        if isinstance(sink, str):
-            raise CertificateError(None, "subsets", "is only for a set of sinks (sink a list of stations)")
         kwargs["subsets"] = _read_subsets(chain, cert["subsets"], kwargs.get("table"))
     common = 1
     coefficients = [*w, *kwargs.get("table", {}).values()]
