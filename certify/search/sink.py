@@ -137,10 +137,11 @@ def set_candidates(net: Network) -> list[SinkCandidate]:
 
 
 def sink_fast(chain: Chain, red: Reduction, limit: int = MAX_SINK_FAST) -> list[list[int]]:
-    """The tables' stations to try: the choice set of R' holding the most feeders, then a greedy union of such sets.
+    """The tables' stations to try: the choice set of R' holding the most feeders, then greedy unions of sets.
 
     The first is that set with the feeders (cheapest); the second adds the feeders and then every choice set of R'
-    that holds a feeder, most feeders first, while the union has at most ``limit`` stations.
+    that holds a feeder, most feeders first, while the union has at most ``limit`` stations; the third adds to that
+    union the choice sets that meet it, smallest first, within the same limit.
 
     Parameters
     ----------
@@ -179,6 +180,12 @@ def sink_fast(chain: Chain, red: Reduction, limit: int = MAX_SINK_FAST) -> list[
             fast |= set(C)
     if fast and sorted(fast) not in out:
         out.append(sorted(fast))
+    wider = set(fast)  # one step further: the sets that meet the union, smallest first
+    for C in sorted({C for C in chain.routing_sets if wider & set(C)}, key=lambda C: (len(C), C)):
+        if len(wider | set(C)) <= limit:
+            wider |= set(C)
+    if wider and sorted(wider) not in out:
+        out.append(sorted(wider))
     return out
 
 
