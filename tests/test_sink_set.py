@@ -6,6 +6,7 @@ import copy
 import json
 import time
 from fractions import Fraction as F
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,7 @@ from tests.independent import reseal
 from tests.test_separable import gadgets, throughput
 
 LAM_T = F(1, 2)  # the stream into t alone; mu_t = 1
+DATA = Path(__file__).parent / "data" / "networks"
 
 
 def pair_doc(G: int, r: float) -> dict:
@@ -188,3 +190,16 @@ def test_the_certificate_file_round_trips(above, tmp_path):
     path = tmp_path / "pair.cert.json"
     path.write_text(json.dumps(cert))
     assert certify.verify(net, json.loads(path.read_text())).ok
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, sink", [("random-J8-s15-r0.9", ["3", "4"]), ("random-J6-s15-r0.925", "2")])
+def test_random_feedback_networks_above_their_jsq_boundary_are_proved_unstable(name, sink):
+    """bench/frontier.py's J8-s15 at 0.9 (a pair) and J6-s15 at 0.925 (one sink, K = 3): prove finds the sink."""
+    net = certify.load(DATA / f"{name}.json")
+    res = certify.prove(net, time_limit=120, simulate=False)
+    assert res.verdict == "unstable" and res.certificate["kind"] == "sink-growth"
+    assert res.certificate["sink"] == sink
+    cert = res.certificate.to_json()
+    assert certify.verify(net, cert).ok
+    independent.check_sink_growth(net, copy.deepcopy(cert), count=100)
