@@ -203,3 +203,10 @@ def test_random_feedback_networks_above_their_jsq_boundary_are_proved_unstable(n
     cert = res.certificate.to_json()
     assert certify.verify(net, cert).ok
     independent.check_sink_growth(net, copy.deepcopy(cert), count=100)
+
+
+def test_a_set_of_too_many_sinks_is_declined():
+    """A set of more than MAX_SET sinks is declined before its 2^|G| subsets are visited (a hostile file's size)."""
+    net = from_dict(pair_doc(2, 1.03))
+    problem = sink_problem(net, ("s", "t", "a0", "b0", "a1"))
+    assert problem is not None and "more than 4" in problem

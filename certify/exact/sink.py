@@ -25,7 +25,10 @@ from ..markov.regions import POLL_EVERY, check_deadline, iter_regions
 from .facts import Check, NestedVerdict, SinkGrowthFacts
 from .growth import growth_levels, table_problem
 
-__all__ = ["Reduction", "reduced_network", "sink_problem", "forced_rate", "check_sink_growth"]
+#: The most stations of a set of sinks (the check visits every subset).
+MAX_SET = 4
+
+__all__ = ["MAX_SET", "Reduction", "reduced_network", "sink_problem", "forced_rate", "check_sink_growth"]
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,8 @@ def sink_problem(net: Network, sink: str | Sequence[str]) -> str | None:
             return f"sink: {j!r} is not a station of the network"
     if len(set(G)) != len(G):
         return f"sink: the set {list(G)} names a station twice"
+    if len(G) > MAX_SET:
+        return f"sink: a set of {len(G)} sinks is more than {MAX_SET} (every one of its 2^|G| - 1 subsets is checked)"
     if len(ids) <= len(G):
         what = "the network has one station" if len(ids) < 2 else "the sinks are every station"
         return f"{what}: nothing is left when the sink is removed"
