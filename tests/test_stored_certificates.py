@@ -6,7 +6,7 @@ became one module each (commit 663e7ed); ``static-split-lossy`` and
 ``overflow-growth`` were rewritten once, when the statements of those two (new,
 unreleased) cases were corrected to claim only what their theorems give;
 ``fluid-flow-inflow`` (the optional ``inflow_depth`` field) was added with it, ``sink-growth``
-(a certificate nesting another) with its kind.
+(a certificate nesting another) with its kind, ``sink-set`` (a set of sinks) with the sets.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 
