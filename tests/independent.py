@@ -17,6 +17,7 @@ instead of the machine).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -47,6 +48,8 @@ __all__ = [
     "check_growth",
     "check_static_split",
     "check_fluid",
+    "check_sink_drain",
+    "drain_lyapunov",
 ]
 
 
@@ -652,6 +655,142 @@ def check_sink_growth(net, cert: dict, count: int = 300, seed: int = 0, box: int
             gx = g(x)
             value = f + sum((r * (g(y) - gx) for y, r in generator(red, x)), Fraction(0))
             assert value >= rate, f"H = {H}: f + A'g at x = {x} is {value} < rate {rate}"
+
+
+# ---------------------------------------------------------------- sink-drain certificates
+
+
+def routing_choices(net) -> list[tuple[tuple[str, ...], str | None]]:
+    """Every routing set with positive rate or probability: (C, the feedback's source or None for a stream)."""
+    out = [(tuple(C), None) for st in net.streams for C, r in st.routing_sets() if r > 0]
+    return out + [(tuple(f.choice), f.source) for f in net.feedback if f.prob > 0]
+
+
+def drain_rate_of(H, inflow, feeds, internal):
+    """u_H(y) of docs/math/drain.md from its definition: the routing sets inside H (busy feeders of R only)."""
+    inside = set(H)
+    lam = sum((r for C, r in inflow if set(C) <= inside), Fraction(0)) + sum(
+        (r for _, C, r in internal if set(C) <= inside), Fraction(0))
+    forced = [(i, r) for i, C, r in feeds if set(C) <= inside]
+    return lam, forced
+
+
+def drain_directions(net, sinks, H) -> set[str]:
+    """Dirs(H): stations of R in a routing set meeting G \\ H, or in a choice set of a feedback from G \\ H."""
+    others = set(sinks) - set(H)
+    rest = set(net.station_ids) - set(sinks)
+    out = set()
+    for C, source in routing_choices(net):
+        if set(C) & others or source in others:
+            out |= set(C) & rest
+    return out
+
+
+def ties_compatible(net, sinks) -> bool:
+    """Hypothesis 1 of docs/math/drain.md, by enumerating every T_R and T_G of every routing set (small sets only)."""
+    G = set(sinks)
+    for C, _ in routing_choices(net):
+        inside, outside = sorted(set(C) & G), sorted(set(C) - G)
+        if not inside or not outside:
+            continue
+        for a in range(1, len(outside) + 1):
+            for TR in itertools.combinations(outside, a):
+                alone = tie_probs(net, TR)
+                for b in range(1, len(inside) + 1):
+                    for TG in itertools.combinations(inside, b):
+                        both = tie_probs(net, TR + TG)
+                        if any(both.get(t, 0) > alone.get(t, 0) for t in TR):
+                            return False
+    return True
+
+
+def drain_functions(net, cert: dict):
+    """[(H, u_H as (lambda, forced), g_H, c_H)] for every non-empty H of the sinks, and (R', sinks, mu)."""
+    sinks = [cert["sink"]] if isinstance(cert["sink"], str) else list(cert["sink"])
+    red, inflow, feeds, internal, mu = reduced_set(net, sinks)
+    listed = {frozenset(e["set"]): e for e in cert.get("subsets", [])}
+    out = []
+    for n in range(1, len(sinks) + 1):
+        for H in itertools.combinations(sinks, n):
+            lam, forced = drain_rate_of(H, inflow, feeds, internal)
+            if n == len(sinks):
+                g, rate = growth_function(cert, red)[0], rational(cert["rate"], "rate")
+            elif frozenset(H) in listed:
+                e = listed[frozenset(H)]
+                sub = {"weights": e["weights"]}
+                if "table" in cert:
+                    sub["table"] = {**cert["table"], "values": e["values"]}
+                g, rate = growth_function(sub, red)[0], rational(e["rate"], "subsets.rate")
+            else:
+                g, rate = (lambda x: Fraction(0)), lam + sum((r for _, r in forced), Fraction(0))
+            out.append((H, lam, forced, g, rate))
+    return out, red, sinks, mu
+
+
+def reduced_quadratic(cert: dict, red) -> dict:
+    """W's P on R' as a full symmetric dict {(a, b): value}, read from ``reduced_lyapunov``."""
+    ids = list(red.station_ids)
+    pairs = {}
+    for name, v in _mapping(cert["reduced_lyapunov"], "reduced_lyapunov").items():
+        m = PAIR.match(name)
+        if m is None:
+            raise Malformed(f"reduced_lyapunov: {name!r}")
+        pairs[(m.group(1), m.group(2))] = rational(v, f"reduced_lyapunov.{name}")
+    return _quadratic_part(pairs, ids)
+
+
+def check_sink_drain(net, cert: dict, count: int = 300, seed: int = 0, box: int = 6) -> None:
+    """Assert every hypothesis of docs/math/drain.md state by state: u_H + A'g_H <= c_H < mu(H) in a box and at far
+    states of R' (rebuilt here), g_H nondecreasing along Dirs(H) there, P >= 0 with a positive diagonal, A'W < 0 far
+    out, the ties compatible, and N's empty state reached from every sampled state."""
+    claims, red, sinks, mu = drain_functions(net, cert)
+    ids = list(red.station_ids)
+    assert ties_compatible(net, sinks), "a tie with the sinks sends a station of R' more than R' does"
+    P = reduced_quadratic(cert, red)
+    assert all(v >= 0 for v in P.values()) and all(P.get((a, a), 0) > 0 for a in ids), f"P {P}"
+    J = len(ids)
+    side = max(2, round(3000 ** (1 / J))) if J > 3 else box
+    states = list(itertools.product(range(min(side, box)), repeat=J))
+    rng = np.random.default_rng(seed)
+    states += [tuple(int(v) for v in rng.integers(0, 60, size=J) * (rng.random(J) < 0.6)) for _ in range(count)]
+    for H, lam, forced, g, rate in claims:
+        cap = sum((mu[j] for j in H), Fraction(0))
+        assert rate < cap, f"H = {H}: rate {rate} is not below mu(H) = {cap}"
+        dirs = [ids.index(t) for t in drain_directions(net, sinks, H)]
+        for x in states:
+            u = lam + sum((r for i, r in forced if x[ids.index(i)] > 0), Fraction(0))
+            gx = g(x)
+            value = u + sum((r * (g(y) - gx) for y, r in generator(red, x)), Fraction(0))
+            assert value <= rate, f"H = {H}: u + A'g at x = {x} is {value} > rate {rate}"
+            for t in dirs:
+                up = tuple(v + (k == t) for k, v in enumerate(x))
+                assert g(up) >= gx, f"H = {H}: g decreases along {ids[t]} at x = {x}"
+    W = lambda y: _qform(P, ids, y)  # noqa: E731
+    for y in far_states(rng, red, 400 * J, count // 3):
+        wy = W(y)
+        assert sum((r * (W(z) - wy) for z, r in generator(red, y)), Fraction(0)) < 0, f"A'W at {y} is not negative"
+
+
+def drain_lyapunov(net, cert: dict, kappa: Fraction):
+    """V(x) = |s|^2 / 2 + Lambda(s, y) + kappa y'Py on N's states (the proof's function, docs/math/drain.md)."""
+    claims, red, sinks, _ = drain_functions(net, cert)
+    ids = list(net.station_ids)
+    rest = list(red.station_ids)
+    P = reduced_quadratic(cert, red)
+    g_of = {frozenset(H): g for H, _, _, g, _ in claims}
+
+    def V(x):
+        s = {j: x[ids.index(j)] for j in sinks}
+        y = tuple(x[ids.index(t)] for t in rest)
+        order = sorted(sinks, key=lambda j: -s[j])  # H_k: the k longest (ties in any order: Lambda does not care)
+        lam = Fraction(0)
+        for k in range(len(order)):
+            d = s[order[k]] - (s[order[k + 1]] if k + 1 < len(order) else 0)
+            if d:
+                lam += d * g_of[frozenset(order[: k + 1])](y)
+        return Fraction(sum(v * v for v in s.values()), 2) + lam + kappa * _qform(P, rest, y)
+
+    return V
 
 
 # ---------------------------------------------------------------- separable certificates

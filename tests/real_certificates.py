@@ -142,6 +142,30 @@ def _pair_net():
     return from_dict(pair_doc(2, 1.1))  # {s} needs its forced inflow: the certificate lists it in subsets
 
 
+def _drain_net():
+    from tests.test_separable import at_load
+
+    return at_load(1, 0.95)
+
+
+def _drain(net):
+    from tests.test_drain import drain_certificate
+
+    return drain_certificate(net, "s", ["a0", "b0"], 3)
+
+
+def _drain_pair_net():
+    from tests.test_drain import pair_with_side_doc
+
+    return from_dict(pair_with_side_doc(0.95))  # {s} needs its own g, nondecreasing along x
+
+
+def _drain_pair(net):
+    from tests.test_drain import drain_certificate
+
+    return drain_certificate(net, ("s", "t"), ["a0", "b0", "a1", "b1"], 2)
+
+
 def _theorem(net):
     from certify.certificates import theorem_certificate
     from certify.exact.theory import theorem_verdicts
@@ -176,6 +200,8 @@ CASES = {
     "separable-growth": (_gadgets(Fraction(3, 5)), _prove, "separable-growth"),
     "sink-growth": (_sink_net, _sink_growth, "sink-growth"),
     "sink-set": (_pair_net, _sink_growth, "sink-growth"),
+    "sink-drain": (_drain_net, _drain, "sink-drain"),
+    "sink-drain-set": (_drain_pair_net, _drain_pair, "sink-drain"),
     "separable-phases": (_gadgets(Fraction(2, 5), {"dist": "erlang", "k": 2}), _prove, "separable-foster"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),

@@ -12,6 +12,7 @@ boundary lies below the static split's, so the unstable side is not flow balance
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -58,25 +59,34 @@ def test_the_schedule_holds_face_tries_only_where_the_default_table_is_large():
     assert not any(isinstance(item, FaceTries) for item in schedule(small, ["quadratic", "table"]))
 
 
+@contextmanager
+def without_sink_stages():
+    """prove without the sink-growth and sink-drain stages (which now decide these networks first, at sink 2)."""
+    import certify.proof.drain as drain_stage
+    import certify.proof.sink as sink_stage
+
+    saved = sink_stage.SINK_MIN_J, drain_stage.DRAIN_MIN_J
+    sink_stage.SINK_MIN_J = drain_stage.DRAIN_MIN_J = 10**6  # the face-guided tables are what these tests are about
+    try:
+        yield
+    finally:
+        sink_stage.SINK_MIN_J, drain_stage.DRAIN_MIN_J = saved
+
+
 @pytest.fixture(scope="module")
 def below():
-    """The network at 0.92 and certify's verdict on it."""
+    """The network at 0.92 and certify's verdict on it, without the sink stages."""
     net = load(BELOW)
-    return net, certify.prove(net, simulate=False, time_limit=120)
+    with without_sink_stages():
+        return net, certify.prove(net, simulate=False, time_limit=120)
 
 
 @pytest.fixture(scope="module")
 def above():
-    """The network at 0.935 and certify's verdict on it, without the sink stage (which now proves it first, sink 2)."""
-    import certify.proof.sink as sink_stage
-
+    """The network at 0.935 and certify's verdict on it, without the sink stages."""
     net = load(ABOVE)
-    saved = sink_stage.SINK_MIN_J
-    sink_stage.SINK_MIN_J = 10**6  # the face-guided growth table is what these tests are about
-    try:
+    with without_sink_stages():
         return net, certify.prove(net, simulate=False, time_limit=120)
-    finally:
-        sink_stage.SINK_MIN_J = saved
 
 
 def test_below_is_proved_stable_by_a_face_guided_table(below):

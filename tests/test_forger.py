@@ -16,6 +16,9 @@ independently (tests/independent.py, none of it certify's templates or checker):
 * sink-growth: f + A'g >= rate on a box of states of the reduced network R' and at far states, R' rebuilt
   from the network's fields and its nested certificate verified against that R', rate > mu_S (1 - p_SS); for a
   set of sinks (case sink-set) the same for every subset H, with its own g_H or its constant inflow, c_H > m_H.
+* sink-drain: u_H + A'g_H <= c_H < mu(H) for every subset H on a box of states of R' and at far states, R'
+  rebuilt from the network's fields, g_H nondecreasing along Dirs(H) there, W's P >= 0 with A'W < 0 far out, and
+  the ties compatible (every tied set enumerated).
 * separable: AV(x) <= B - delta |x|_1 at random states and the slope of AV along
   random rays <= -delta |r|_1 (Foster), Af >= delta at random states, the empty one
   included (growth), V and f read from the file, the jumps from the JSQ rules.
@@ -90,6 +93,8 @@ def _confirm_cached(name, text, samples):
             ind.check_separable_growth(net, cert, count=2 * samples)
         elif kind == "sink-growth":
             ind.check_sink_growth(net, cert, count=samples)
+        elif kind == "sink-drain":
+            ind.check_sink_drain(net, cert, count=samples)
         else:
             return f"accepted a certificate of kind {kind!r}"
     except ind.Malformed as exc:
@@ -315,7 +320,7 @@ def edits_for(cls, net, cert):
     if cls == "kind":
         kinds = ["foster", "growth", "static-split", "fluid", "fluid-flow", "fork-join-foster", "fork-join-capacity",
                  "fork-join-independent", "overflow-foster", "overflow-growth", "separable-foster", "separable-growth",
-                 "sink-growth", "Foster", "", None]
+                 "sink-growth", "sink-drain", "Foster", "", None]
         templates = ["quadratic", "table", "piecewise", "quartic", "linear", "Table", None]
         return st.one_of(
             st.sampled_from(kinds).map(lambda k: [Edit("set", ("kind",), k)]),
@@ -420,6 +425,11 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("sink-set", lambda c: c["subsets"][0].update(rate=str(Fraction(c["subsets"][0]["rate"]) + Fraction(1, 10)))),
         ("sink-set", lambda c: c.pop("subsets")),
         ("sink-set", lambda c: c.update(sink=[c["sink"][0], c["sink"][1], "a0"])),
+        ("sink-drain", lambda c: c.update(rate=str(Fraction(c["rate"]) - Fraction(1, 10)))),
+        ("sink-drain", lambda c: c["reduced_lyapunov"].update({"P[a0,b0]": "-1"})),
+        ("sink-drain-set", lambda c: c["subsets"][0].update(rate=str(Fraction(c["subsets"][0]["rate"]) - Fraction(1, 10)))),
+        ("sink-drain-set", lambda c: c.pop("subsets")),
+        ("sink-drain-set", lambda c: c["subsets"][0]["weights"].update(x="-1")),
     ):
         _, cert = case(name)
         bad = copy.deepcopy(cert)

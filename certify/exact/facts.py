@@ -31,6 +31,7 @@ __all__ = [
     "FosterFacts",
     "GrowthFacts",
     "SinkGrowthFacts",
+    "SinkDrainFacts",
     "NestedVerdict",
     "StaticSplitFacts",
     "FluidFacts",
@@ -348,6 +349,40 @@ class SinkGrowthFacts(Facts):
     capacity: Fraction
     regions: int
     reduced: str
+    sinks: tuple[str, ...] = ()
+    subsets: tuple[tuple[tuple[str, ...], Fraction, Fraction], ...] = ()
+
+
+@dataclass(frozen=True)
+class SinkDrainFacts(Facts):
+    """A sink-drain certificate holds: what can reach the sinks averages at most ``rate`` < ``capacity``.
+
+    Attributes
+    ----------
+    rate : Fraction
+        c_G: u_G + A'g_G <= c_G at every state of the reduced network (docs/math/drain.md).
+    capacity : Fraction
+        mu(G), the sum of the sinks' service rates.
+    regions : int
+        The regions of the reduced network the inequalities were checked on.
+    delta : Fraction
+        The drift margin of the reduced network's quadratic Foster function W (A'W <= M - delta ``|y|_1``).
+    sinks : tuple of str
+        For a set of sinks G, its stations (empty for a single sink).
+    subsets : tuple of (tuple of str, Fraction, Fraction)
+        For a set: every proper non-empty subset H with its rate c_H and capacity mu(H) (c_H < mu(H)).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> SinkDrainFacts(F(2, 5), F(1, 2), 10, F(1, 8)).rate < F(1, 2)
+    True
+    """
+
+    rate: Fraction
+    capacity: Fraction
+    regions: int
+    delta: Fraction
     sinks: tuple[str, ...] = ()
     subsets: tuple[tuple[tuple[str, ...], Fraction, Fraction], ...] = ()
 

@@ -12,23 +12,24 @@ can be filled from empty. Pure Python, rationals only.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
-from math import lcm
 
 from ..core.model import Feedback, Network, Stream, TieBreak
 from ..markov.chain import Chain, compile_chain
-from ..markov.drift import RegionDrift, cell_moves, compile_drifts
-from ..markov.regions import POLL_EVERY, check_deadline, iter_regions
+from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.regions import iter_regions
 from .facts import Check, NestedVerdict, SinkGrowthFacts
 from .growth import growth_levels, table_problem
+from .rates import rate_failure
 
 #: The most stations of a set of sinks (the check visits every subset).
 MAX_SET = 4
 
-__all__ = ["MAX_SET", "Reduction", "reduced_network", "sink_problem", "forced_rate", "check_sink_growth"]
+__all__ = ["MAX_SET", "Reduction", "Subset", "reduced_network", "sink_problem", "sink_set", "forced_rate", "proper_subsets",
+           "listed_subsets", "check_sink_growth"]
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def sink_problem(net: Network, sink: str | Sequence[str]) -> str | None:
     >>> sink_problem(one, "9")
     "sink: '9' is not a station of the network"
     """
-    G = _sinks(sink)
+    G = sink_set(sink)
     ids = net.station_ids
     for j in G:
         if j not in ids:
@@ -189,8 +190,24 @@ def _fillable_set(net: Network, G: Sequence[str]) -> bool:
     return len(done) == len(G)
 
 
-def _sinks(sink: str | Sequence[str]) -> tuple[str, ...]:
-    """The sink set G: one station id, or several."""
+def sink_set(sink: str | Sequence[str]) -> tuple[str, ...]:
+    """The sink set G: one station id, or several.
+
+    Parameters
+    ----------
+    sink : str or sequence of str
+        A station id, or several.
+
+    Returns
+    -------
+    tuple of str
+        G.
+
+    Examples
+    --------
+    >>> sink_set("2"), sink_set(["2", "3"])
+    (('2',), ('2', '3'))
+    """
     return (sink,) if isinstance(sink, str) else tuple(sink)
 
 
@@ -221,7 +238,7 @@ def reduced_network(net: Network, sink: str | Sequence[str]) -> Reduction:
     >>> [s.choice for s in red.network.streams], red.forced, red.capacity
     ([('1',)], {'1': Fraction(1, 2)}, Fraction(1, 1))
     """
-    G = tuple(sorted(set(_sinks(sink)), key=net.station_ids.index))  # R' does not depend on how G is listed
+    G = tuple(sorted(set(sink_set(sink)), key=net.station_ids.index))  # R' does not depend on how G is listed
     mu = {st.id: st.mu for st in net.stations}
     streams: list[Stream] = []
     inflow: list[tuple[tuple[str, ...], Fraction]] = []
@@ -306,6 +323,68 @@ def forced_rate(red: Reduction, chain: Chain, empty: Collection[int]) -> Fractio
 Subset = tuple[tuple[str, ...], Sequence[Fraction], Fraction, Mapping[tuple[int, ...], Fraction] | None]
 
 
+def proper_subsets(G: Sequence[str]) -> set[tuple[str, ...]]:
+    """The proper non-empty subsets of a set of sinks, each sorted.
+
+    Parameters
+    ----------
+    G : sequence of str
+        The sinks.
+
+    Returns
+    -------
+    set of tuple of str
+        Every H with 0 < |H| < |G|.
+
+    Examples
+    --------
+    >>> sorted(proper_subsets(("1", "2")))
+    [('1',), ('2',)]
+    """
+    return {H for n in range(1, len(G)) for H in combinations(sorted(G), n)}
+
+
+def listed_subsets(G: Sequence[str], subsets: Sequence[Subset], J: int, has_table: bool
+                   ) -> dict[tuple[str, ...], Subset] | str:
+    """The subsets a certificate lists with their own functions, by sorted H; or why the list is malformed.
+
+    Parameters
+    ----------
+    G : sequence of str
+        The sinks.
+    subsets : sequence of Subset
+        (H, weights, c_H, table values or None) as read.
+    J : int
+        The stations of R' (the number of weights each needs).
+    has_table : bool
+        Whether the certificate has a table (then each subset needs its values, else none).
+
+    Returns
+    -------
+    dict or str
+        The entries by sorted H, or ``"subsets: ..."`` naming the first problem.
+
+    Examples
+    --------
+    >>> listed_subsets(("1", "2"), [(("1", "2"), [Fraction(0)], Fraction(1), None)], 1, False)
+    "subsets: ['1', '2'] is not a proper non-empty subset of the sinks ['1', '2']"
+    """
+    proper = proper_subsets(G)
+    listed: dict[tuple[str, ...], Subset] = {}
+    for entry in subsets:
+        H = tuple(sorted(entry[0]))
+        if H not in proper:
+            return f"subsets: {list(entry[0])} is not a proper non-empty subset of the sinks {list(G)}"
+        if H in listed:
+            return f"subsets: {list(H)} is listed twice"
+        if len(entry[1]) != J:
+            return f"subsets: {list(H)}: {len(entry[1])} weights for the {J} stations of R'"
+        if (entry[3] is None) != (not has_table):
+            return f"subsets: {list(H)}: table values are needed exactly when the certificate has a table"
+        listed[H] = (H, entry[1], entry[2], entry[3])
+    return listed
+
+
 def check_sink_growth(
     net: Network,
     sink: str | Sequence[str],
@@ -369,7 +448,7 @@ def check_sink_growth(
     problem = sink_problem(net, sink)
     if problem is not None:
         return Check.failed([problem])
-    G = _sinks(sink)
+    G = sink_set(sink)
     red = reduced_network(net, G)
     chain = compile_chain(red.network)
     failures: list[str] = []
@@ -379,19 +458,10 @@ def check_sink_growth(
         tp = table_problem(chain, fast, K)
         if tp is not None:
             return Check.failed([tp])
-    proper = {H for n in range(1, len(G)) for H in combinations(sorted(G), n)}
-    listed: dict[tuple[str, ...], Subset] = {}
-    for entry in subsets:
-        H = tuple(sorted(entry[0]))
-        if H not in proper:
-            return Check.failed([f"subsets: {list(entry[0])} is not a proper non-empty subset of the sinks {list(G)}"])
-        if H in listed:
-            return Check.failed([f"subsets: {list(H)} is listed twice"])
-        if len(entry[1]) != chain.J:
-            return Check.failed([f"subsets: {list(H)}: {len(entry[1])} weights for the {chain.J} stations of R'"])
-        if (entry[3] is None) != (table is None):
-            return Check.failed([f"subsets: {list(H)}: table values are needed exactly when the certificate has a table"])
-        listed[H] = (H, entry[1], entry[2], entry[3])
+    proper = proper_subsets(G)
+    listed = listed_subsets(G, subsets, chain.J, table is not None)
+    if isinstance(listed, str):
+        return Check.failed([listed])
     what = "the sink's capacity mu_S (1 - p_SS)" if len(G) == 1 else "G's capacity m_G"
     if not rate > red.capacity:
         failures.append(f"rate: c = {rate} is not above {what} = {red.capacity} (hypothesis 3)")
@@ -417,7 +487,8 @@ def check_sink_growth(
     regions = len(drifts)
     claims = [(red, tuple(G), w, rate, table), *((red.part(H), H, e[1], e[2], e[3]) for H, e in sorted(listed.items()))]
     for part, H, wH, cH, tH in claims:
-        bad = _rate_failure(chain, drifts, part, wH, cH, tH, fast, K, deadline)
+        bad = rate_failure(chain, drifts, _forced_of(part, chain), wH, cH, tH, fast, K, "at least", deadline,
+                           stage="the exact check of the sink-growth certificate")
         if bad is not None:
             failures.append(bad if H == tuple(G) else f"subsets: for H = {{{', '.join(H)}}}, {bad}")
             break
@@ -427,30 +498,6 @@ def check_sink_growth(
                                         tuple(G) if len(G) > 1 else (), tuple(sub_facts)))
 
 
-def _rate_failure(chain: Chain, drifts: Sequence[RegionDrift], red: Reduction, w: Sequence[Fraction], rate: Fraction,
-                  table: Mapping[tuple[int, ...], Fraction] | None, fast: Sequence[int], K: int,
-                  deadline: float | None) -> str | None:
-    """Condition 2 for one function: f + A'g >= rate on every region, in integers; the first failure, or None."""
-    # g's coefficients over their common denominator D, the drifts' rates scaled by chain.scale
-    D = 1
-    for v in [*w, *(table.values() if table is not None else ())]:
-        D = lcm(D, v.denominator)
-    W = [int(v * D) for v in w]
-    T = {c: int(v * D) for c, v in table.items()} if table is not None else None
-    unit = chain.scale * D  # A'g = num / unit
-    forced: dict[tuple[int, ...], Fraction] = {}
-    for k, rd in enumerate(drifts):  # every region: the inequality is needed at every state, bounded ones too
-        if deadline is not None and k % POLL_EVERY == 0:
-            check_deadline(deadline, "the exact check of the sink-growth certificate")
-        num = sum(W[a] * rd.mean[a] for a in range(chain.J))
-        if T is not None:
-            cell, moves, tot = cell_moves(rd, list(fast), K)
-            num += sum(r * T[c2] for c2, r in moves.items()) - tot * T[cell]
-        f = forced.get(rd.region.empty)
-        if f is None:
-            f = forced[rd.region.empty] = forced_rate(red, chain, rd.region.empty)
-        # num / unit + f >= rate, cross-multiplied (positive denominators)
-        if num * f.denominator * rate.denominator + f.numerator * unit * rate.denominator < rate.numerator * unit * f.denominator:
-            value = Fraction(num, unit) + f
-            return f"f + A g = {value} < c = {rate} on the region {rd.region.describe(chain.ids)}"
-    return None
+def _forced_of(red: Reduction, chain: Chain) -> Callable[[tuple[int, ...]], Fraction]:
+    """The forced rate of ``red`` on a region, from its empty stations (for :func:`~certify.exact.rates.rate_failure`)."""
+    return lambda empty: forced_rate(red, chain, empty)

@@ -248,6 +248,8 @@ class ProofContext:
         self._symmetry: Symmetry | None = None
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
+        #: regions of reduced networks (a set of sinks removed) by (sinks, table stations, K), shared by the sink stages
+        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], int], list[RegionDrift]] = {}
 
     @classmethod
     def for_file(cls, path: str, templates: tuple[str, ...] = ("quadratic",), time_limit: float = 60.0) -> ProofContext:

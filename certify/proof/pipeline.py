@@ -54,6 +54,7 @@ from ..markov.regions import TimeLimitReached
 from ..templates import TEMPLATES
 from .capacities import PartialCapacities
 from .context import ProofContext, RunState
+from .drain import SinkDrain
 from .evidence import SimulationOutcome, simulation_evidence
 from .fluid import Fluid
 from .forkjoin import FORK_JOIN_STAGES, ForkJoinContext
@@ -80,6 +81,7 @@ JSQ_STAGES: tuple[JsqStage, ...] = (
     Emptiable(),
     Fluid(),
     Reachability(),
+    SinkDrain(),  # after the fluid stage, whose certificates hold for every law
     MarkovianForm(),
     Markovian(),
 )

@@ -11,7 +11,7 @@ stages after it keep most of it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from fractions import Fraction
 from itertools import combinations
@@ -29,7 +29,8 @@ from .context import ProofContext, Timer
 from .result import Result
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
-__all__ = ["SINK_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth"]
+__all__ = ["SINK_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
+           "reduced_drifts", "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -47,6 +48,22 @@ MAX_SINKS = 2
 SINK_MIN_J = 6
 
 _NESTED: ContextVar[bool] = ContextVar("certify_sink_nested", default=False)
+
+
+def nested_run() -> bool:
+    """Whether this ``prove`` runs inside a sink stage's nested run (for R'): the sink stages then do not run.
+
+    Returns
+    -------
+    bool
+        True inside the nested run.
+
+    Examples
+    --------
+    >>> nested_run()
+    False
+    """
+    return _NESTED.get()
 
 
 class SinkGrowth(JsqStage):
@@ -77,7 +94,7 @@ class SinkGrowth(JsqStage):
 
     def applies(self, ctx: ProofContext) -> bool:
         """On exponential networks of :data:`SINK_MIN_J` or more stations without capacities, not inside a nested run."""
-        return (not _NESTED.get() and ctx.net.is_markovian and not ctx.net.has_capacities
+        return (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
                 and ctx.base.J >= SINK_MIN_J)
 
     def run(self, ctx: ProofContext) -> StageOutcome:
@@ -88,7 +105,7 @@ class SinkGrowth(JsqStage):
         stop = time.perf_counter() + SINK_SHARE * max(0.0, run.deadline - time.perf_counter())
         for cand in sink_candidates(ctx.net)[:MAX_SINKS] + set_candidates(ctx.net)[:MAX_SINKS]:
             if time.perf_counter() > stop:
-                run.skipped.append(f"sink growth at {_name(cand.sink)} (its share of the time limit was spent)")
+                run.skipped.append(f"sink growth at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue
             out = self._try(ctx, cand, stop)
             if out is not None:
@@ -98,7 +115,7 @@ class SinkGrowth(JsqStage):
     def _try(self, ctx: ProofContext, cand: SinkCandidate, stop: float) -> StageOutcome | None:
         """One candidate: R' proved stable, the rate LP, the exact check."""
         net, sink, red = ctx.net, cand.sink, cand.reduction
-        name = _name(sink)
+        name = sink_name(sink)
         label = f"sink growth at {name}"
         ctx.run.ran.append(label)
         with ctx.timer(label) as t:
@@ -130,7 +147,7 @@ class SinkGrowth(JsqStage):
                                                 fast, K, deadline=earliest(stop, ctx.run.deadline), drifts=drifts,
                                                 subsets=subsets)
                     except TimeLimitReached:
-                        _say(t, "stopped by the stage's share of the time limit during the exact check")
+                        say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
                         return None
                     break
             if found is None or chk is None:
@@ -171,10 +188,10 @@ class SinkGrowth(JsqStage):
                     with within(earliest(stop, ctx.run.deadline)):
                         got = solve_sink_rate(chain, part, drifts, fast, K, solver=ctx.solver, deadline=stop)
                 except TimeLimitReached:
-                    _say(t, f"subset {{{','.join(H)}}}: stopped by the stage's share of the time limit")
+                    say_outcome(t, f"subset {{{','.join(H)}}}: stopped by the stage's share of the time limit")
                     return None
                 if got is None:
-                    _say(t, f"subset {{{','.join(H)}}}: no rate above its capacity {float(part.capacity):.4g} found")
+                    say_outcome(t, f"subset {{{','.join(H)}}}: no rate above its capacity {float(part.capacity):.4g} found")
                     return None
                 out.append((H, got[0], got[2], got[1]))
         return out
@@ -185,32 +202,107 @@ class SinkGrowth(JsqStage):
                                     list[RegionDrift]] | None:
         """R''s regions refined at ``fast`` and the rate LP: rounded (w, T, c) with c above the capacity and the
         regions, or None (the reason appended to the attempt's outcome)."""
-        levels = growth_levels(chain, fast, K)
         where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} (K = {K})"
         try:
             with within(earliest(stop, ctx.run.deadline)):
-                regions = []
-                for region in iter_regions(chain, levels, deadline=stop):
-                    regions.append(region)
-                    if len(regions) > SINK_REGIONS:
-                        _say(t, f"{where}: more than {SINK_REGIONS} regions")
-                        return None
-                drifts = compile_drifts(chain, regions, deadline=stop)
+                drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)
+                if drifts is None:
+                    say_outcome(t, f"{where}: more than {SINK_REGIONS} regions")
+                    return None
                 found = solve_sink_rate(chain, red, drifts, fast, K, solver=ctx.solver, deadline=stop)
         except TimeLimitReached:
-            _say(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded from it)")
+            say_outcome(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded from it)")
             return None
         if found is None:
-            _say(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found ({len(drifts)} regions)")
+            say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found ({len(drifts)} regions)")
             return None
         return found, drifts
 
 
-def _name(sink: str | tuple[str, ...]) -> str:
-    """A sink's name in the attempts' lines: ``5``, or ``{3,4}`` for a set."""
+def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: int,
+                   stop: float) -> list[RegionDrift] | None:
+    """The regions of R' (without ``sinks``) refined by the table's levels, with their drifts; None past SINK_REGIONS.
+
+    Listed once per run and table (``ctx.reduced``): the growth and drain stages share them.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    sinks : tuple of str
+        G.
+    chain : Chain
+        R''s chain.
+    fast : sequence of int
+        The table's stations.
+    K : int
+        Its clip level.
+    stop : float
+        A ``time.perf_counter()`` value: the listing raises TimeLimitReached past it.
+
+    Returns
+    -------
+    list of RegionDrift or None
+        The drifts, or None when there are more than :data:`SINK_REGIONS` regions.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(2, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> red = compile_chain(Network("r", (Station("1", F(1)),), (Stream(F(1, 2), choice=("1",)),)))
+    >>> len(reduced_drifts(ctx, ("2",), red, [0], 2, time.perf_counter() + 60))
+    4
+    """
+    key = (sinks, tuple(fast), K)
+    if key not in ctx.reduced:
+        regions = []
+        for region in iter_regions(chain, growth_levels(chain, fast, K), deadline=stop):
+            regions.append(region)
+            if len(regions) > SINK_REGIONS:
+                return None
+        ctx.reduced[key] = compile_drifts(chain, regions, deadline=stop)
+    return ctx.reduced[key]
+
+
+def sink_name(sink: str | tuple[str, ...]) -> str:
+    """A sink's name in the attempts' lines: ``5``, or ``{3,4}`` for a set.
+
+    Parameters
+    ----------
+    sink : str or tuple of str
+        A station, or a set of stations.
+
+    Returns
+    -------
+    str
+        The name.
+
+    Examples
+    --------
+    >>> sink_name("5"), sink_name(("3", "4"))
+    ('5', '{3,4}')
+    """
     return sink if isinstance(sink, str) else "{" + ",".join(sink) + "}"
 
 
-def _say(t: Timer, what: str) -> None:
-    """Add one fast set's outcome to the attempt's (each set tried says how it ended)."""
+def say_outcome(t: Timer, what: str) -> None:
+    """Add one table's outcome to the attempt's (each table tried says how it ended).
+
+    Parameters
+    ----------
+    t : Timer
+        The attempt.
+    what : str
+        The outcome of one table.
+
+    Examples
+    --------
+    >>> t = Timer(Result("n"), "sink growth at 5")
+    >>> say_outcome(t, "a"); say_outcome(t, "b"); t.outcome
+    'a; b'
+    """
     t.outcome = f"{t.outcome}; {what}" if t.outcome else what

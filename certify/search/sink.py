@@ -7,7 +7,7 @@ are rounded to 2^-20 and c to below the LP's value, for the exact check to decid
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import floor
@@ -24,7 +24,8 @@ from ..templates.base import round_to_grid
 from ..templates.table import table_cells
 from .linprog import solve_lp
 
-__all__ = ["MAX_SINK_FAST", "SinkCandidate", "sink_candidates", "set_candidates", "sink_fast", "solve_sink_rate"]
+__all__ = ["MAX_SINK_FAST", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs", "sink_fast",
+           "rate_rows", "solve_sink_rate"]
 
 #: The most stations g's table follows (its cells are (K + 1)^|F|).
 MAX_SINK_FAST = 5
@@ -124,7 +125,7 @@ def set_candidates(net: Network) -> list[SinkCandidate]:
     [(('2', '3'), Fraction(3, 4))]
     """
     out = []
-    for G in _linked_pairs(net):
+    for G in linked_pairs(net):
         if sink_problem(net, G) is not None:
             continue
         red = reduced_network(net, G)
@@ -135,12 +136,33 @@ def set_candidates(net: Network) -> list[SinkCandidate]:
     return sorted(out, key=lambda c: -c.pressure)
 
 
-def _linked_pairs(net: Network) -> list[tuple[str, str]]:
+def linked_pairs(net: Network) -> list[tuple[str, str]]:
     """The pairs G that both a stream (positive rate) and forced feedback from outside G enter only inside G.
 
     Every pair :func:`set_candidates` may keep is among them (hypothesis 4 needs a stream inside G, and the forced
     rates are those of feedback into choice sets inside G); listing them from the streams' and the feedback's choice
     sets costs O(J) per set of size 1, where all pairs would cost O(J^2) sink problems (3 minutes at J = 400).
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+
+    Returns
+    -------
+    list of (str, str)
+        The pairs, each in the network's station order, sorted by it.
+
+    Examples
+    --------
+    Stations 2 and 3 share a stream; station 1 feeds station 3:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1)), Station("3", F(1))),
+    ...               (Stream(F(1, 2), choice=("1",)), Stream(F(3, 2), choice=("2", "3"))), (Feedback("1", ("3",), F(1)),))
+    >>> linked_pairs(net)
+    [('2', '3')]
     """
     order = {j: n for n, j in enumerate(net.station_ids)}
     inside = {frozenset(C) for st in net.streams for C, rate in st.routing_sets() if rate > 0 and len(C) <= 2}
@@ -221,6 +243,65 @@ def sink_fast(chain: Chain, red: Reduction, limit: int = MAX_SINK_FAST) -> list[
     return out
 
 
+def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
+              rate_of: Callable[[tuple[int, ...]], Fraction]
+              ) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray, dict[tuple[int, ...], int]]:
+    """The rows of a rate LP: A'g = M w + B T and the rate f on every region, in floats.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    drifts : sequence of RegionDrift
+        Every region (refined by K at ``fast`` when there is a table).
+    fast : sequence of int
+        The table's stations (empty: g linear).
+    K : int
+        The clip level.
+    rate_of : callable
+        The rate on a region, from its empty stations.
+
+    Returns
+    -------
+    (csr_matrix, csr_matrix, ndarray, dict)
+        M (regions x stations), B (regions x cells), f (one per region) and each cell's column in B.
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> M, B, f, pos = rate_rows(mm1, compile_drifts(mm1), [], 0, lambda e: Fraction(0 if e else 1))
+    >>> M.toarray().ravel().tolist(), B.shape, f.tolist()
+    ([0.5, -0.5], (2, 0), [0.0, 1.0])
+    """
+    J, n = chain.J, len(drifts)
+    cells = table_cells(chain, list(fast), K) if fast else []
+    pos = {c: k for k, c in enumerate(cells)}
+    nc = len(cells)
+    M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in drifts], dtype=float).reshape(n, J))
+    by_empty: dict[tuple[int, ...], float] = {}  # the rate depends on a region only through its empty stations
+    for rd in drifts:
+        if rd.region.empty not in by_empty:
+            by_empty[rd.region.empty] = float(rate_of(rd.region.empty))
+    f = np.array([by_empty[rd.region.empty] for rd in drifts])
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    for r, rd in enumerate(drifts) if cells else ():
+        c, moves, tot = cell_moves(rd, list(fast), K)
+        for c2, moved in moves.items():
+            rows.append(r)
+            cols.append(pos[c2])
+            vals.append(moved / chain.scale)
+        if tot:
+            rows.append(r)
+            cols.append(pos[c])
+            vals.append(-tot / chain.scale)
+    B = sp.csr_matrix((vals, (rows, cols)), shape=(n, nc))
+    return M, B, f, pos
+
+
 def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
                     solver: str | None = None, deadline: float | None = None
                     ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
@@ -262,30 +343,9 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
     >>> T, F(2, 5) < c <= F(1, 2)
     (None, True)
     """
-    J, n = chain.J, len(drifts)
-    cells = table_cells(chain, list(fast), K) if fast else []
-    pos = {c: k for k, c in enumerate(cells)}
-    nc = len(cells)
-    M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in drifts], dtype=float).reshape(n, J))
-    by_empty: dict[tuple[int, ...], float] = {}  # f depends on a region only through its empty stations
-    for rd in drifts:
-        if rd.region.empty not in by_empty:
-            by_empty[rd.region.empty] = float(forced_rate(red, chain, rd.region.empty))
-    f = np.array([by_empty[rd.region.empty] for rd in drifts])
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    for r, rd in enumerate(drifts) if cells else ():
-        c, moves, tot = cell_moves(rd, list(fast), K)
-        for c2, moved in moves.items():
-            rows.append(r)
-            cols.append(pos[c2])
-            vals.append(moved / chain.scale)
-        if tot:
-            rows.append(r)
-            cols.append(pos[c])
-            vals.append(-tot / chain.scale)
-    B = sp.csr_matrix((vals, (rows, cols)), shape=(n, nc))
+    J = chain.J
+    M, B, f, pos = rate_rows(chain, drifts, fast, K, lambda empty: forced_rate(red, chain, empty))
+    n, nc = len(drifts), len(pos)
     # c - M w - B T <= f; maximise c
     A_ub = sp.hstack([-M, -B, sp.csr_matrix(np.ones((n, 1)))], format="csr")
     cost = np.zeros(J + nc + 1)
@@ -302,7 +362,7 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
         return None
     w = round_to_grid(res.x[:J], 2**20)
     table = None
-    if cells:
+    if pos:
         tq = round_to_grid(res.x[J:J + nc], 2**20)
         table = {c: tq[k] for c, k in pos.items()}
     return w, table, rate

@@ -34,8 +34,8 @@ from .base import Kind, Statement, primitives
 from .fluid_flow import MAX_DENOMINATOR_BITS
 from .growth import read_table
 
-__all__ = ["sink_growth_claims", "sink_growth_certificate", "read_sink_growth", "read_sinks", "sink_growth_statement",
-           "nested_reduced", "KIND"]
+__all__ = ["sink_growth_claims", "sink_growth_certificate", "read_sink_growth", "read_sinks", "read_subsets",
+           "read_functions", "functions_payload", "bounded_denominator", "sink_growth_statement", "nested_reduced", "KIND"]
 
 
 def sink_growth_claims(f: SinkGrowthFacts) -> JsonObject:
@@ -112,18 +112,44 @@ def sink_growth_certificate(net: Network, sink: str | Sequence[str], w: Sequence
     """
     ids = [s.id for s in reduced_network(net, sink).network.stations]
     payload: JsonObject = {"sink": sink if isinstance(sink, str) else list(sink),
-                           "weights": {ids[j]: q(w[j]) for j in range(len(ids))}, "rate": q(rate),
+                           **functions_payload(ids, w, rate, table, fast, K, subsets),
                            "reduced_certificate": json.loads(json.dumps(dict(reduced)))}
-    if table is not None:
-        payload["table"] = {"K": K, "fast": [ids[a] for a in fast],
-                            "values": {cell_key(c): q(v) for c, v in sorted(table.items())}}
-    if subsets:
-        payload["subsets"] = [{"set": list(H), "weights": {ids[j]: q(wH[j]) for j in range(len(ids))}, "rate": q(cH),
-                               **({"values": {cell_key(c): q(v) for c, v in sorted(tH.items())}} if tH is not None
-                                  else {})}
-                              for H, wH, cH, tH in subsets]
     return seal(net, "sink-growth", payload, sink_growth_claims(check.facts),
                 *sink_growth_statement(net, None, "" if isinstance(sink, str) else "set"))
+
+
+def functions_payload(ids: Sequence[str], w: Sequence[Fraction], rate: Fraction,
+                      table: Mapping[tuple[int, ...], Fraction] | None, fast: Sequence[int], K: int,
+                      subsets: Sequence[Subset]) -> JsonObject:
+    """The payload fields of g on R' (``weights``, ``rate``, ``table``, ``subsets``) of a sink certificate.
+
+    Parameters
+    ----------
+    ids : sequence of str
+        R''s stations, in its order.
+    w, rate, table, fast, K, subsets
+        As the checkers take them.
+
+    Returns
+    -------
+    dict
+        The fields, rationals as ``"p/q"``.
+
+    Examples
+    --------
+    >>> functions_payload(["1", "3"], [Fraction(1), Fraction(0)], Fraction(1, 2), None, [], 0, [])
+    {'weights': {'1': '1', '3': '0'}, 'rate': '1/2'}
+    """
+    out: JsonObject = {"weights": {ids[j]: q(w[j]) for j in range(len(ids))}, "rate": q(rate)}
+    if table is not None:
+        out["table"] = {"K": K, "fast": [ids[a] for a in fast],
+                        "values": {cell_key(c): q(v) for c, v in sorted(table.items())}}
+    if subsets:
+        out["subsets"] = [{"set": list(H), "weights": {ids[j]: q(wH[j]) for j in range(len(ids))}, "rate": q(cH),
+                           **({"values": {cell_key(c): q(v) for c, v in sorted(tH.items())}} if tH is not None
+                              else {})}
+                          for H, wH, cH, tH in subsets]
+    return out
 
 
 def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
@@ -171,19 +197,77 @@ def read_sink_growth(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     sub = cert.get("reduced_certificate")
     if not isinstance(sub, Mapping):
         raise CertificateError(None, "reduced_certificate", f"must be a certificate object, got {type(sub).__name__}")
+    kwargs = read_functions(chain, cert, w)
+    return Reading((net, sink, w, rate), kwargs, None, "" if isinstance(sink, str) else "set")
+
+
+def read_functions(chain: Chain, cert: Mapping[str, Any], w: Sequence[Fraction]) -> dict[str, Any]:
+    """The optional ``table`` and ``subsets`` of a sink certificate (growth or drain), sized for the exact check.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain (its stations name the weights and the table's fast stations).
+    cert : dict
+        The certificate.
+    w : sequence of Fraction
+        g's weights, already read.
+
+    Returns
+    -------
+    dict
+        The checker's keywords ``table``, ``fast``, ``K`` and ``subsets`` (those present).
+
+    Raises
+    ------
+    CertificateError
+        When the table or ``subsets`` is malformed, or the common denominator of the weights and the tables exceeds
+        2^MAX_DENOMINATOR_BITS.
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> read_functions(ch, {}, [Fraction(1)])
+    {}
+    """
     kwargs = read_table(chain, cert) if "table" in cert else {}
     if "subsets" in cert:
-        kwargs["subsets"] = _read_subsets(chain, cert["subsets"], kwargs.get("table"))
-    common = 1
+        kwargs["subsets"] = read_subsets(chain, cert["subsets"], kwargs.get("table"))
     coefficients = [*w, *kwargs.get("table", {}).values()]
     for _, wH, _, tH in kwargs.get("subsets", ()):
         coefficients += [*wH, *(tH.values() if tH is not None else ())]
-    for v in coefficients:  # sized before the check: it runs on g scaled to integers
+    bounded_denominator(coefficients, "weights", "the weights and the table")
+    return kwargs
+
+
+def bounded_denominator(values: Sequence[Fraction], field: str, what: str) -> None:
+    """Refuse rationals whose common denominator exceeds 2^MAX_DENOMINATOR_BITS (the check scales them to integers).
+
+    Parameters
+    ----------
+    values : sequence of Fraction
+        The coefficients.
+    field : str
+        The field a refusal names.
+    what : str
+        What the values are, in the message.
+
+    Raises
+    ------
+    CertificateError
+        When the common denominator is too large.
+
+    Examples
+    --------
+    >>> bounded_denominator([Fraction(1, 3), Fraction(1, 4)], "weights", "the weights")
+    """
+    common = 1
+    for v in values:  # sized before the check: it runs on the values scaled to integers
         common = lcm(common, v.denominator)
         if common.bit_length() > MAX_DENOMINATOR_BITS:
-            raise CertificateError(None, "weights", f"the common denominator of the weights and the table exceeds "
-                                   f"2^{MAX_DENOMINATOR_BITS} (the exact check would run on integers that large)")
-    return Reading((net, sink, w, rate), kwargs, None, "" if isinstance(sink, str) else "set")
+            raise CertificateError(None, field, f"the common denominator of {what} exceeds 2^{MAX_DENOMINATOR_BITS} "
+                                   "(the exact check would run on integers that large)")
 
 
 def read_sinks(net: Network, value: Any) -> str | tuple[str, ...]:
@@ -227,8 +311,39 @@ def read_sinks(net: Network, value: Any) -> str | tuple[str, ...]:
                            "ids of the network")
 
 
-def _read_subsets(chain: Chain, value: Any, table: Mapping[tuple[int, ...], Fraction] | None) -> list[Subset]:
-    """The field ``subsets``: a list of {set, weights, rate[, values]} (values exactly when there is a table)."""
+def read_subsets(chain: Chain, value: Any, table: Mapping[tuple[int, ...], Fraction] | None) -> list[Subset]:
+    """The field ``subsets``: a list of {set, weights, rate[, values]} (values exactly when there is a table).
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain (its stations name the weights).
+    value : object
+        The field's value.
+    table : dict or None
+        The certificate's table (each entry then needs ``values`` over its cells).
+
+    Returns
+    -------
+    list of Subset
+        (H, weights, c_H, table values or None) per entry, as the checkers take them.
+
+    Raises
+    ------
+    CertificateError
+        When the field, an entry or one of its fields is malformed.
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> ch = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> read_subsets(ch, [{"set": ["s"], "weights": {"1": "1/2"}, "rate": "1"}], None)
+    [(('s',), [Fraction(1, 2)], Fraction(1, 1), None)]
+    >>> read_subsets(ch, {}, None)
+    Traceback (most recent call last):
+    ...
+    certify.core.errors.CertificateError: subsets: must be a list of objects, got dict
+    """
     if not isinstance(value, list):
         raise CertificateError(None, "subsets", f"must be a list of objects, got {type(value).__name__}")
     out: list[Subset] = []

@@ -1,0 +1,105 @@
+"""The readable proof of a sink-drain certificate (``docs/math/drain.md``)."""
+
+from __future__ import annotations
+
+from ..core.latex import frac_tex
+from ..exact.facts import SinkDrainFacts
+from ..exact.sink import reduced_network
+from ..markov.chain import compile_chain
+from ..templates import TEMPLATES
+from .common import Context, claim_section, coefficient_table, hypotheses_section, network_section, recheck_section
+from .document import Math, Para, Proof, Section, Table, para, summarised
+
+__all__ = ["explain_sink_drain"]
+
+_STATEMENT = (
+    "Let G be the sinks and R' the network without them (choice sets lose G's stations, the feedback from R' into choice "
+    "sets inside G is forced into G, G's feedback into R' becomes Poisson streams). For a non-empty subset H of G let u_H "
+    "be the work of the routing sets inside H (streams, feedback of busy stations of R' and feedback of G's stations): "
+    "all that can reach H while its stations hold G's longest queues. If ties with G never send a station of R' more than "
+    "R' does, if R' has a quadratic Foster function W = y'Py with P >= 0 entrywise (no arrival decreases it), if for every "
+    "H the inequality u_H + A'g_H <= c_H holds at every state of R' with c_H < mu(H), g_H not decreasing where a station "
+    "of G outside H may take an arrival from R', and if the empty state is reachable from every state, then the network "
+    "is positive recurrent: V = |s|^2/2 + (the Lovász extension of H -> g_H) + kappa W decreases by a rate proportional "
+    "to |x| far from the origin, for kappa large (docs/math/drain.md).")
+
+
+def explain_sink_drain(ctx: Context) -> Proof:
+    """The proof of a sink-drain certificate: the reduced network, W, every subset's rate against its capacity.
+
+    Parameters
+    ----------
+    ctx : Context
+        A verified ``sink-drain`` certificate.
+
+    Returns
+    -------
+    Proof
+        Titled ``NAME is positive recurrent: the rest of the network drains station S``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.certificates.kinds.sink_drain import sink_drain_certificate
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.exact.drain import check_sink_drain
+    >>> from certify.explain import explain
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(3, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> chk = check_sink_drain(net, "2", [F(1)], [F(1)], F(1, 2))
+    >>> cert = sink_drain_certificate(net, "2", [F(1)], [F(1)], F(1, 2), chk)
+    >>> explain(net, cert).title
+    'n is positive recurrent: the rest of the network drains station 2'
+    """
+    net, sink, lyapunov, w, _rate = ctx.reading.args[:5]
+    facts: SinkDrainFacts = ctx.facts.checked
+    red = reduced_network(net, sink)
+    G = red.sinks
+    name = G[0] if len(G) == 1 else "{" + ", ".join(G) + "}"
+    what = f"station {name}" if len(G) == 1 else f"the stations {name}"
+    chain = compile_chain(red.network)
+    ids = list(chain.ids)
+    rows = [(name, Math(frac_tex(facts.rate)), Math(frac_tex(facts.capacity)), "g (the weights above)")]
+    listed = {tuple(H) for H, *_ in ctx.reading.kwargs.get("subsets", ())}
+    rows += [("{" + ", ".join(H) + "}", Math(frac_tex(c)), Math(frac_tex(m)),
+              "its own g_H" if tuple(H) in listed else "largest u_H (every feeder busy)")
+             for H, c, m in facts.subsets]
+    rates, appendix = summarised(Table(("H", "c_H", "mu(H)", "from"), tuple(rows), "Every subset H of the sinks: c_H < mu(H)"),
+                                 ctx.max_rows, "All subsets")
+    names = TEMPLATES["quadratic"](chain, []).variables()
+    w_table, w_appendix = summarised(coefficient_table(names, lyapunov, "W = y'Py on R' (every entry >= 0)"), ctx.max_rows,
+                                     "All entries of P")
+    weights, w_rows = summarised(coefficient_table(ids, w, "The weights w of g on R' (for G)"), ctx.max_rows,
+                                 "All weights of g")
+    table = ctx.reading.kwargs.get("table")
+    g_text = "w'y" + (f" + T(min(y_F, {ctx.reading.kwargs['K']})) over F = "
+                      f"{{{', '.join(ids[a] for a in ctx.reading.kwargs['fast'])}}}" if table is not None else "")
+    checks: list[Para] = [
+        para("Ties: no tie of a routing set with stations of G sends a station of R' more than the same tie without G."),
+        para("The empty state is reachable from every state (the drain order of the network)."),
+        para("W = y'Py is a Foster function of R': its quadratic certificate passed the exact Foster check on R' rebuilt "
+             "from this network (drift slope <= -delta |g|_1 along every cone generator, delta = ",
+             Math(frac_tex(facts.delta)), "), and every entry of P is >= 0 with a positive diagonal."),
+        para(f"Rate inequalities: u_H + A'g_H <= c_H on every one of the {facts.regions} regions of R' for G and for each "
+             "listed subset (bounded regions included; u_H and A'g_H are constant on each), and every listed g_H does not "
+             "decrease along its directions; an unlisted subset's c_H is its largest u_H."),
+        para("Every rate is below its capacity (the table)."),
+    ]
+    body = Section("The sinks and the reduced network", (
+        para(f"The sinks are G = {name}; R' has the stations {', '.join(ids)}. For G, g = {g_text}."),
+        *weights,
+        *rates,
+        *w_table,
+    ))
+    independent = [para("By hand: rebuild R' from the network file (drop G's stations from every choice set), evaluate "
+                        "u_H + A'g_H state by state on a box of states for each H, and A'W at states far from the origin.")]
+    sections = (
+        claim_section(ctx, "positive recurrent", f"the rest of the network drains {what}"),
+        network_section(ctx.net),
+        hypotheses_section("Sinks drained by a positive recurrent rest", "docs/math/drain.md (a Foster function with "
+                           "the Lovász extension of the subsets' correction functions)", [para(_STATEMENT)], checks),
+        body,
+        recheck_section(ctx, independent),
+    )
+    return Proof(f"{ctx.net.name} is positive recurrent: the rest of the network drains {what}", sections,
+                 (*appendix, *w_rows, *w_appendix))

@@ -1,0 +1,171 @@
+"""The sink-drain stage of ``prove``: the rest of the network drains a sink or a set of sinks (``docs/math/drain.md``).
+
+For each candidate (a station with forced inflow, then linked pairs; those whose
+inflow with every feeder busy reaches their capacity), a quadratic Foster
+function of the reduced network R' with P >= 0 is searched first (none: the
+candidate is dropped), then the upper rate LP for G over R''s regions, and for a
+set the LP of each proper subset that its largest inflow does not keep below its
+capacity; the certificate passes only the exact check. The stage runs after the
+fluid stage (whose certificates hold for every law) and gets a share of the
+time left (:data:`DRAIN_SHARE`).
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from itertools import combinations
+
+from ..certificates.kinds.sink_drain import sink_drain_certificate
+from ..core.clock import earliest, within
+from ..exact.drain import check_sink_drain, directions, largest_drain_rate
+from ..exact.sink import Subset
+from ..markov.chain import Chain, compile_chain
+from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.regions import TimeLimitReached
+from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
+from ..search.sink import sink_fast
+from .context import ProofContext, Timer
+from .sink import SINK_FINER_J, SINK_K, nested_run, reduced_drifts, say_outcome, sink_name
+from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
+
+__all__ = ["DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "SinkDrain"]
+
+#: The share of the time left that the stage may use (all candidates together).
+DRAIN_SHARE = 0.5
+#: The most candidates tried.
+MAX_DRAINS = 4
+#: The stage runs on networks of at least this many stations (as the sink-growth stage: below it the Markovian
+#: tables of the whole network reach the same sinks).
+DRAIN_MIN_J = 6
+
+
+class SinkDrain(JsqStage):
+    """Sink-drain certificates: the rest of the network drains a station (or a set) whose inflow it modulates.
+
+    Examples
+    --------
+    Station 1 sends every customer on to station 2 (rate 3/5), which the forced flow (1/2) does not fill;
+    stations 3 to 6 are M/M/1 queues (the stage runs from six stations on):
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> from certify.proof.result import Result
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(3, 5)), *(Station(s, F(1)) for s in "3456")),
+    ...               (Stream(F(1, 2), choice=("1",)), *(Stream(F(1, 2), choice=(s,)) for s in "3456")),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> out = SinkDrain().run(ctx)
+    >>> out.decision.verdict, out.decision.certificate["kind"]
+    ('stable', 'sink-drain')
+    """
+
+    name = "sink drain"
+
+    def applies(self, ctx: ProofContext) -> bool:
+        """On exponential networks of :data:`DRAIN_MIN_J` or more stations without capacities, not inside a nested
+        run."""
+        return (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
+                and ctx.base.J >= DRAIN_MIN_J)
+
+    def run(self, ctx: ProofContext) -> StageOutcome:
+        """Try the candidates within the stage's share of the time; the decision when a certificate passed."""
+        run = ctx.run
+        if run.expired():
+            return NEXT
+        stop = time.perf_counter() + DRAIN_SHARE * max(0.0, run.deadline - time.perf_counter())
+        for cand in drain_candidates(ctx.net)[:MAX_DRAINS]:
+            if time.perf_counter() > stop:
+                run.skipped.append(f"sink drain at {sink_name(cand.sink)} (its share of the time limit was spent)")
+                continue
+            try:
+                with within(earliest(stop, run.deadline)):
+                    out = self._try(ctx, cand, stop)
+            except TimeLimitReached:
+                continue  # the attempt's line says so; nothing from it is used
+            if out is not None:
+                return out
+        return NEXT
+
+    def _try(self, ctx: ProofContext, cand: DrainCandidate, stop: float) -> StageOutcome | None:
+        """One candidate: W on R', the rate LPs on each table, the exact check."""
+        net, sink, red = ctx.net, cand.sink, cand.reduction
+        name = sink_name(sink)
+        label = f"sink drain at {name}"
+        ctx.run.ran.append(label)
+        with ctx.timer(label) as t:
+            chain = compile_chain(red.network)
+            t.size = f"R' without {name} ({chain.J} stations)"
+            lyap = solve_reduced_lyapunov(chain, compile_drifts(chain, deadline=stop), solver=ctx.solver, deadline=stop)
+            if lyap is None:
+                t.outcome = f"R' (without {name}): no quadratic Foster function with P >= 0 found: not tried"
+                return None
+            P, _ = lyap
+            tries = [(fast, SINK_K) for fast in sink_fast(chain, red)]
+            if tries and chain.J <= SINK_FINER_J:
+                tries.append((tries[-1][0], SINK_K + 1))
+            for fast, K in tries:
+                where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} (K = {K})"
+                t.size = f"R' without {name}, {where}"
+                drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)
+                if drifts is None:
+                    say_outcome(t, f"{where}: too many regions")
+                    continue
+                mu = {s.id: s.mu for s in net.stations}
+                G = red.sinks
+                got = solve_drain_rate(chain, red, drifts, fast, K, G, sum((mu[j] for j in G), Fraction(0)),
+                                       solver=ctx.solver, deadline=stop)
+                if got is None:
+                    say_outcome(t, f"{where}: no rate below the capacity found ({len(drifts)} regions)")
+                    continue
+                subsets = self._subsets(ctx, t, cand, chain, drifts, fast, K, stop, where)
+                if subsets is None:
+                    continue
+                w, table, rate = got
+                chk = check_sink_drain(net, sink, P, w, rate, table, fast, K, deadline=earliest(stop, ctx.run.deadline),
+                                       drifts=drifts, subsets=subsets)
+                if not chk.ok:
+                    say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
+                    continue
+                t.outcome = (f"found, exact check passed (rate {float(rate):.4g} < capacity "
+                             f"{float(chk.facts.capacity):.4g})")
+                cert = sink_drain_certificate(net, sink, P, w, rate, chk, table, fast, K, subsets)
+                if isinstance(sink, str):
+                    what = (f"the network without station {sink} drains (a quadratic Foster function that no arrival "
+                            f"decreases) and the work that can reach {sink} averages at most {float(rate):.4g} < "
+                            f"{float(chk.facts.capacity):.4g}, what {sink} serves")
+                else:
+                    what = (f"the network without stations {name} drains (a quadratic Foster function that no arrival "
+                            f"decreases), the work that can reach them averages at most {float(rate):.4g} < "
+                            f"{float(chk.facts.capacity):.4g}, what they serve, and the work that can reach each "
+                            "subset of them while it holds their longest queues less than what it serves")
+                return decide(
+                    Decision("stable", "markovian", "sink-drain certificate", cert),
+                    f"{what} (u + A'g <= rate at every state of it, checked exactly on {chk.facts.regions} regions): "
+                    "the chain is positive recurrent, for exponential laws and the given tie-breaking "
+                    "(docs/math/drain.md)",
+                )
+        return None
+
+    @staticmethod
+    def _subsets(ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, drifts: list[RegionDrift],
+                 fast: list[int], K: int, stop: float, where: str) -> list[Subset] | None:
+        """g_H and c_H for each proper subset whose largest inflow reaches its capacity, or None when one has none."""
+        red, net = cand.reduction, ctx.net
+        mu = {s.id: s.mu for s in net.stations}
+        out: list[Subset] = []
+        for n in range(1, len(red.sinks)):
+            for H in combinations(red.sinks, n):
+                capacity = sum((mu[j] for j in H), Fraction(0))
+                if largest_drain_rate(red, H) < capacity:
+                    continue  # g_H = 0 with its largest inflow: H need not be listed
+                dirs = [chain.ids.index(s) for s in directions(net, red.sinks, H)]
+                got = solve_drain_rate(chain, red, drifts, fast, K, H, capacity, dirs, solver=ctx.solver, deadline=stop)
+                if got is None:
+                    say_outcome(t, f"{where}: subset {{{','.join(H)}}}: no rate below its capacity "
+                         f"{float(capacity):.4g} found")
+                    return None
+                out.append((H, got[0], got[2], got[1]))
+        return out
+
