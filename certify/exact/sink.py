@@ -28,7 +28,7 @@ from .rates import rate_failure
 #: The most stations of a set of sinks (the check visits every subset).
 MAX_SET = 4
 
-__all__ = ["MAX_SET", "Reduction", "Subset", "reduced_network", "sink_problem", "sink_set", "forced_rate", "proper_subsets",
+__all__ = ["MAX_SET", "Reduction", "reduced_network", "sink_problem", "sink_set", "forced_rate", "proper_subsets",
            "listed_subsets", "check_sink_growth"]
 
 
@@ -334,7 +334,7 @@ def proper_subsets(G: Sequence[str]) -> set[tuple[str, ...]]:
     Returns
     -------
     set of tuple of str
-        Every H with 0 < |H| < |G|.
+        Every H with at least one station of G and not all of them.
 
     Examples
     --------
