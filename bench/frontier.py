@@ -235,11 +235,11 @@ def prove_case(doc: dict, tmp: Path, limit: float, base: Path | None = None) -> 
     return row
 
 
-def boundary_case(doc: dict, tmp: Path, limit: float) -> dict:
+def boundary_case(doc: dict, tmp: Path, limit: float, loads: str = "0.5:1.2") -> dict:
     """certify boundary --load in a fresh process: the bracket, its width (the band), wall seconds, peak MB."""
     path = tmp / f"{doc['name']}.json"
     path.write_text(json.dumps(doc))
-    wall, mb, out, rc = run([sys.executable, "-m", "certify", "boundary", str(path), "--load", "0.5:1.2", "--tol", "0.005",
+    wall, mb, out, rc = run([sys.executable, "-m", "certify", "boundary", str(path), "--load", loads, "--tol", "0.005",
                              "--json", "--time-limit", str(limit)], timeout=limit + 120)
     res = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
     lo, hi = res.get("stable_at"), res.get("unstable_at")
@@ -267,6 +267,7 @@ def main() -> int:
     ap.add_argument("--random", default="4,6,8", help="J of the random networks (default 4,6,8)")
     ap.add_argument("--seeds", default="1,2,3", help="seeds of the random networks (default 1,2,3)")
     ap.add_argument("--no-cascades", action="store_true", help="skip the cascades")
+    ap.add_argument("--loads", default="0.5:1.2", help="the load range bisected for the random networks (default 0.5:1.2)")
     ap.add_argument("--baseline", metavar="REV", help="also run every prove case with certify at git revision REV")
     args = ap.parse_args()
     if args.quick:
@@ -301,7 +302,7 @@ def main() -> int:
                     print(row, flush=True)
             for J in Js:
                 for seed in seeds:
-                    brow = boundary_case(random_feedback(J, seed), tmp, args.boundary_limit)
+                    brow = boundary_case(random_feedback(J, seed), tmp, args.boundary_limit, args.loads)
                     brows.append(brow)
                     print(brow, flush=True)
         finally:
@@ -317,7 +318,7 @@ def main() -> int:
               "measured"]
     cells = [[x["family"], x["name"], str(x["J"]), str(x["r"]), x["want"], x["verdict"], x["method"], f"{x['s']:.1f}",
               f"{x['mb']:.0f}", x["base_verdict"], f"{x['base_s']:.1f}", today] for x in rows]
-    bintro = (f"`{command}` with certify {certify.__version__}: `certify boundary FILE --load 0.5:1.2 --tol 0.005 "
+    bintro = (f"`{command}` with certify {certify.__version__}: `certify boundary FILE --load {args.loads} --tol 0.005 "
               f"--time-limit {args.boundary_limit:g}` in a fresh process per network; the load factor 1 is the static "
               "split's critical load (flow balance proves every load above it unstable). The band is the unstable end "
               "minus the stable end (inf: a side not proved). Rows of earlier runs whose networks this run did not "

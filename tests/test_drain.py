@@ -32,10 +32,11 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.drain import SinkDrain
 from certify.proof.result import Result
 from certify.search.drain import drain_candidates, solve_drain_rate, solve_reduced_lyapunov
+from certify.stationary import stationary
 from tests import independent
 from tests.independent import reseal
 from tests.test_separable import at_load, throughput
-from tests.test_sink_set import pair_doc
+from tests.test_sink_set import pair_doc, random_feedback_doc
 
 DATA = Path(__file__).parent / "data" / "networks"
 
@@ -194,6 +195,32 @@ def test_the_proofs_lyapunov_function_decreases_far_from_the_origin(gadget, pair
         vx = V(x)
         av = sum((r * (V(y) - vx) for y, r in independent.generator(net, x)), F(0))
         assert av < 0, f"AV at {x} is {av}"
+
+
+def test_certified_rates_bound_the_exact_stationary_inflow_on_random_networks():
+    """On seeded random feedback networks (J <= 5), every drain certificate's c is at least E[u] under R''s exact
+    stationary law (a CTMC truncated at 25 per station)."""
+    checked = 0
+    for seed in range(200):
+        doc = random_feedback_doc(seed)
+        if len(doc["stations"]) > 5:
+            continue
+        net = from_dict(doc)
+        for cand in drain_candidates(net):
+            red = cand.reduction
+            if red.network.J > 4 or not isinstance(cand.sink, str):
+                continue
+            ids = list(red.network.station_ids)
+            cert = drain_certificate(net, cand.sink, ids, 2)
+            if cert is None:
+                continue
+            thr = stationary(red.network, truncate=25).throughput
+            mu = {s.id: s.mu for s in net.stations}
+            exact = float(sum((r for _, r in red.inflow), F(0)) + sum((r for _, _, r in red.internal), F(0)))
+            exact += sum(float(r / mu[i]) * thr[ids.index(i)] for i, _, r in red.feeds)  # mu_i p P(busy) = p thr_i
+            assert float(F(cert["rate"])) >= exact - 1e-9, (seed, cand.sink, cert["rate"], exact)
+            checked += 1
+    assert checked >= 5
 
 
 def test_ties_that_send_the_rest_more_with_the_sink_refuse_the_theorem():

@@ -126,7 +126,7 @@ def _all_pairs(net):
     return out
 
 
-def _random_feedback_doc(seed):
+def random_feedback_doc(seed):
     """A seeded random feedback network on 4..9 stations: choice sets of size 1..3, feedback on most stations."""
     rng = random.Random(seed)
     ids = [str(i + 1) for i in range(rng.randint(4, 9))]
@@ -145,7 +145,7 @@ def test_candidate_pairs_equal_the_all_pairs_scan_on_random_networks():
     """On 120 seeded random feedback networks (J = 4..9) the listed candidate pairs are those of the all-pairs scan."""
     kept = 0
     for seed in range(120):
-        net = from_dict(_random_feedback_doc(seed))
+        net = from_dict(random_feedback_doc(seed))
         got = [c.sink for c in set_candidates(net)]
         assert sorted(got) == sorted(_all_pairs(net)), seed
         kept += len(got)
