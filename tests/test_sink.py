@@ -203,3 +203,14 @@ def test_random_J8_seed3_is_proved_unstable_far_below_the_static_split():
     assert res.verdict == "unstable" and res.certificate["kind"] == "sink-growth"
     assert certify.verify(net, res.certificate).ok
     independent.check_sink_growth(net, copy.deepcopy(res.certificate), count=100)
+
+
+def test_no_growth_search_where_the_max_flow_bound_proves_the_fluid_model_stable():
+    """A network with a sink candidate whose fluid model the max-flow bound proves stable gets no sink-growth search."""
+    from certify.search.sink import sink_candidates
+
+    net = certify.load(DATA / "random-J10-s1-r0.5.json")
+    assert sink_candidates(net)  # the stage would have a candidate to search
+    out, attempts = _sink(net)
+    assert out.decision is None and not out.stop
+    assert not any(a.stage.startswith("sink growth") for a in attempts)

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from math import prod
 
 from ..core.errors import NotSupported
 from ..core.model import Network
 from ..core.render import plural
 from ..core.vocabulary import NecessaryState
+from ..exact import Check, FluidFlowFacts, check_fluid_flow
+from ..exact.fluid_flow import MAX_INFLOW_DEPTH
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
 from ..markov.jumps import RegionDrift
@@ -250,6 +253,18 @@ class ProofContext:
         self._regions: Regions | None = None
         #: regions of reduced networks (a set of sinks removed) by (sinks, table stations, K), shared by the sink stages
         self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], int], list[RegionDrift]] = {}
+        self._flow: dict[int, Check[FluidFlowFacts]] = {}
+
+    def flow_check(self, depth: int) -> Check[FluidFlowFacts]:
+        """The max-flow bound with V = total fluid mass at inflow ``depth`` (computed once: the sink and fluid stages share it)."""
+        if depth not in self._flow:
+            self._flow[depth] = check_fluid_flow(self.base, [Fraction(1)] * self.base.J, depth)
+        return self._flow[depth]
+
+    def flow_proves(self) -> bool:
+        """Whether the max-flow bound passes at some inflow depth (the fluid model is then stable: no queue grows linearly)."""
+        depths = range(MAX_INFLOW_DEPTH + 1) if self.base.feedback else range(1)
+        return any(self.flow_check(d).ok for d in depths)
 
     @classmethod
     def for_file(cls, path: str, templates: tuple[str, ...] = ("quadratic",), time_limit: float = 60.0) -> ProofContext:

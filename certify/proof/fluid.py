@@ -20,7 +20,7 @@ from ..core.certificate import Certificate
 from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.render import plural
 from ..core.vocabulary import FLUID_KINDS, FluidKind
-from ..exact import Check, FluidFlowFacts, check_fluid, check_fluid_flow
+from ..exact import Check, FluidFlowFacts, check_fluid
 from ..exact.fluid_flow import MAX_INFLOW_DEPTH, flow_rates
 from ..markov.chain import drain_order
 from ..markov.fluid import FluidFace
@@ -174,7 +174,7 @@ class Fluid(JsqStage):
             depths = range(MAX_INFLOW_DEPTH + 1) if base.feedback else range(1)
             first = ""  # the failure at depth 0 (the full charge), the one reported
             for depth in depths:
-                chk = check_fluid_flow(base, ones, depth)
+                chk = ctx.flow_check(depth)
                 if chk.ok:
                     t.outcome = found_text(chk.facts.delta) + (f" (feedback charged by inflow, depth {depth})" if depth else "")
                     return self._proved_flow(ctx, ones, chk, depth)

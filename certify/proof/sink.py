@@ -102,8 +102,11 @@ class SinkGrowth(JsqStage):
         run = ctx.run
         if run.expired():
             return NEXT
+        cands = sink_candidates(ctx.net)[:MAX_SINKS] + set_candidates(ctx.net)[:MAX_SINKS]
+        if cands and ctx.use_fluid and ctx.flow_proves():
+            return NEXT  # the fluid model is stable (one exact max-flow bound): no sink grows linearly, the fluid stage proves it
         stop = time.perf_counter() + SINK_SHARE * max(0.0, run.deadline - time.perf_counter())
-        for cand in sink_candidates(ctx.net)[:MAX_SINKS] + set_candidates(ctx.net)[:MAX_SINKS]:
+        for cand in cands:
             if time.perf_counter() > stop:
                 run.skipped.append(f"sink growth at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue
