@@ -24,6 +24,11 @@ peak memory per case (the wrapper of ``bench/symmetry.py``).
    the load factor is bracketed by ``certify boundary --load``, and the band is the bracket's width (the
    unstable end minus the stable one; ``inf`` when a side is not proved).
 
+4. ``sink boundary`` (``--sink-boundary``, default G = 4): exponential gadgets, the sink's own stream rate
+   bisected by ``certify boundary FILE --vary streams[0].rate=0.3:0.7 --tol 0.005 --out DIR``; the exact boundary
+   is lam_S = mu_S - G d = 1/2 (to the rounding of mu_S and d).  Each end's certificate is re-checked by
+   ``certify verify`` in a fresh process; a bracket that misses 1/2 is a wrong verdict.
+
 ``--baseline REV`` runs every prove case a second time with certify at git revision REV (a detached worktree,
 the working directory of that process, so ``python -m certify`` imports it), in the same run: the pipeline
 before the separable kinds is ``54bda29``.
@@ -66,6 +71,7 @@ from certify.stationary import stationary  # noqa: E402
 
 HEADING = "## Frontier: gadgets, cascades, random feedback (issue 21)"
 RANDOM_HEADING = "## Frontier: random heterogeneous feedback networks (issue 21)"
+SINK_HEADING = "## Frontier: the sink's boundary behind G gadgets (issue 21)"
 ERLANG2 = {"dist": "erlang", "k": 2}
 #: The phase-type service laws of a gadget's station a (its mean stays 1/mu).
 LAWS = {"erlang2": ERLANG2, "h2": {"dist": "hyperexponential", "probs": [0.1, 0.9], "rates": [0.2, 1.8]},
@@ -248,6 +254,29 @@ def boundary_case(doc: dict, tmp: Path, limit: float, loads: str = "0.5:1.2") ->
             "s": wall, "mb": mb}
 
 
+def sink_boundary_case(G: int, d: float, tmp: Path, limit: float) -> dict:
+    """certify boundary --vary on the sink's own stream of G exponential gadgets, then verify of each end's certificate."""
+    doc = gadgets(G, "exponential", 1.0, d)
+    path, out = tmp / f"sink-G{G}.json", tmp / f"sink-G{G}-ends"
+    path.write_text(json.dumps(doc))
+    wall, mb, text, rc = run([sys.executable, "-m", "certify", "boundary", str(path), "--vary", "streams[0].rate=0.3:0.7",
+                              "--tol", "0.005", "--json", "--time-limit", str(limit), "--out", str(out)],
+                             timeout=limit + 120)
+    res = json.loads(text.strip().splitlines()[-1]) if text.strip() else {}
+    lo, hi = res.get("stable_at"), res.get("unstable_at")
+    truth = F(doc["stations"]["s"]["mu"]).limit_denominator(10**12) - G * F(d)
+    verified = []
+    for end in ("stable", "unstable"):
+        if (out / f"{end}.cert.json").exists():
+            _, _, _, vrc = run([sys.executable, "-m", "certify", "verify", str(out / f"{end}.json"),
+                                str(out / f"{end}.cert.json")], timeout=600)
+            verified.append(f"{end} {'valid' if vrc == 0 else 'INVALID'}")
+    inside = lo is not None and hi is not None and F(lo) <= truth + F(1, 10**8) and truth - F(1, 10**8) <= F(hi)
+    return {"name": f"sink-G{G}", "J": len(doc["stations"]), "truth": float(truth), "stable_at": lo, "unstable_at": hi,
+            "width": float(F(hi) - F(lo)) if lo is not None and hi is not None else float("inf"), "inside": inside,
+            "verified": ", ".join(verified) or "-", "s": wall, "mb": mb}
+
+
 def _baseline(rev: str, tmp: Path) -> Path:
     """A detached worktree of ``rev`` (the pipeline to compare with, in the same run)."""
     where = tmp / "baseline"
@@ -266,18 +295,20 @@ def main() -> int:
                     help="gadget laws (default exponential,erlang2,h2,coxian)")
     ap.add_argument("--random", default="4,6,8", help="J of the random networks (default 4,6,8)")
     ap.add_argument("--seeds", default="1,2,3", help="seeds of the random networks (default 1,2,3)")
+    ap.add_argument("--sink-boundary", default="4", help="G of the sink-boundary cases (default 4; '' for none)")
     ap.add_argument("--no-cascades", action="store_true", help="skip the cascades")
     ap.add_argument("--loads", default="0.5:1.2", help="the load range bisected for the random networks (default 0.5:1.2)")
     ap.add_argument("--baseline", metavar="REV", help="also run every prove case with certify at git revision REV")
     args = ap.parse_args()
     if args.quick:
-        Gs, laws, Js, seeds = (2,), ("exponential",), (4,), (1,)
+        Gs, laws, Js, seeds, Gb = (2,), ("exponential",), (4,), (1,), ()
     else:
+        Gb = tuple(int(g) for g in args.sink_boundary.split(",")) if args.sink_boundary else ()
         Gs = tuple(int(g) for g in args.gadgets.split(",")) if args.gadgets else ()
         laws = tuple(args.laws.split(","))
         Js = tuple(int(j) for j in args.random.split(",")) if args.random else ()
         seeds = tuple(int(x) for x in args.seeds.split(","))
-    rows, brows = [], []
+    rows, brows, srows = [], [], []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         base = _baseline(args.baseline, tmp) if args.baseline else None
@@ -305,6 +336,11 @@ def main() -> int:
                     brow = boundary_case(random_feedback(J, seed), tmp, args.boundary_limit, args.loads)
                     brows.append(brow)
                     print(brow, flush=True)
+            dx = gadget_throughput("exponential") if Gb else 0.0
+            for G in Gb:
+                srow = sink_boundary_case(G, dx, tmp, args.boundary_limit)
+                srows.append(srow)
+                print(srow, flush=True)
         finally:
             if base is not None:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
@@ -329,15 +365,32 @@ def main() -> int:
         lo = f"{float(F(x['stable_at'])):.4f}" if x["stable_at"] is not None else "-"
         hi = f"{float(F(x['unstable_at'])):.4f}" if x["unstable_at"] is not None else "-"
         bcells.append([x["name"], str(x["J"]), lo, hi, f"{x['band']:.3g}", f"{x['s']:.1f}", f"{x['mb']:.0f}", today])
+    sintro = (f"`{command}` with certify {certify.__version__}: G exponential gadgets into one sink, `certify boundary "
+              "FILE --vary streams[0].rate=0.3:0.7 --tol 0.005 --time-limit "
+              f"{args.boundary_limit:g} --out DIR` (the sink's own stream rate lam_S) in a fresh process, then `certify "
+              "verify` of each end's certificate in another; the exact boundary is lam_S = mu_S - G d (d from the "
+              "gadget's own chain).")
+    sheader = ["case", "J", "exact boundary", "stable at", "unstable at", "width", "exact inside", "certificates",
+               "s", "MB", "measured"]
+    scells = [[x["name"], str(x["J"]), f"{x['truth']:.6f}",
+               f"{float(F(x['stable_at'])):.6f}" if x["stable_at"] is not None else "-",
+               f"{float(F(x['unstable_at'])):.6f}" if x["unstable_at"] is not None else "-",
+               f"{x['width']:.3g}", "yes" if x["inside"] else "NO", x["verified"], f"{x['s']:.1f}", f"{x['mb']:.0f}",
+               today] for x in srows]
     lines = [HEADING, "", intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(c) + " |" for c in cells]
     blines = [RANDOM_HEADING, "", bintro, "", "| " + " | ".join(bheader) + " |", "|" + "---|" * len(bheader)]
     blines += ["| " + " | ".join(c) + " |" for c in bcells]
+    slines = [SINK_HEADING, "", sintro, "", "| " + " | ".join(sheader) + " |", "|" + "---|" * len(sheader)]
+    slines += ["| " + " | ".join(c) + " |" for c in scells]
     text = "\n".join(lines) + "\n"
     btext = "\n".join(blines) + "\n"
-    print(text if rows else "", btext if brows else "", sep="\n")
+    stext = "\n".join(slines) + "\n"
+    print(text if rows else "", btext if brows else "", stext if srows else "", sep="\n")
     wrong = [x for x in rows if x["verdict"] in ("stable", "unstable") and x["verdict"] != x["want"]]
     wrong += [x for x in rows if x["base_verdict"] in ("stable", "unstable") and x["base_verdict"] != x["want"]]
+    wrong += [x for x in srows if (x["stable_at"] is not None and x["unstable_at"] is not None and not x["inside"])
+              or "INVALID" in x["verified"]]
     if wrong:
         print(f"WRONG VERDICT: {wrong}", file=sys.stderr)
         return 1
@@ -347,6 +400,8 @@ def main() -> int:
             merge_table_section(doc, HEADING, intro, header, cells, key=1)
         if brows:
             merge_table_section(doc, RANDOM_HEADING, bintro, bheader, bcells, order=_random_order)
+        if srows:
+            merge_table_section(doc, SINK_HEADING, sintro, sheader, scells)
     return 0
 
 

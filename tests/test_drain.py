@@ -249,6 +249,15 @@ def test_the_random_J6_network_below_its_jsq_boundary_is_proved_stable():
     independent.check_sink_drain(net, copy.deepcopy(cert), count=100)
 
 
+def test_prove_tries_the_drain_before_the_quadratic_fluid_lp():
+    """On the J = 6 seed 15 network at 0.91 the drain is tried after the linear fluid search, before the quadratic one."""
+    res = certify.prove(certify.load(DATA / "random-J6-s15-r0.91.json"), time_limit=120, simulate=False)
+    stages = [a.stage for a in res.attempts]
+    assert res.method == "sink-drain certificate"
+    assert stages.index("fluid linear Lyapunov") < stages.index("sink drain at 2")
+    assert "fluid quadratic Lyapunov" not in stages
+
+
 def test_the_cli_prints_the_drain_and_writes_a_file_that_verifies(tmp_path, capsys):
     """``certify prove`` on the J = 6 seed 15 network at 0.91 says stable by sink drain; ``verify`` accepts the file."""
     from certify.cli import main

@@ -25,6 +25,7 @@ from ..exact import Check, FluidFlowFacts, check_fluid_flow
 from ..exact.fluid_flow import MAX_INFLOW_DEPTH
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
+from ..markov.fluid import FluidFace
 from ..markov.jumps import RegionDrift
 from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
@@ -254,6 +255,8 @@ class ProofContext:
         #: regions of reduced networks (a set of sinks removed) by (sinks, table stations, K), shared by the sink stages
         self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], int], list[RegionDrift]] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
+        #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
+        self.fluid_faces: dict[bool, list[FluidFace]] = {}
 
     def flow_check(self, depth: int) -> Check[FluidFlowFacts]:
         """The max-flow bound with V = total fluid mass at inflow ``depth`` (computed once: the sink and fluid stages share it)."""

@@ -20,7 +20,7 @@ from ..certificates.kinds.sink_drain import sink_drain_certificate
 from ..core.clock import earliest, within
 from ..exact.drain import check_sink_drain, directions, largest_drain_rate
 from ..exact.sink import Subset
-from ..markov.chain import Chain, compile_chain
+from ..markov.chain import Chain, compile_chain, drain_order
 from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
@@ -67,7 +67,7 @@ class SinkDrain(JsqStage):
         """On exponential networks of :data:`DRAIN_MIN_J` or more stations without capacities, not inside a nested
         run."""
         return (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
-                and ctx.base.J >= DRAIN_MIN_J)
+                and ctx.base.J >= DRAIN_MIN_J and drain_order(ctx.base) is not None)
 
     def run(self, ctx: ProofContext) -> StageOutcome:
         """Try the candidates within the stage's share of the time; the decision when a certificate passed."""

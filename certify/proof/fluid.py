@@ -56,6 +56,13 @@ class Fluid(JsqStage):
 
     name = "fluid certificates"
 
+    def __init__(self, kinds: tuple[FluidKind, ...] = FLUID_KINDS) -> None:
+        #: the kinds this instance tries, in order (the max-flow bound comes with ``linear``); the pipeline runs the
+        #: quadratic one after the sink-drain stage, whose search is far cheaper than the quadratic LP
+        self.kinds = kinds
+        if kinds != FLUID_KINDS:
+            self.name = f"fluid {' and '.join(kinds)} certificates"
+
     def applies(self, ctx: ProofContext) -> bool:
         """Unless the caller turned the fluid stages off."""
         return ctx.use_fluid
@@ -80,7 +87,7 @@ class Fluid(JsqStage):
     def _search(self, ctx: ProofContext, notes: list[str]) -> StageOutcome | None:
         """The max-flow bound (where it comes first), then each kind; the first proof's outcome, or None."""
         run = ctx.run
-        if ctx.flow_bound and (not ctx.base.feedback or _orbits(ctx) >= FLOW_FIRST_ORBITS):
+        if "linear" in self.kinds and ctx.flow_bound and (not ctx.base.feedback or _orbits(ctx) >= FLOW_FIRST_ORBITS):
             if run.expired():
                 run.skipped.append("fluid linear (max-flow bound)")
             else:
@@ -89,9 +96,9 @@ class Fluid(JsqStage):
                 if proved is not None:
                     return proved
         sym = ctx.symmetry  # found only now: the bound needs no station classes (all pairs are tried: 3 s at J = 400)
-        faces: dict[bool, list[FluidFace]] = {}
+        faces = ctx.fluid_faces  # listed once per run: the linear and quadratic instances share them
         too_many = beyond_product(ctx.chain, ctx.templates) if ctx.chain is not None else None
-        for kind in FLUID_KINDS:
+        for kind in self.kinds:
             reduced = kind == "linear" and not sym.trivial
             if kind == "quadratic" and not sym.trivial and ctx.base.J > MAX_UNREDUCED_J:
                 ctx.res.attempts.append(

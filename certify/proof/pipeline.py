@@ -70,8 +70,8 @@ __all__ = ["Attempt", "Result", "ProveOptions", "prove", "VERDICTS", "JSQ_STAGES
 
 #: The stages of a JSQ network, in order (each may stop the pipeline: decided, or nothing more to conclude).
 #: :class:`Emptiable` guards every stability stage (Dai's theorem needs the network to empty without arrivals);
-#: :class:`Reachability`, the Markovian checkers' narrower drain order, comes after the fluid stage and stops only
-#: the Markovian ones.
+#: :class:`Reachability`, the Markovian checkers' narrower drain order, comes after the fluid stages and stops only
+#: the Markovian ones (:class:`SinkDrain`, between the linear and the quadratic fluid stage, checks it itself).
 JSQ_STAGES: tuple[JsqStage, ...] = (
     FiniteState(),
     ClosedSet(),
@@ -79,9 +79,10 @@ JSQ_STAGES: tuple[JsqStage, ...] = (
     PartialCapacities(),
     SinkGrowth(lambda net, **kw: prove(net, **kw)),  # R' is proved by a nested run of this pipeline
     Emptiable(),
-    Fluid(),
+    Fluid(("linear",)),  # the max-flow bound, then the linear LP over the faces
+    SinkDrain(),  # after the linear fluid certificates (they hold for every law), before the costlier quadratic LP
+    Fluid(("quadratic",)),
     Reachability(),
-    SinkDrain(),  # after the fluid stage, whose certificates hold for every law
     MarkovianForm(),
     Markovian(),
 )
