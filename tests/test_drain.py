@@ -238,6 +238,19 @@ def test_candidates_are_forced_sinks_then_linked_pairs():
     assert [c.sink for c in drain_candidates(net)] == ["s", ("s", "t")]
 
 
+def test_the_exact_check_stops_at_a_past_deadline():
+    """check_sink_drain given a deadline in the past raises TimeLimitReached, never a verdict."""
+    from certify.markov.regions import TimeLimitReached
+
+    net = at_load(1, 0.95)
+    red = reduced_network(net, "s")
+    chain = compile_chain(red.network)
+    lyap = solve_reduced_lyapunov(chain, compile_drifts(chain))
+    assert lyap is not None
+    with pytest.raises(TimeLimitReached):
+        check_sink_drain(net, "s", lyap[0], [F(0)] * chain.J, F(1, 2), deadline=time.perf_counter() - 1)
+
+
 def test_the_random_J6_network_below_its_jsq_boundary_is_proved_stable():
     """bench/frontier.py's J = 6 seed 15 at load 0.91 (its JSQ boundary is near 0.922): the stage proves it stable."""
     net = certify.load(DATA / "random-J6-s15-r0.91.json")
