@@ -271,6 +271,37 @@ def test_prove_tries_the_drain_before_the_quadratic_fluid_lp():
     assert "fluid quadratic Lyapunov" not in stages
 
 
+def test_the_early_instance_runs_from_ten_stations_where_the_max_flow_bound_fails():
+    """From J = 10 the early drain applies where the max-flow bound fails, the late one does not; below, the reverse."""
+
+    def ctx(name):
+        net = certify.load(DATA / name)
+        return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+
+    big = ctx("random-J10-s3-r0.5.json")
+    assert not big.flow_proves()
+    assert SinkDrain(early=True).applies(big) and not SinkDrain().applies(big)
+    small = ctx("random-J6-s15-r0.91.json")
+    assert SinkDrain().applies(small) and not SinkDrain(early=True).applies(small)
+
+
+def test_the_early_instance_leaves_what_the_max_flow_bound_proves_to_it():
+    """On a J = 10 network whose fluid model the max-flow bound proves stable the early drain does not apply."""
+
+    net = certify.load(DATA / "random-J10-s1-r0.5.json")
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    assert ctx.flow_proves() and not SinkDrain(early=True).applies(ctx)
+
+
+@pytest.mark.slow
+def test_a_ten_station_network_is_drained():
+    """J = 10 seed 3 at load 0.5 (sink 6, fed by forced feedback) is proved stable by the drain; the file verifies."""
+    net = certify.load(DATA / "random-J10-s3-r0.5.json")
+    res = certify.prove(net, time_limit=300, simulate=False)
+    assert (res.verdict, res.method) == ("stable", "sink-drain certificate")
+    assert certify.verify(net, res.certificate).ok
+
+
 def test_the_cli_prints_the_drain_and_writes_a_file_that_verifies(tmp_path, capsys):
     """``certify prove`` on the J = 6 seed 15 network at 0.91 says stable by sink drain; ``verify`` accepts the file."""
     from certify.cli import main

@@ -31,6 +31,7 @@ from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, iter_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
+from ..search.sink import JumpRows
 from .result import Attempt, Result
 
 __all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives"]
@@ -254,6 +255,8 @@ class ProofContext:
         self._regions: Regions | None = None
         #: regions of reduced networks (a set of sinks removed) by (sinks, table stations, K), shared by the sink stages
         self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], int], list[RegionDrift]] = {}
+        #: A'g on those regions in floats (the rate LPs' rows), by the same key
+        self.reduced_jumps: dict[tuple[tuple[str, ...], tuple[int, ...], int], JumpRows] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}

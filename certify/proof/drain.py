@@ -26,10 +26,10 @@ from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
 from ..search.sink import sink_fast
 from .context import ProofContext, Timer
-from .sink import SINK_FINER_J, SINK_K, nested_run, reduced_drifts, say_outcome, sink_name
+from .sink import SINK_FINER_J, SINK_K, nested_run, reduced_drifts, reduced_jumps, say_outcome, sink_name
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
-__all__ = ["DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "SinkDrain"]
+__all__ = ["DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain"]
 
 #: The share of the time left that the stage may use (all candidates together).
 DRAIN_SHARE = 0.5
@@ -38,6 +38,11 @@ MAX_DRAINS = 4
 #: The stage runs on networks of at least this many stations (as the sink-growth stage: below it the Markovian
 #: tables of the whole network reach the same sinks).
 DRAIN_MIN_J = 6
+#: From this many stations the stage runs before the fluid faces are listed (their listing and LPs take a probe's
+#: minute there: 162,833 faces at J = 10 seed 3), after the max-flow bound; below it, after the linear fluid LP.
+DRAIN_EARLY_J = 10
+#: The early instance's share of the time left: the fluid faces after it rarely fit in what a probe has left anyway.
+DRAIN_EARLY_SHARE = 0.75
 
 
 class SinkDrain(JsqStage):
@@ -63,18 +68,29 @@ class SinkDrain(JsqStage):
 
     name = "sink drain"
 
+    def __init__(self, early: bool = False) -> None:
+        #: the instance for networks of :data:`DRAIN_EARLY_J` or more stations (the pipeline places it before the
+        #: fluid faces); the other one runs on the smaller networks
+        self.early = early
+
     def applies(self, ctx: ProofContext) -> bool:
         """On exponential networks of :data:`DRAIN_MIN_J` or more stations without capacities, not inside a nested
-        run."""
-        return (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
-                and ctx.base.J >= DRAIN_MIN_J and drain_order(ctx.base) is not None)
+        run, whose empty state the Markovian checkers reach; the early instance from :data:`DRAIN_EARLY_J` stations
+        where the max-flow bound fails, the other below that size."""
+        if not (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
+                and ctx.base.J >= DRAIN_MIN_J and drain_order(ctx.base) is not None):
+            return False
+        if not self.early:
+            return ctx.base.J < DRAIN_EARLY_J
+        return ctx.base.J >= DRAIN_EARLY_J and not (ctx.use_fluid and ctx.flow_proves())
 
     def run(self, ctx: ProofContext) -> StageOutcome:
         """Try the candidates within the stage's share of the time; the decision when a certificate passed."""
         run = ctx.run
         if run.expired():
             return NEXT
-        stop = time.perf_counter() + DRAIN_SHARE * max(0.0, run.deadline - time.perf_counter())
+        share = DRAIN_EARLY_SHARE if self.early else DRAIN_SHARE
+        stop = time.perf_counter() + share * max(0.0, run.deadline - time.perf_counter())
         for cand in drain_candidates(ctx.net)[:MAX_DRAINS]:
             if time.perf_counter() > stop:
                 run.skipped.append(f"sink drain at {sink_name(cand.sink)} (its share of the time limit was spent)")
@@ -115,7 +131,8 @@ class SinkDrain(JsqStage):
                 mu = {s.id: s.mu for s in net.stations}
                 G = red.sinks
                 got = solve_drain_rate(chain, red, drifts, fast, K, G, sum((mu[j] for j in G), Fraction(0)),
-                                       solver=ctx.solver, deadline=stop)
+                                       solver=ctx.solver, deadline=stop,
+                                       jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
                 if got is None:
                     say_outcome(t, f"{where}: no rate below the capacity found ({len(drifts)} regions)")
                     continue
@@ -161,7 +178,8 @@ class SinkDrain(JsqStage):
                 if largest_drain_rate(red, H) < capacity:
                     continue  # g_H = 0 with its largest inflow: H need not be listed
                 dirs = [chain.ids.index(s) for s in directions(net, red.sinks, H)]
-                got = solve_drain_rate(chain, red, drifts, fast, K, H, capacity, dirs, solver=ctx.solver, deadline=stop)
+                got = solve_drain_rate(chain, red, drifts, fast, K, H, capacity, dirs, solver=ctx.solver, deadline=stop,
+                                       jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
                 if got is None:
                     say_outcome(t, f"{where}: subset {{{','.join(H)}}}: no rate below its capacity "
                          f"{float(capacity):.4g} found")

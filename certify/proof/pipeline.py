@@ -79,8 +79,10 @@ JSQ_STAGES: tuple[JsqStage, ...] = (
     PartialCapacities(),
     SinkGrowth(lambda net, **kw: prove(net, **kw)),  # R' is proved by a nested run of this pipeline
     Emptiable(),
+    SinkDrain(early=True),  # 10+ stations where the max-flow bound fails: before the fluid faces (a minute there)
     Fluid(("linear",)),  # the max-flow bound, then the linear LP over the faces
-    SinkDrain(),  # after the linear fluid certificates (they hold for every law), before the costlier quadratic LP
+    SinkDrain(),  # below 10 stations: after the linear fluid certificates (they hold for every law), before the
+    # costlier quadratic LP
     Fluid(("quadratic",)),
     Reachability(),
     MarkovianForm(),

@@ -24,13 +24,13 @@ from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import RegionDrift, compile_drifts
 from ..markov.regions import TimeLimitReached, iter_regions
-from ..search.sink import SinkCandidate, set_candidates, sink_candidates, sink_fast, solve_sink_rate
+from ..search.sink import JumpRows, SinkCandidate, jump_rows, set_candidates, sink_candidates, sink_fast, solve_sink_rate
 from .context import ProofContext, Timer
 from .result import Result
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["SINK_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
-           "reduced_drifts", "sink_name", "say_outcome", "nested_run"]
+           "reduced_drifts", "reduced_jumps", "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -189,7 +189,8 @@ class SinkGrowth(JsqStage):
                     continue  # the constant part is enough: H need not be listed
                 try:
                     with within(earliest(stop, ctx.run.deadline)):
-                        got = solve_sink_rate(chain, part, drifts, fast, K, solver=ctx.solver, deadline=stop)
+                        got = solve_sink_rate(chain, part, drifts, fast, K, solver=ctx.solver, deadline=stop,
+                                              jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
                 except TimeLimitReached:
                     say_outcome(t, f"subset {{{','.join(H)}}}: stopped by the stage's share of the time limit")
                     return None
@@ -212,7 +213,8 @@ class SinkGrowth(JsqStage):
                 if drifts is None:
                     say_outcome(t, f"{where}: more than {SINK_REGIONS} regions")
                     return None
-                found = solve_sink_rate(chain, red, drifts, fast, K, solver=ctx.solver, deadline=stop)
+                found = solve_sink_rate(chain, red, drifts, fast, K, solver=ctx.solver, deadline=stop,
+                                        jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
         except TimeLimitReached:
             say_outcome(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded from it)")
             return None
@@ -269,6 +271,51 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
                 return None
         ctx.reduced[key] = compile_drifts(chain, regions, deadline=stop)
     return ctx.reduced[key]
+
+
+def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: int,
+                  drifts: Sequence[RegionDrift]) -> JumpRows:
+    """A'g on the regions of :func:`reduced_drifts` (``drifts``), in floats: built once per run and table.
+
+    The growth LP, the drain LP and each subset's LP on the same regions differ only in the rate bounded.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    sinks : tuple of str
+        G.
+    chain : Chain
+        R''s chain.
+    fast : sequence of int
+        The table's stations.
+    K : int
+        Its clip level.
+    drifts : sequence of RegionDrift
+        ``reduced_drifts(ctx, sinks, chain, fast, K, ...)``.
+
+    Returns
+    -------
+    JumpRows
+        M, B and each cell's column (:func:`certify.search.sink.jump_rows`).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(2, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> red = compile_chain(Network("r", (Station("1", F(1)),), (Stream(F(1, 2), choice=("1",)),)))
+    >>> drifts = reduced_drifts(ctx, ("2",), red, [0], 2, time.perf_counter() + 60)
+    >>> reduced_jumps(ctx, ("2",), red, [0], 2, drifts) is reduced_jumps(ctx, ("2",), red, [0], 2, drifts)
+    True
+    """
+    key = (sinks, tuple(fast), K)
+    if key not in ctx.reduced_jumps:
+        ctx.reduced_jumps[key] = jump_rows(chain, drifts, fast, K)
+    return ctx.reduced_jumps[key]
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:

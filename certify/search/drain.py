@@ -29,7 +29,7 @@ from ..templates.linear import SideRow
 from ..templates.quadratic import Quadratic
 from .linprog import solve_lp
 from .lp import solve_template
-from .sink import linked_pairs, rate_rows
+from .sink import JumpRows, linked_pairs, rate_rows
 
 __all__ = ["DrainCandidate", "MonotoneQuadratic", "drain_candidates", "solve_reduced_lyapunov", "solve_drain_rate"]
 
@@ -221,7 +221,7 @@ def solve_reduced_lyapunov(chain: Chain, drifts: Sequence[RegionDrift], solver: 
 
 def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
                      H: Sequence[str], capacity: Fraction, directions: Collection[int] = (),
-                     solver: str | None = None, deadline: float | None = None
+                     solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
                      ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
     """Minimise c with u_H + A'g <= c on every region, g nondecreasing along ``directions``; (w, T, c) when c < mu(H).
 
@@ -247,6 +247,8 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
         The LP solver.
     deadline : float, optional
         A ``time.perf_counter()`` value.
+    jumps : JumpRows, optional
+        :func:`~certify.search.sink.jump_rows` of the same regions and table, when already built.
 
     Returns
     -------
@@ -268,7 +270,7 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
     (None, True)
     """
     J = chain.J
-    M, B, f, pos = rate_rows(chain, drifts, fast, K, lambda empty: drain_rate(red, chain, H, empty))
+    M, B, f, pos = rate_rows(chain, drifts, fast, K, lambda empty: drain_rate(red, chain, H, empty), jumps)
     n, nc = len(drifts), len(pos)
     # M w + B T - c <= -f; minimise c; then -(w_t + T(c + e_t) - T(c)) <= -margin along each direction
     A_ub = sp.vstack([sp.hstack([M, B, -sp.csr_matrix(np.ones((n, 1)))], format="csr"),

@@ -25,7 +25,7 @@ from ..templates.table import table_cells
 from .linprog import solve_lp
 
 __all__ = ["MAX_SINK_FAST", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs", "sink_fast",
-           "rate_rows", "solve_sink_rate"]
+           "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows"]
 
 #: The most stations g's table follows (its cells are (K + 1)^|F|).
 MAX_SINK_FAST = 5
@@ -243,8 +243,82 @@ def sink_fast(chain: Chain, red: Reduction, limit: int = MAX_SINK_FAST) -> list[
     return out
 
 
+@dataclass(frozen=True)
+class JumpRows:
+    """A'g on every region, in floats: M w + B T.
+
+    The part of a rate LP that depends on the regions and the table only (not on the rate bounded): the growth
+    and drain LPs on the same regions share it (:func:`certify.proof.sink.reduced_jumps`).
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> jump_rows(mm1, compile_drifts(mm1), [0], 1).pos
+    {(0,): 0, (1,): 1}
+    """
+
+    #: regions x stations: the mean drift of each region
+    M: sp.csr_matrix
+    #: regions x cells: the table's change along each region's jumps
+    B: sp.csr_matrix
+    #: each cell's column in B
+    pos: dict[tuple[int, ...], int]
+
+
+def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int) -> JumpRows:
+    """A'g = M w + B T on every region, in floats (:class:`JumpRows`).
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    drifts : sequence of RegionDrift
+        Every region (refined by K at ``fast`` when there is a table).
+    fast : sequence of int
+        The table's stations (empty: g linear).
+    K : int
+        The clip level.
+
+    Returns
+    -------
+    JumpRows
+        M, B and each cell's column.
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> from certify.markov.drift import compile_drifts
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> rows = jump_rows(mm1, compile_drifts(mm1), [], 0)
+    >>> rows.M.toarray().ravel().tolist(), rows.B.shape
+    ([0.5, -0.5], (2, 0))
+    """
+    J, n = chain.J, len(drifts)
+    cells = table_cells(chain, list(fast), K) if fast else []
+    pos = {c: k for k, c in enumerate(cells)}
+    nc = len(cells)
+    M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in drifts], dtype=float).reshape(n, J))
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    for r, rd in enumerate(drifts) if cells else ():
+        c, moves, tot = cell_moves(rd, list(fast), K)
+        for c2, moved in moves.items():
+            rows.append(r)
+            cols.append(pos[c2])
+            vals.append(moved / chain.scale)
+        if tot:
+            rows.append(r)
+            cols.append(pos[c])
+            vals.append(-tot / chain.scale)
+    B = sp.csr_matrix((vals, (rows, cols)), shape=(n, nc))
+    return JumpRows(M, B, pos)
+
+
 def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
-              rate_of: Callable[[tuple[int, ...]], Fraction]
+              rate_of: Callable[[tuple[int, ...]], Fraction], jumps: JumpRows | None = None
               ) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray, dict[tuple[int, ...], int]]:
     """The rows of a rate LP: A'g = M w + B T and the rate f on every region, in floats.
 
@@ -260,6 +334,8 @@ def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
         The clip level.
     rate_of : callable
         The rate on a region, from its empty stations.
+    jumps : JumpRows, optional
+        :func:`jump_rows` of the same regions and table, when already built.
 
     Returns
     -------
@@ -275,35 +351,17 @@ def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
     >>> M.toarray().ravel().tolist(), B.shape, f.tolist()
     ([0.5, -0.5], (2, 0), [0.0, 1.0])
     """
-    J, n = chain.J, len(drifts)
-    cells = table_cells(chain, list(fast), K) if fast else []
-    pos = {c: k for k, c in enumerate(cells)}
-    nc = len(cells)
-    M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in drifts], dtype=float).reshape(n, J))
+    rows = jumps if jumps is not None else jump_rows(chain, drifts, fast, K)
     by_empty: dict[tuple[int, ...], float] = {}  # the rate depends on a region only through its empty stations
     for rd in drifts:
         if rd.region.empty not in by_empty:
             by_empty[rd.region.empty] = float(rate_of(rd.region.empty))
     f = np.array([by_empty[rd.region.empty] for rd in drifts])
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    for r, rd in enumerate(drifts) if cells else ():
-        c, moves, tot = cell_moves(rd, list(fast), K)
-        for c2, moved in moves.items():
-            rows.append(r)
-            cols.append(pos[c2])
-            vals.append(moved / chain.scale)
-        if tot:
-            rows.append(r)
-            cols.append(pos[c])
-            vals.append(-tot / chain.scale)
-    B = sp.csr_matrix((vals, (rows, cols)), shape=(n, nc))
-    return M, B, f, pos
+    return rows.M, rows.B, f, rows.pos
 
 
 def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
-                    solver: str | None = None, deadline: float | None = None
+                    solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
                     ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
     """Maximise c with f + A'g >= c on every region; rational (w, T, c) when c > m_S, else None.
 
@@ -323,6 +381,8 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
         The LP solver.
     deadline : float, optional
         A ``time.perf_counter()`` value.
+    jumps : JumpRows, optional
+        :func:`jump_rows` of the same regions and table, when already built.
 
     Returns
     -------
@@ -344,7 +404,7 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
     (None, True)
     """
     J = chain.J
-    M, B, f, pos = rate_rows(chain, drifts, fast, K, lambda empty: forced_rate(red, chain, empty))
+    M, B, f, pos = rate_rows(chain, drifts, fast, K, lambda empty: forced_rate(red, chain, empty), jumps)
     n, nc = len(drifts), len(pos)
     # c - M w - B T <= f; maximise c
     A_ub = sp.hstack([-M, -B, sp.csr_matrix(np.ones((n, 1)))], format="csr")
