@@ -363,9 +363,7 @@ def check_sink_drain(
     bad_w = lyapunov_problem(chain, lyapunov)
     if bad_w is not None:
         return Check.failed([bad_w])
-    # R''s own regions (the quadratic template has no clip levels), enumerated within the deadline
-    foster = check_foster(chain, "quadratic", lyapunov,
-                          drifts=compile_drifts(chain, list(iter_regions(chain, {}, deadline=deadline)), deadline=deadline))
+    foster = check_foster(chain, "quadratic", lyapunov, deadline=deadline)
     if not foster.ok:
         return Check.failed([f"reduced_lyapunov: {f}" for f in foster.failures[:3]])
     capacity = sum((mu[j] for j in G), Fraction(0))

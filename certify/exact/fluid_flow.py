@@ -69,10 +69,33 @@ from ..markov.chain import Chain
 from .facts import Check, FluidFlowFacts
 from .flows import max_ratio
 
-__all__ = ["MAX_INFLOW_DEPTH", "flow_rates", "departure_bounds", "flow_terms", "flow_weights", "check_fluid_flow"]
+__all__ = ["MAX_INFLOW_DEPTH", "inflow_depths", "flow_rates", "departure_bounds", "flow_terms", "flow_weights", "check_fluid_flow"]
 
 #: The deepest inflow charge a certificate may name (``inflow_depth``) and ``prove`` tries.
 MAX_INFLOW_DEPTH = 3
+
+
+def inflow_depths(chain: Chain) -> range:
+    """The inflow depths worth trying: 0 to :data:`MAX_INFLOW_DEPTH` with feedback, 0 alone without (nothing to charge).
+
+    Parameters
+    ----------
+    chain : Chain
+        The network's chain on its stated means.
+
+    Returns
+    -------
+    range
+        The depths, shallowest first.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> inflow_depths(Chain(("1",), (F(2),), (((0,), F(1)),), (), (F(1),)))
+    range(0, 1)
+    """
+    return range(MAX_INFLOW_DEPTH + 1) if chain.feedback else range(1)
 
 
 def flow_rates(chain: Chain) -> dict[tuple[int, ...], Fraction]:

@@ -57,6 +57,7 @@ def check_foster(
     max_failures: int = 5,
     options: Mapping[str, JsonValue] | None = None,
     symmetry: Symmetry | None = None,
+    deadline: float | None = None,
 ) -> Check[FosterFacts]:
     """Check a Foster–Lyapunov certificate exactly.
 
@@ -88,6 +89,9 @@ def check_foster(
         then the drift condition is checked on the regions of the sorted chamber
         only, where every orbit of states has a member.  Chains with phases are
         refused (the classes are found on queue lengths).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: listing the regions (when ``drifts`` is not given) raises
+        :class:`~certify.markov.regions.TimeLimitReached` past it.
 
     Returns
     -------
@@ -111,7 +115,7 @@ def check_foster(
     """
     if drain_order(chain) is None:
         return Check.failed(["the empty state is not shown reachable from every state"])
-    built = foster_template(chain, template, options, symmetry, drifts)
+    built = foster_template(chain, template, options, symmetry, drifts, deadline)
     if isinstance(built, list):
         return Check.failed(built)
     tmpl, levels = built
@@ -150,6 +154,7 @@ def foster_template(
     options: Mapping[str, JsonValue] | None = None,
     symmetry: Symmetry | None = None,
     drifts: Sequence[RegionDrift] | None = None,
+    deadline: float | None = None,
 ) -> tuple[Template, dict[int, int]] | list[str]:
     """The template instance a Foster check evaluates, on the regions refined by its clip levels.
 
@@ -161,7 +166,7 @@ def foster_template(
 
     Parameters
     ----------
-    chain, template, options, symmetry, drifts
+    chain, template, options, symmetry, drifts, deadline
         As for :func:`check_foster`.
 
     Returns
@@ -200,7 +205,8 @@ def foster_template(
         if bad:
             return bad
     if drifts is None:
-        drifts = compile_drifts(chain, enumerate_regions(chain, levels, symmetry=symmetry))
+        drifts = compile_drifts(chain, enumerate_regions(chain, levels, symmetry=symmetry, deadline=deadline),
+                                deadline=deadline)
     return cls(chain, drifts, symmetry=symmetry, **opts), levels
 
 

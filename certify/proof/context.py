@@ -22,7 +22,7 @@ from ..core.model import Network
 from ..core.render import plural
 from ..core.vocabulary import NecessaryState
 from ..exact import Check, FluidFlowFacts, check_fluid_flow
-from ..exact.fluid_flow import MAX_INFLOW_DEPTH
+from ..exact.fluid_flow import inflow_depths
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
 from ..markov.fluid import FluidFace
@@ -269,8 +269,7 @@ class ProofContext:
 
     def flow_proves(self) -> bool:
         """Whether the max-flow bound passes at some inflow depth (the fluid model is then stable: no queue grows linearly)."""
-        depths = range(MAX_INFLOW_DEPTH + 1) if self.base.feedback else range(1)
-        return any(self.flow_check(d).ok for d in depths)
+        return any(self.flow_check(d).ok for d in inflow_depths(self.base))
 
     @classmethod
     def for_file(cls, path: str, templates: tuple[str, ...] = ("quadratic",), time_limit: float = 60.0) -> ProofContext:

@@ -77,12 +77,12 @@ class SinkDrain(JsqStage):
         """On exponential networks of :data:`DRAIN_MIN_J` or more stations without capacities, not inside a nested
         run, whose empty state the Markovian checkers reach; the early instance from :data:`DRAIN_EARLY_J` stations
         where the max-flow bound fails, the other below that size."""
-        if not (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
-                and ctx.base.J >= DRAIN_MIN_J and drain_order(ctx.base) is not None):
+        net, J = ctx.net, ctx.base.J
+        if nested_run() or not net.is_markovian or net.has_capacities or J < DRAIN_MIN_J or drain_order(ctx.base) is None:
             return False
-        if not self.early:
-            return ctx.base.J < DRAIN_EARLY_J
-        return ctx.base.J >= DRAIN_EARLY_J and not (ctx.use_fluid and ctx.flow_proves())
+        if self.early:
+            return J >= DRAIN_EARLY_J and not (ctx.use_fluid and ctx.flow_proves())
+        return J < DRAIN_EARLY_J
 
     def run(self, ctx: ProofContext) -> StageOutcome:
         """Try the candidates within the stage's share of the time; the decision when a certificate passed."""

@@ -21,7 +21,7 @@ from ..core.hypotheses import DAI_CONDITIONS, dai_violations
 from ..core.render import plural
 from ..core.vocabulary import FLUID_KINDS, FluidKind
 from ..exact import Check, FluidFlowFacts, check_fluid
-from ..exact.fluid_flow import MAX_INFLOW_DEPTH, flow_rates
+from ..exact.fluid_flow import MAX_INFLOW_DEPTH, flow_rates, inflow_depths
 from ..markov.chain import drain_order
 from ..markov.fluid import FluidFace
 from ..markov.regions import TimeLimitReached
@@ -178,9 +178,8 @@ class Fluid(JsqStage):
         with ctx.timer("fluid linear Lyapunov (max-flow bound)") as t:
             ones = [Fraction(1)] * base.J
             t.size = f"{plural(len(flow_rates(base)), 'choice set')}, {plural(base.J, 'station')} (no faces listed)"
-            depths = range(MAX_INFLOW_DEPTH + 1) if base.feedback else range(1)
             first = ""  # the failure at depth 0 (the full charge), the one reported
-            for depth in depths:
+            for depth in inflow_depths(base):
                 chk = ctx.flow_check(depth)
                 if chk.ok:
                     t.outcome = found_text(chk.facts.delta) + (f" (feedback charged by inflow, depth {depth})" if depth else "")
