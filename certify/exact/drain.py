@@ -18,7 +18,7 @@ from itertools import combinations
 
 from ..core.model import Network
 from ..markov.chain import Chain, compile_chain, drain_order
-from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.drift import Clip, RegionDrift, compile_drifts
 from ..markov.regions import iter_regions
 from ..templates import TEMPLATES
 from .clusters import coefficient_vector
@@ -293,7 +293,7 @@ def check_sink_drain(
     rate: Fraction,
     table: Mapping[tuple[int, ...], Fraction] | None = None,
     fast: Sequence[int] = (),
-    K: int = 0,
+    K: Clip = 0,
     deadline: float | None = None,
     drifts: Sequence[RegionDrift] | None = None,
     subsets: Sequence[Subset] = (),

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from ..markov.chain import Chain, drain_order
 from ..markov.cones import vertex_bound
-from ..markov.drift import RegionDrift, cell_moves, compile_drifts
+from ..markov.drift import Clip, RegionDrift, cell_moves, clip_levels, clip_text, compile_drifts
 from ..markov.regions import POLL_EVERY, check_deadline, enumerate_regions
 from ..templates.options import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_factor
 from ..templates.table import table_cells
@@ -27,12 +27,13 @@ from .facts import Check, GrowthFacts
 __all__ = ["table_problem", "check_growth", "GrowthDrift", "growth_levels", "growth_drift"]
 
 
-def table_problem(chain: Chain, fast: Sequence[int], K: int) -> str | None:
+def table_problem(chain: Chain, fast: Sequence[int], K: object) -> str | None:
     """Why a growth table over ``fast`` clipped at ``K`` cannot be checked (None when it can), sized before building.
 
     ``fast``: distinct stations in the network's order; ``K``: an integer in
-    1..MAX_CLIP_LEVEL (0 for a table over phases only); the refinement and the
-    number of cells at most MAX_REFINEMENT.
+    1..MAX_CLIP_LEVEL (0 for a table over phases only), or a list (tuple) of such
+    integers, one per fast station; the refinement and the number of cells at
+    most MAX_REFINEMENT.
 
     Parameters
     ----------
@@ -40,8 +41,8 @@ def table_problem(chain: Chain, fast: Sequence[int], K: int) -> str | None:
         The network's chain.
     fast : sequence of int
         The table's fast stations (indices).
-    K : int
-        The clip level of the table.
+    K : int or sequence of int
+        The clip level of the table, or one per fast station (as read, not yet validated).
 
     Returns
     -------
@@ -55,19 +56,36 @@ def table_problem(chain: Chain, fast: Sequence[int], K: int) -> str | None:
     >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
     >>> table_problem(ch, [0], 4) is None, table_problem(ch, [1, 0], 4)
     (True, "table.fast: the fast stations must be distinct stations in the network's order")
+    >>> table_problem(ch, [0, 1], [3, 2]) is None, table_problem(ch, [0, 1], [3])
+    (True, 'table.K: [3] must be an integer in 1..100 or a list of 2 such integers, one per fast station')
     """
     fast = list(fast)
     if any(isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < chain.J for a in fast) or fast != sorted(set(fast)):
         return "table.fast: the fast stations must be distinct stations in the network's order"
-    if isinstance(K, bool) or not isinstance(K, int) or not (1 <= K <= MAX_CLIP_LEVEL if fast else K == 0):
+
+    def level(k: object) -> bool:
+        return not isinstance(k, bool) and isinstance(k, int) and 1 <= k <= MAX_CLIP_LEVEL
+
+    if isinstance(K, (list, tuple)):
+        if not fast or len(K) != len(fast) or not all(level(k) for k in K):
+            return (f"table.K: {list(K)!r} must be an integer in 1..{MAX_CLIP_LEVEL} or a list of {len(fast)} such "
+                    "integers, one per fast station")
+        levels = tuple(int(k) for k in K)
+    elif isinstance(K, bool) or not isinstance(K, int) or not (level(K) if fast else K == 0):
         rule = f"an integer in 1..{MAX_CLIP_LEVEL}" if fast else "0 when the table has no fast stations (phases only)"
         return f"table.K: {K!r} must be {rule}"
+    else:
+        levels = (K,) * len(fast)
     if not fast and not chain.has_phases:
         return "table.fast: a table needs fast stations (or phases)"
     probe = dict(chain.base_levels)
-    probe.update({a: max(K, probe.get(a, 0)) for a in fast})
-    if refinement_factor(probe) > MAX_REFINEMENT or (K + 1) ** len(fast) > MAX_REFINEMENT:
-        return f"table: K = {K} over {len(fast)} fast station(s) is beyond the size bound {MAX_REFINEMENT}"
+    probe.update({a: max(k, probe.get(a, 0)) for a, k in zip(fast, levels)})
+    cells = 1
+    for k in levels:
+        cells *= k + 1
+    if refinement_factor(probe) > MAX_REFINEMENT or cells > MAX_REFINEMENT:
+        return (f"table: {clip_text(K if isinstance(K, int) else levels)} over {len(fast)} fast station(s) is beyond "
+                f"the size bound {MAX_REFINEMENT}")
     return None
 
 
@@ -77,7 +95,7 @@ def check_growth(
     drifts: Sequence[RegionDrift] | None = None,
     table: Mapping[tuple[int, ...], Fraction] | None = None,
     fast: Sequence[int] = (),
-    K: int = 0,
+    K: Clip = 0,
     deadline: float | None = None,
 ) -> Check[GrowthFacts]:
     """Check a growth certificate f = w'x (+ T[min(x_fast, K)]) exactly (transience).
@@ -106,8 +124,8 @@ def check_growth(
         The bounded table T, one value per cell of :func:`certify.templates.table.table_cells`.
     fast : sequence of int
         The table's fast stations (indices).
-    K : int
-        The table's clip level.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
     deadline : float, optional
         A ``time.perf_counter()`` value: the region enumeration and the loop over
         the regions poll it (every :data:`certify.markov.regions.POLL_EVERY` regions).
@@ -228,7 +246,7 @@ class GrowthDrift(NamedTuple):
         return self.linear + self.table
 
 
-def growth_levels(chain: Chain, fast: Sequence[int], K: int) -> dict[int, int]:
+def growth_levels(chain: Chain, fast: Sequence[int], K: Clip) -> dict[int, int]:
     """The clip levels of a growth certificate with a table over ``fast`` clipped at K (the chain's own, raised to K).
 
     Parameters
@@ -237,8 +255,8 @@ def growth_levels(chain: Chain, fast: Sequence[int], K: int) -> dict[int, int]:
         The chain.
     fast : sequence of int
         The table's stations.
-    K : int
-        The table's clip level.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
 
     Returns
     -------
@@ -253,7 +271,7 @@ def growth_levels(chain: Chain, fast: Sequence[int], K: int) -> dict[int, int]:
     {1: 3}
     """
     levels = dict(chain.base_levels)
-    levels.update({a: max(K, levels.get(a, 0)) for a in fast})
+    levels.update({a: max(k, levels.get(a, 0)) for a, k in zip(fast, clip_levels(fast, K))})
     return dict(sorted(levels.items()))
 
 
@@ -263,7 +281,7 @@ def growth_drift(
     w: Sequence[Fraction],
     table: Mapping[tuple[int, ...], Fraction] | None = None,
     fast: Sequence[int] = (),
-    K: int = 0,
+    K: Clip = 0,
 ) -> GrowthDrift:
     """Af on a region, exactly: what :func:`check_growth` checks there (and the readable proofs print).
 

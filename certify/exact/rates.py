@@ -15,7 +15,7 @@ from math import lcm
 from typing import Literal
 
 from ..markov.chain import Chain
-from ..markov.drift import RegionDrift, cell_moves
+from ..markov.drift import Clip, RegionDrift, cell_moves, clip_levels
 from ..markov.regions import POLL_EVERY, check_deadline
 
 __all__ = ["rate_failure", "monotone_failure"]
@@ -23,7 +23,7 @@ __all__ = ["rate_failure", "monotone_failure"]
 
 def rate_failure(chain: Chain, drifts: Sequence[RegionDrift], rate_of: Callable[[tuple[int, ...]], Fraction],
                  w: Sequence[Fraction], bound: Fraction, table: Mapping[tuple[int, ...], Fraction] | None,
-                 fast: Sequence[int], K: int, side: Literal["at least", "at most"], deadline: float | None = None,
+                 fast: Sequence[int], K: Clip, side: Literal["at least", "at most"], deadline: float | None = None,
                  names: tuple[str, str] = ("f", "c"), stage: str = "the exact check of a rate inequality"
                  ) -> str | None:
     """The first region where ``rate + A'g`` is not on ``side`` of ``bound``, or None when it holds on every region.
@@ -44,8 +44,8 @@ def rate_failure(chain: Chain, drifts: Sequence[RegionDrift], rate_of: Callable[
         g's bounded table over the cells of ``fast`` clipped at ``K``, or None (g linear).
     fast : sequence of int
         The table's stations.
-    K : int
-        The table's clip level.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
     side : {"at least", "at most"}
         ``rate + A'g >= c`` (growth) or ``<= c`` (drain) at every state.
     deadline : float, optional
@@ -104,11 +104,11 @@ def rate_failure(chain: Chain, drifts: Sequence[RegionDrift], rate_of: Callable[
 
 
 def monotone_failure(chain: Chain, w: Sequence[Fraction], table: Mapping[tuple[int, ...], Fraction] | None,
-                     fast: Sequence[int], K: int, directions: Collection[int]) -> str | None:
+                     fast: Sequence[int], K: Clip, directions: Collection[int]) -> str | None:
     """Why g = w'x + T(min(x_fast, K)) is not nondecreasing along each direction of ``directions`` (None when it is).
 
     g(x + e_t) - g(x) is w_t for a station t outside the table or at its clip level, and
-    w_t + T(c + e_t) - T(c) at a cell c with c_t < K: checked on every cell.
+    w_t + T(c + e_t) - T(c) at a cell c with c_t < K_t: checked on every cell.
 
     Parameters
     ----------
@@ -120,8 +120,8 @@ def monotone_failure(chain: Chain, w: Sequence[Fraction], table: Mapping[tuple[i
         g's table over ``fast`` clipped at ``K``.
     fast : sequence of int
         The table's stations.
-    K : int
-        The clip level.
+    K : int or tuple of int
+        The clip level (or one per fast station).
     directions : collection of int
         The stations t (indices) along which g must not decrease.
 
@@ -143,6 +143,7 @@ def monotone_failure(chain: Chain, w: Sequence[Fraction], table: Mapping[tuple[i
     'g decreases along station 1: w + T(cell + e) - T(cell) = -1 < 0 at the cell (0,)'
     """
     pos = {a: k for k, a in enumerate(fast)}
+    levels = clip_levels(fast, K)
     for t in sorted(directions):
         if w[t] < 0:
             return f"g decreases along station {chain.ids[t]}: its weight is {w[t]} < 0"
@@ -150,7 +151,7 @@ def monotone_failure(chain: Chain, w: Sequence[Fraction], table: Mapping[tuple[i
             continue
         k = pos[t]
         for cell, v in sorted(table.items()):
-            if cell[k] < K:
+            if cell[k] < levels[k]:
                 up = cell[:k] + (cell[k] + 1,) + cell[k + 1:]
                 inc = w[t] + table[up] - v
                 if inc < 0:

@@ -19,7 +19,7 @@ from itertools import combinations
 
 from ..core.model import Feedback, Network, Stream, TieBreak
 from ..markov.chain import Chain, compile_chain
-from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.drift import Clip, RegionDrift, compile_drifts
 from ..markov.regions import iter_regions
 from .facts import Check, NestedVerdict, SinkGrowthFacts
 from .growth import growth_levels, table_problem
@@ -393,7 +393,7 @@ def check_sink_growth(
     nested: NestedVerdict,
     table: Mapping[tuple[int, ...], Fraction] | None = None,
     fast: Sequence[int] = (),
-    K: int = 0,
+    K: Clip = 0,
     deadline: float | None = None,
     drifts: Sequence[RegionDrift] | None = None,
     subsets: Sequence[Subset] = (),

@@ -6,6 +6,7 @@ from ..core.latex import frac_tex
 from ..exact.facts import SinkDrainFacts
 from ..exact.sink import reduced_network
 from ..markov.chain import compile_chain
+from ..markov.drift import clip_text
 from ..templates import TEMPLATES
 from .common import Context, claim_section, coefficient_table, hypotheses_section, network_section, recheck_section
 from .document import Math, Para, Proof, Section, Table, para, summarised
@@ -72,8 +73,9 @@ def explain_sink_drain(ctx: Context) -> Proof:
     weights, w_rows = summarised(coefficient_table(ids, w, "The weights w of g on R' (for G)"), ctx.max_rows,
                                  "All weights of g")
     table = ctx.reading.kwargs.get("table")
-    g_text = "w'y" + (f" + T(min(y_F, {ctx.reading.kwargs['K']})) over F = "
-                      f"{{{', '.join(ids[a] for a in ctx.reading.kwargs['fast'])}}}" if table is not None else "")
+    g_text = "w'y" + (f" + T(min(y_F, K)) over F = "
+                      f"{{{', '.join(ids[a] for a in ctx.reading.kwargs['fast'])}}}, {clip_text(ctx.reading.kwargs['K'])}"
+                      if table is not None else "")
     checks: list[Para] = [
         para("Ties: no tie of a routing set with stations of G sends a station of R' more than the same tie without G."),
         para("The empty state is reachable from every state (the drain order of the network)."),

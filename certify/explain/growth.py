@@ -19,7 +19,7 @@ from ..exact.facts import GrowthFacts
 from ..exact.growth import GrowthDrift, growth_drift, growth_levels
 from ..markov.chain import Chain
 from ..markov.cones import vertex_bound
-from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.drift import Clip, RegionDrift, clip_levels, compile_drifts
 from ..markov.phases import PhaseChain
 from ..markov.regions import enumerate_regions
 from ..templates.table import table_cells
@@ -42,7 +42,7 @@ class _Region(NamedTuple):
 
 
 def _growth_regions(
-    chain: Chain, w: Sequence[Fraction], table: Mapping[tuple[int, ...], Fraction] | None, fast: Sequence[int], K: int
+    chain: Chain, w: Sequence[Fraction], table: Mapping[tuple[int, ...], Fraction] | None, fast: Sequence[int], K: Clip
 ) -> tuple[list[_Region], dict[int, int]]:
     """The regions check_growth compiles, each with Af (constant on it) split as w'm_R + table term."""
     levels = growth_levels(chain, fast, K) if table is not None else dict(chain.base_levels)
@@ -97,7 +97,7 @@ def explain_growth(ctx: Context) -> Proof:
     """
     chain, w = ctx.reading.args[0], list(ctx.reading.args[1])
     table = ctx.reading.kwargs.get("table")
-    fast, K = list(ctx.reading.kwargs.get("fast", [])), int(ctx.reading.kwargs.get("K", 0))
+    fast, K = list(ctx.reading.kwargs.get("fast", [])), ctx.reading.kwargs.get("K", 0)
     facts: GrowthFacts = ctx.facts.checked
     ids, J = chain.ids, chain.J
     regions, levels = _growth_regions(chain, w, table, fast, K)
@@ -108,7 +108,7 @@ def explain_growth(ctx: Context) -> Proof:
     lam = chain.total_rate
     wx = linear_tex(w, ids)
     phi = ", \\varphi" if chain.has_phases else ""
-    clip = ", ".join(f"\\min({station_tex(ids[a])}, {K})" for a in fast)
+    clip = ", ".join(f"\\min({station_tex(ids[a])}, {k})" for a, k in zip(fast, clip_levels(fast, K)))
     arg = ", ".join(p for p in (clip, "\\varphi" if chain.has_phases else "") if p)
     maxt = "\\max\\lvert T\\rvert"
     f_tex = f"f(x{phi}) = {wx}" + (f" + T({arg})" if table is not None else "")
@@ -174,7 +174,7 @@ def explain_growth(ctx: Context) -> Proof:
     if table is not None:
         cells = table_cells(chain, fast, K)
         pnames = chain.phase_names() if isinstance(chain, PhaseChain) else []
-        head = (*(f"min(x{ids[a]}, {K})" for a in fast), *(f"{n} (index)" for n in pnames), "T")
+        head = (*(f"min(x{ids[a]}, {k})" for a, k in zip(fast, clip_levels(fast, K))), *(f"{n} (index)" for n in pnames), "T")
         rows: tuple[tuple[Inline, ...], ...] = tuple((*(str(v) for v in c), Math(frac_tex(table[c]))) for c in cells)
         appendix.append(Section("The table T", (Table(head, rows, f"The {len(cells)} values of the table T"),)))
         f_blocks.append(para(

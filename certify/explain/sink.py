@@ -7,6 +7,7 @@ from fractions import Fraction
 from ..core.latex import frac_tex, set_tex
 from ..exact.facts import SinkGrowthFacts
 from ..exact.sink import Reduction, reduced_network
+from ..markov.drift import clip_text
 from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Math, Para, Proof, Section, Table, para, summarised
 
@@ -68,8 +69,9 @@ def explain_sink_growth(ctx: Context) -> Proof:
                                   "All forced feedback")
     weights = ", ".join(f"{s}: {frac_tex(v)}" for s, v in zip(ids, w)) or "none"
     table = ctx.reading.kwargs.get("table")
-    g_text = "w'x" + (f" + T(min(x_F, {ctx.reading.kwargs['K']})) over F = "
-                      f"{set_tex([ids[a] for a in ctx.reading.kwargs['fast']])}" if table is not None else "")
+    g_text = "w'x" + (f" + T(min(x_F, K)) over F = "
+                      f"{set_tex([ids[a] for a in ctx.reading.kwargs['fast']])}, {clip_text(ctx.reading.kwargs['K'])}"
+                      if table is not None else "")
     statement: list[Block] = [para(
         "Let R' be the network without the sink S (its choice sets lose S, its forced feedback into {S} leaves, S's other "
         "feedback becomes Poisson streams at rate mu_S p). If R' is positive recurrent and every station of R' exits it "

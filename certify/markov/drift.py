@@ -16,7 +16,63 @@ from .cones import cone_generators
 from .jumps import Jump, RegionDrift, _Rates, region_jumps, region_mean
 from .regions import POLL_EVERY, Region, check_deadline, enumerate_regions
 
-__all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "cell_of", "cell_moves"]
+__all__ = ["Jump", "RegionDrift", "region_jumps", "compile_drifts", "Clip", "clip_levels", "clip_text", "cell_of",
+           "cell_moves"]
+
+#: A table's clip level: one K for every fast station, or one per fast station (in the order of ``fast``).
+Clip = int | tuple[int, ...]
+
+
+def clip_levels(fast: Sequence[int], K: Clip) -> tuple[int, ...]:
+    """The clip level of each fast station: K repeated, or K itself when it gives one per station.
+
+    Parameters
+    ----------
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        One clip level for all, or one per station of ``fast``.
+
+    Returns
+    -------
+    tuple of int
+        One level per station of ``fast``.
+
+    Raises
+    ------
+    ValueError
+        When K is a tuple whose length is not ``len(fast)``.
+
+    Examples
+    --------
+    >>> clip_levels([0, 2], 3), clip_levels([0, 2], (3, 2))
+    ((3, 3), (3, 2))
+    """
+    if isinstance(K, int):
+        return (K,) * len(fast)
+    if len(K) != len(fast):
+        raise ValueError(f"clip levels {K} do not match the {len(fast)} fast station(s)")
+    return tuple(K)
+
+
+def clip_text(K: Clip) -> str:
+    """K as the messages print it: ``K = 2``, or ``K = (3, 2, 2)`` with one level per fast station.
+
+    Parameters
+    ----------
+    K : int or tuple of int
+        The clip level(s).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> clip_text(2), clip_text((3, 2))
+    ('K = 2', 'K = (3, 2)')
+    """
+    return f"K = {K}" if isinstance(K, int) else f"K = ({', '.join(map(str, K))})"
 
 
 def compile_drifts(chain: Chain, regions: list[Region] | None = None, deadline: float | None = None) -> list[RegionDrift]:
@@ -68,7 +124,7 @@ def compile_drifts(chain: Chain, regions: list[Region] | None = None, deadline: 
     return out
 
 
-def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:
+def cell_of(rd: RegionDrift, fast: Sequence[int], K: Clip) -> tuple[int, ...]:
     """The table cell of a region (refined by clip levels K at ``fast``): min(x_fast, K), then the phases.
 
     Parameters
@@ -77,8 +133,8 @@ def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:
         A region drift; its region is refined by clip levels K at ``fast``.
     fast : sequence of int
         The table's stations.
-    K : int
-        The clip level.
+    K : int or tuple of int
+        The clip level (one per station of ``fast``, or one for all).
 
     Returns
     -------
@@ -95,10 +151,10 @@ def cell_of(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[int, ...]:
     >>> [(rd.describe(ch.ids), cell_of(rd, [0], 1)) for rd in drifts[:3]]
     [('x1 = 0, x2 >= 1', (0,)), ('x1 = 1, x2 >= 2', (1,)), ('x1 < x2, x1 >= 2', (1,))]
     """
-    return tuple(min(-rd.region.dbm[0][a + 1], K) for a in fast) + rd.phase
+    return tuple(min(-rd.region.dbm[0][a + 1], k) for a, k in zip(fast, clip_levels(fast, K))) + rd.phase
 
 
-def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
+def cell_moves(rd: RegionDrift, fast: Sequence[int], K: Clip) -> tuple[tuple[int, ...], dict[tuple[int, ...], int], int]:
     """Cell c = (min(x_fast, K), phases) on a region refined by clip levels, the cells its jumps lead to.
 
     Returns (c, {target cell: scaled rate}, total scaled rate of cell-changing jumps).
@@ -112,8 +168,8 @@ def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int,
         A region drift; its region is refined by clip levels K at ``fast``.
     fast : sequence of int
         The table's stations.
-    K : int
-        The clip level.
+    K : int or tuple of int
+        The clip level (one per station of ``fast``, or one for all).
 
     Returns
     -------
@@ -137,7 +193,8 @@ def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int,
     (((0,), {(1,): 6}, 6), ((1,), {(0,): 4}, 4))
     """
     lows = [-rd.region.dbm[0][a + 1] for a in fast]
-    c = cell_of(rd, fast, K)
+    levels = clip_levels(fast, K)
+    c = cell_of(rd, fast, levels)
     pos = {a: k for k, a in enumerate(fast)}
     moves: dict[tuple[int, ...], int] = defaultdict(int)
     for d, phase, rate in rd.phase_moves():
@@ -145,7 +202,7 @@ def cell_moves(rd: RegionDrift, fast: Sequence[int], K: int) -> tuple[tuple[int,
         for a, s in d:
             if a in pos:
                 lv[pos[a]] += s
-        c2 = tuple(min(v, K) for v in lv) + tuple(phase)
+        c2 = tuple(min(v, k) for v, k in zip(lv, levels)) + tuple(phase)
         if c2 != c:
             moves[c2] += rate
     return c, dict(moves), sum(moves.values())

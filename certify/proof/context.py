@@ -24,7 +24,7 @@ from ..core.vocabulary import NecessaryState
 from ..exact import Check, FluidFlowFacts, check_fluid_flow
 from ..exact.fluid_flow import inflow_depths
 from ..markov.chain import Chain, compile_chain
-from ..markov.drift import compile_drifts
+from ..markov.drift import Clip, compile_drifts
 from ..markov.fluid import FluidFace
 from ..markov.jumps import RegionDrift
 from ..markov.laws import NotPhaseType
@@ -254,9 +254,9 @@ class ProofContext:
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
         #: regions of reduced networks (a set of sinks removed) by (sinks, table stations, K), shared by the sink stages
-        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], int], list[RegionDrift]] = {}
+        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], list[RegionDrift]] = {}
         #: A'g on those regions in floats (the rate LPs' rows), by the same key
-        self.reduced_jumps: dict[tuple[tuple[str, ...], tuple[int, ...], int], JumpRows] = {}
+        self.reduced_jumps: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], JumpRows] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}

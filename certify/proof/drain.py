@@ -21,12 +21,11 @@ from ..core.clock import earliest, within
 from ..exact.drain import check_sink_drain, directions, largest_drain_rate
 from ..exact.sink import Subset
 from ..markov.chain import Chain, compile_chain, drain_order
-from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
-from ..search.sink import sink_fast
 from .context import ProofContext, Timer
-from .sink import SINK_FINER_J, SINK_K, nested_run, reduced_drifts, reduced_jumps, say_outcome, sink_name
+from .sink import nested_run, reduced_drifts, reduced_jumps, say_outcome, sink_name, table_tries
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain"]
@@ -118,11 +117,8 @@ class SinkDrain(JsqStage):
                 t.outcome = f"R' (without {name}): no quadratic Foster function with P >= 0 found: not tried"
                 return None
             P, _ = lyap
-            tries = [(fast, SINK_K) for fast in sink_fast(chain, red)]
-            if tries and chain.J <= SINK_FINER_J:
-                tries.append((tries[-1][0], SINK_K + 1))
-            for fast, K in tries:
-                where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} (K = {K})"
+            for fast, K in table_tries(chain, red):
+                where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} ({clip_text(K)})"
                 t.size = f"R' without {name}, {where}"
                 drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)
                 if drifts is None:
@@ -167,7 +163,7 @@ class SinkDrain(JsqStage):
 
     @staticmethod
     def _subsets(ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, drifts: list[RegionDrift],
-                 fast: list[int], K: int, stop: float, where: str) -> list[Subset] | None:
+                 fast: list[int], K: Clip, stop: float, where: str) -> list[Subset] | None:
         """g_H and c_H for each proper subset whose largest inflow reaches its capacity, or None when one has none."""
         red, net = cand.reduction, ctx.net
         mu = {s.id: s.mu for s in net.stations}

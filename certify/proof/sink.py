@@ -22,15 +22,15 @@ from ..core.clock import earliest, within
 from ..exact.growth import growth_levels
 from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
-from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached, iter_regions
-from ..search.sink import JumpRows, SinkCandidate, jump_rows, set_candidates, sink_candidates, sink_fast, solve_sink_rate
+from ..search.sink import JumpRows, SinkCandidate, jump_rows, mixed_levels, set_candidates, sink_candidates, sink_fast, solve_sink_rate
 from .context import ProofContext, Timer
 from .result import Result
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["SINK_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
-           "reduced_drifts", "reduced_jumps", "sink_name", "say_outcome", "nested_run"]
+           "table_tries", "reduced_drifts", "reduced_jumps", "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -133,11 +133,8 @@ class SinkGrowth(JsqStage):
                 return None
             chain = compile_chain(red.network)
             chk, found = None, None
-            tries = [(fast, SINK_K) for fast in sink_fast(chain, red)]
-            if tries and chain.J <= SINK_FINER_J:
-                tries.append((tries[-1][0], SINK_K + 1))
-            for fast, K in tries:
-                t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, K = {K}"
+            for fast, K in table_tries(chain, red):
+                t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, {clip_text(K)}"
                 got = self._rate(ctx, t, red, chain, fast, K, stop)
                 subsets: list[Subset] | None = []
                 if got is not None and not isinstance(sink, str):
@@ -178,7 +175,7 @@ class SinkGrowth(JsqStage):
 
     @staticmethod
     def _subsets(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, drifts: list[RegionDrift],
-                 fast: list[int], K: int, stop: float) -> list[Subset] | None:
+                 fast: list[int], K: Clip, stop: float) -> list[Subset] | None:
         """For a set of sinks, g_H and c_H for each proper subset whose constant inflow does not exceed m_H (the rate
         LP on the same regions), or None when one has no rate above its capacity."""
         out: list[Subset] = []
@@ -201,12 +198,12 @@ class SinkGrowth(JsqStage):
         return out
 
     @staticmethod
-    def _rate(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: int,
+    def _rate(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip,
               stop: float) -> tuple[tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction],
                                     list[RegionDrift]] | None:
         """R''s regions refined at ``fast`` and the rate LP: rounded (w, T, c) with c above the capacity and the
         regions, or None (the reason appended to the attempt's outcome)."""
-        where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} (K = {K})"
+        where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} ({clip_text(K)})"
         try:
             with within(earliest(stop, ctx.run.deadline)):
                 drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)
@@ -224,7 +221,46 @@ class SinkGrowth(JsqStage):
         return found, drifts
 
 
-def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: int,
+def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
+    """The tables g tries on R', in order: each of :func:`~certify.search.sink.sink_fast`'s station sets at SINK_K, the
+    largest again at SINK_K + 1 (R' of at most SINK_FINER_J stations), then every station of R' with its own clip level
+    (:func:`~certify.search.sink.mixed_levels`) where that is a different table.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    red : Reduction
+        The reduction.
+
+    Returns
+    -------
+    list of (list of int, int or tuple of int)
+        The table's stations and clip level(s).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> net = Network("n", tuple(Station(s, F(1)) for s in "12345"), (Stream(F(1, 2), choice=("1", "2")),
+    ...               Stream(F(1, 2), choice=("1", "3", "4"))), (Feedback("1", ("5",), F(1, 2)),))
+    >>> red = reduced_network(net, "5")
+    >>> table_tries(compile_chain(red.network), red)
+    [([0, 1], 2), ([0, 1, 2, 3], 2), ([0, 1, 2, 3], 3)]
+    """
+    tries: list[tuple[list[int], Clip]] = [(fast, SINK_K) for fast in sink_fast(chain, red)]
+    if not tries:
+        return tries
+    if chain.J <= SINK_FINER_J:
+        tries.append((tries[-1][0], SINK_K + 1))
+    mixed = mixed_levels(chain, red, SINK_K)
+    if mixed is not None and all((fast, clip_levels(fast, K)) != mixed for fast, K in tries):
+        tries.append(mixed)
+    return tries
+
+
+def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: Clip,
                    stop: float) -> list[RegionDrift] | None:
     """The regions of R' (without ``sinks``) refined by the table's levels, with their drifts; None past SINK_REGIONS.
 
@@ -240,8 +276,8 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
         R''s chain.
     fast : sequence of int
         The table's stations.
-    K : int
-        Its clip level.
+    K : int or tuple of int
+        Its clip level (or one per fast station).
     stop : float
         A ``time.perf_counter()`` value: the listing raises TimeLimitReached past it.
 
@@ -273,7 +309,7 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
     return ctx.reduced[key]
 
 
-def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: int,
+def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: Clip,
                   drifts: Sequence[RegionDrift]) -> JumpRows:
     """A'g on the regions of :func:`reduced_drifts` (``drifts``), in floats: built once per run and table.
 
@@ -289,8 +325,8 @@ def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast:
         R''s chain.
     fast : sequence of int
         The table's stations.
-    K : int
-        Its clip level.
+    K : int or tuple of int
+        Its clip level (or one per fast station).
     drifts : sequence of RegionDrift
         ``reduced_drifts(ctx, sinks, chain, fast, K, ...)``.
 

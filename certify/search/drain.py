@@ -23,7 +23,7 @@ from ..exact.drain import drain_problem, drain_rate, largest_drain_rate
 from ..exact.sink import Reduction, reduced_network
 from ..exact.stability import check_foster
 from ..markov.chain import Chain
-from ..markov.drift import RegionDrift
+from ..markov.drift import Clip, RegionDrift, clip_levels
 from ..templates.base import round_to_grid
 from ..templates.linear import SideRow
 from ..templates.quadratic import Quadratic
@@ -219,7 +219,7 @@ def solve_reduced_lyapunov(chain: Chain, drifts: Sequence[RegionDrift], solver: 
     return None
 
 
-def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
+def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
                      H: Sequence[str], capacity: Fraction, directions: Collection[int] = (),
                      solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
                      ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
@@ -235,8 +235,8 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
         Every region of R' (refined by K at ``fast`` when there is a table).
     fast : sequence of int
         The table's stations (empty: g linear).
-    K : int
-        The table's clip level.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
     H : sequence of str
         The subset of G whose u_H is bounded.
     capacity : Fraction
@@ -296,11 +296,12 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
     return w, table, rate
 
 
-def _monotone_rows(J: int, pos: dict[tuple[int, ...], int], fast: Sequence[int], K: int,
+def _monotone_rows(J: int, pos: dict[tuple[int, ...], int], fast: Sequence[int], K: Clip,
                    directions: Collection[int]) -> sp.csr_matrix:
     """-(increment of g along e_t) per direction t and cell (one row per t outside the table): <= -margin."""
     rows: list[dict[int, float]] = []
     at = {a: k for k, a in enumerate(fast)}
+    levels = clip_levels(fast, K)
     for t in sorted(directions):
         if t not in at:
             rows.append({t: -1.0})
@@ -308,7 +309,7 @@ def _monotone_rows(J: int, pos: dict[tuple[int, ...], int], fast: Sequence[int],
         k = at[t]
         rows.append({t: -1.0})  # at the clip level the increment is w_t
         for cell, col in pos.items():
-            if cell[k] < K:
+            if cell[k] < levels[k]:
                 up = pos[cell[:k] + (cell[k] + 1,) + cell[k + 1:]]
                 rows.append({t: -1.0, J + up: -1.0, J + col: 1.0})
     data = [v for r in rows for v in r.values()]

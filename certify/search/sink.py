@@ -19,16 +19,19 @@ from ..core.clock import remaining
 from ..core.model import Network
 from ..exact.sink import Reduction, forced_rate, reduced_network, sink_problem
 from ..markov.chain import Chain
-from ..markov.drift import RegionDrift, cell_moves
+from ..markov.drift import Clip, RegionDrift, cell_moves
 from ..templates.base import round_to_grid
 from ..templates.table import table_cells
 from .linprog import solve_lp
 
-__all__ = ["MAX_SINK_FAST", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs", "sink_fast",
-           "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows"]
+__all__ = ["MAX_SINK_FAST", "MIXED_CELLS", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs",
+           "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows"]
 
 #: The most stations g's table follows (its cells are (K + 1)^|F|).
 MAX_SINK_FAST = 5
+#: The most cells of the table with one clip level per station (:func:`mixed_levels`): at J' = 6, three stations at
+#: K = 3 and three at 2 (1,728 cells) bound the rate within 1e-3 of all six at 3 (4,096 cells, an LP ten times slower).
+MIXED_CELLS = 2_500
 #: How far below the LP's optimum the rounded rate is claimed (the exact check decides).
 SLACK = 1e-5
 
@@ -243,6 +246,66 @@ def sink_fast(chain: Chain, red: Reduction, limit: int = MAX_SINK_FAST) -> list[
     return out
 
 
+def mixed_levels(chain: Chain, red: Reduction, low: int, budget: int = MIXED_CELLS) -> tuple[list[int], tuple[int, ...]] | None:
+    """A table over every station of R' with its own clip levels: ``low + 1`` where the inflow is decided, ``low`` elsewhere.
+
+    The feeders (largest forced rate first) and then the stations that share the most routing rate with a feeder
+    (a stream's rate, or mu_i p for a feedback, for each routing set holding both) are raised to ``low + 1``, in that
+    order, while the table has at most ``budget`` cells.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    red : Reduction
+        The reduction (its forced rates name the feeders).
+    low : int
+        The clip level of the stations not raised.
+    budget : int, optional
+        The most cells.
+
+    Returns
+    -------
+    (list of int, tuple of int) or None
+        Every station of R' and its clip level, or None when even ``low`` everywhere exceeds the budget.
+
+    Examples
+    --------
+    Station 1 feeds the sink; it shares a stream with 2 (rate 1/2) and the feedback of 1 with 3 (rate 1/4):
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.markov.chain import compile_chain
+    >>> net = Network("n", tuple(Station(s, F(1)) for s in "12345"), (Stream(F(1, 2), choice=("1", "2")),
+    ...               Stream(F(1, 4), choice=("4",))), (Feedback("1", ("5",), F(1, 2)), Feedback("1", ("1", "3"), F(1, 4))))
+    >>> red = reduced_network(net, "5")
+    >>> mixed_levels(compile_chain(red.network), red, 2, 150)
+    ([0, 1, 2, 3], (3, 3, 2, 2))
+    """
+    J = chain.J
+    cells = (low + 1) ** J
+    if cells > budget:
+        return None
+    feeders = {chain.ids.index(i): r for i, r in red.forced.items()}
+    shared = [Fraction(0)] * J
+    for C, rate in chain.arrivals:
+        if feeders.keys() & set(C):
+            for a in C:
+                shared[a] += rate
+    for i, C, p in chain.feedback:
+        if feeders.keys() & set(C):
+            for a in C:
+                shared[a] += chain.mu[i] * p
+    order = sorted(range(J), key=lambda a: (a not in feeders, -feeders.get(a, Fraction(0)), -shared[a], a))
+    levels = [low] * J
+    for a in order:
+        grown = cells // (low + 1) * (low + 2)
+        if grown > budget:
+            break
+        levels[a], cells = low + 1, grown
+    return list(range(J)), tuple(levels)
+
+
 @dataclass(frozen=True)
 class JumpRows:
     """A'g on every region, in floats: M w + B T.
@@ -267,7 +330,7 @@ class JumpRows:
     pos: dict[tuple[int, ...], int]
 
 
-def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int) -> JumpRows:
+def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip) -> JumpRows:
     """A'g = M w + B T on every region, in floats (:class:`JumpRows`).
 
     Parameters
@@ -278,8 +341,8 @@ def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
         Every region (refined by K at ``fast`` when there is a table).
     fast : sequence of int
         The table's stations (empty: g linear).
-    K : int
-        The clip level.
+    K : int or tuple of int
+        The clip level (or one per fast station).
 
     Returns
     -------
@@ -317,7 +380,7 @@ def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
     return JumpRows(M, B, pos)
 
 
-def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
+def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
               rate_of: Callable[[tuple[int, ...]], Fraction], jumps: JumpRows | None = None
               ) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray, dict[tuple[int, ...], int]]:
     """The rows of a rate LP: A'g = M w + B T and the rate f on every region, in floats.
@@ -330,8 +393,8 @@ def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
         Every region (refined by K at ``fast`` when there is a table).
     fast : sequence of int
         The table's stations (empty: g linear).
-    K : int
-        The clip level.
+    K : int or tuple of int
+        The clip level (or one per fast station).
     rate_of : callable
         The rate on a region, from its empty stations.
     jumps : JumpRows, optional
@@ -360,7 +423,7 @@ def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
     return rows.M, rows.B, f, rows.pos
 
 
-def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: int,
+def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
                     solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
                     ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
     """Maximise c with f + A'g >= c on every region; rational (w, T, c) when c > m_S, else None.
@@ -375,8 +438,8 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
         Every region of R' (refined by K at ``fast`` when there is a table).
     fast : sequence of int
         The table's stations (empty: g linear).
-    K : int
-        The table's clip level.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
     solver : str, optional
         The LP solver.
     deadline : float, optional

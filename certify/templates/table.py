@@ -18,7 +18,7 @@ from ..core.errors import CertificateError
 from ..core.jsontypes import JsonObject, JsonValue
 from ..core.latex import station_tex
 from ..markov.chain import Chain
-from ..markov.drift import RegionDrift, cell_moves, cell_of
+from ..markov.drift import Clip, RegionDrift, cell_moves, cell_of, clip_levels
 from .linear import SideRow
 from .options import MAX_REFINEMENT, clip_level, refinement_factor, station_list
 from .quadratic import Quadratic
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["table_text", "LinearTable", "TableOptions", "table_options", "table_cells", "cell_name", "default_fast"]
 
 
-def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ...]]:
+def table_cells(chain: Chain, fast: Sequence[int], K: Clip) -> list[tuple[int, ...]]:
     """Cells (min(x_fast, K), phases) of a table; a phase-type station's phase is empty (-1) iff its x is 0.
 
     Parameters
@@ -39,8 +39,8 @@ def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ..
         The chain (its phase space gives the phase part).
     fast : sequence of int
         The stations whose clipped queue lengths index the table.
-    K : int
-        The clip level.
+    K : int or tuple of int
+        The clip level (one per station of ``fast``, or one for all).
 
     Returns
     -------
@@ -54,11 +54,13 @@ def table_cells(chain: Chain, fast: Sequence[int], K: int) -> list[tuple[int, ..
     >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
     >>> table_cells(ch, [0, 1], 1)
     [(0, 0), (0, 1), (1, 0), (1, 1)]
+    >>> table_cells(ch, [0, 1], (2, 1))
+    [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
     """
     cells = []
     phases = chain.phase_space()
     ph_pos = {i: k for k, i in enumerate(chain.ph_stations)}
-    for c in product(range(K + 1), repeat=len(fast)):
+    for c in product(*(range(k + 1) for k in clip_levels(fast, K))):
         for phi in phases:
             if all((c[k] == 0) == (phi[ph_pos[a]] < 0) for k, a in enumerate(fast) if a in ph_pos):
                 cells.append(tuple(c) + tuple(phi))

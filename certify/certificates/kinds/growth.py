@@ -21,6 +21,7 @@ from ...exact.facts import (
 )
 from ...exact.growth import check_growth, table_problem
 from ...markov.chain import Chain
+from ...markov.drift import Clip
 from ...templates.options import station_list
 from ...templates.table import table_cells
 from ..reading import Reading, cell_key, field_map, markov_of, named_rationals
@@ -179,7 +180,7 @@ def read_table(chain: Chain, cert: Mapping[str, Any]) -> dict[str, Any]:
     if problem:
         where, _, rule = problem.partition(": ")
         raise CertificateError(None, where, rule)
-    K = tab["K"]
+    K: Clip = tab["K"] if isinstance(tab["K"], int) else tuple(tab["K"])  # one level per fast station
     cells = table_cells(chain, fast, K)
     values = tab["values"]
     if not isinstance(values, dict):

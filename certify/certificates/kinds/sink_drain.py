@@ -28,6 +28,7 @@ from ...exact.drain import check_sink_drain, drain_problem
 from ...exact.facts import Check, SinkDrainFacts
 from ...exact.sink import Subset, reduced_network
 from ...markov.chain import Chain, compile_chain
+from ...markov.drift import Clip
 from ...templates import TEMPLATES
 from ..reading import Reading, field_map, named_rationals
 from .base import Kind, Statement, primitives
@@ -63,7 +64,7 @@ def sink_drain_claims(f: SinkDrainFacts) -> JsonObject:
 def sink_drain_certificate(net: Network, sink: str | Sequence[str], lyapunov: Sequence[Fraction],
                            w: Sequence[Fraction], rate: Fraction, check: Check[SinkDrainFacts],
                            table: Mapping[tuple[int, ...], Fraction] | None = None, fast: Sequence[int] = (),
-                           K: int = 0, subsets: Sequence[Subset] = ()) -> Certificate:
+                           K: Clip = 0, subsets: Sequence[Subset] = ()) -> Certificate:
     """A ``sink-drain`` certificate, from a passing :func:`~certify.exact.drain.check_sink_drain`.
 
     Parameters

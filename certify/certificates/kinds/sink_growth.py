@@ -29,6 +29,7 @@ from ...core.numbers import q, unq
 from ...exact.facts import Check, SinkGrowthFacts
 from ...exact.sink import Subset, check_sink_growth, reduced_network, sink_problem
 from ...markov.chain import Chain, compile_chain
+from ...markov.drift import Clip
 from ..reading import Reading, cell_key, field_map, named_rationals
 from .base import Kind, Statement, primitives
 from .fluid_flow import MAX_DENOMINATOR_BITS
@@ -64,7 +65,7 @@ def sink_growth_claims(f: SinkGrowthFacts) -> JsonObject:
 
 def sink_growth_certificate(net: Network, sink: str | Sequence[str], w: Sequence[Fraction], rate: Fraction,
                             reduced: Mapping[str, Any], check: Check[SinkGrowthFacts],
-                            table: Mapping[tuple[int, ...], Fraction] | None = None, fast: Sequence[int] = (), K: int = 0,
+                            table: Mapping[tuple[int, ...], Fraction] | None = None, fast: Sequence[int] = (), K: Clip = 0,
                             subsets: Sequence[Subset] = ()) -> Certificate:
     """A ``sink-growth`` certificate, from a passing :func:`~certify.exact.sink.check_sink_growth`.
 
@@ -119,7 +120,7 @@ def sink_growth_certificate(net: Network, sink: str | Sequence[str], w: Sequence
 
 
 def functions_payload(ids: Sequence[str], w: Sequence[Fraction], rate: Fraction,
-                      table: Mapping[tuple[int, ...], Fraction] | None, fast: Sequence[int], K: int,
+                      table: Mapping[tuple[int, ...], Fraction] | None, fast: Sequence[int], K: Clip,
                       subsets: Sequence[Subset]) -> JsonObject:
     """The payload fields of g on R' (``weights``, ``rate``, ``table``, ``subsets``) of a sink certificate.
 
@@ -142,7 +143,7 @@ def functions_payload(ids: Sequence[str], w: Sequence[Fraction], rate: Fraction,
     """
     out: JsonObject = {"weights": {ids[j]: q(w[j]) for j in range(len(ids))}, "rate": q(rate)}
     if table is not None:
-        out["table"] = {"K": K, "fast": [ids[a] for a in fast],
+        out["table"] = {"K": K if isinstance(K, int) else list(K), "fast": [ids[a] for a in fast],
                         "values": {cell_key(c): q(v) for c, v in sorted(table.items())}}
     if subsets:
         out["subsets"] = [{"set": list(H), "weights": {ids[j]: q(wH[j]) for j in range(len(ids))}, "rate": q(cH),
