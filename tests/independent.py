@@ -502,7 +502,12 @@ def growth_function(cert: dict, net):
     if set(tab) != {"K", "fast", "values"}:
         raise Malformed(f"table fields {sorted(tab)}")
     fast = station_list(tab["fast"], ids, "table.fast")
-    K = integer(tab["K"], "table.K", 1 if fast else 0)
+    if isinstance(tab["K"], list):  # one clip level per fast station
+        if len(tab["K"]) != len(fast):
+            raise Malformed(f"table.K: {len(tab['K'])} levels for {len(fast)} fast stations")
+        levels = [integer(k, "table.K", 1) for k in tab["K"]]
+    else:
+        levels = [integer(tab["K"], "table.K", 1 if fast else 0)] * len(fast)
     T = {}
     for key, v in _mapping(tab["values"], "table.values").items():
         try:
@@ -512,7 +517,7 @@ def growth_function(cert: dict, net):
         T[cell] = rational(v, f"table.values.{key}")
 
     def f(x, phi=()):
-        cell = tuple(min(x[a], K) for a in fast) + tuple(phi)
+        cell = tuple(min(x[a], k) for a, k in zip(fast, levels)) + tuple(phi)
         if cell not in T:
             raise Malformed(f"no table value for cell {cell} (state {x}, phases {phi})")
         return sum((a * b for a, b in zip(w, x)), Fraction(0)) + T[cell]

@@ -154,6 +154,12 @@ def _drain(net):
     return drain_certificate(net, "s", ["a0", "b0"], 3)
 
 
+def _drain_mixed(net):
+    from tests.test_drain import drain_certificate
+
+    return drain_certificate(net, "s", ["a0", "b0"], (3, 2))  # table.K a list: one clip level per fast station
+
+
 def _drain_pair_net():
     from tests.test_drain import pair_with_side_doc
 
@@ -202,6 +208,7 @@ CASES = {
     "sink-set": (_pair_net, _sink_growth, "sink-growth"),
     "sink-drain": (_drain_net, _drain, "sink-drain"),
     "sink-drain-set": (_drain_pair_net, _drain_pair, "sink-drain"),
+    "sink-drain-mixed": (_drain_net, _drain_mixed, "sink-drain"),
     "separable-phases": (_gadgets(Fraction(2, 5), {"dist": "erlang", "k": 2}), _prove, "separable-foster"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
