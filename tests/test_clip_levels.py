@@ -167,3 +167,27 @@ def test_random_J8_seed15_just_above_its_boundary_is_proved_unstable_with_one_le
     assert isinstance(cert["table"]["K"], list)
     assert certify.verify(net, cert).ok
     independent.check_sink_growth(net, copy.deepcopy(cert), count=100)
+
+
+def test_growth_stops_at_the_first_table_whose_drain_lp_is_below_the_capacity(monkeypatch):
+    """Below the boundary the growth stage leaves the larger tables untried once the drain LP on a table bounds the
+    inflow below the capacity, and keeps that LP's answer for the drain stage."""
+    net = at_load(1, 0.95)
+    tried = []
+
+    def tries(chain, red):
+        small = ([chain.ids.index("a0"), chain.ids.index("b0")], 2)
+        large = ([chain.ids.index("a0"), chain.ids.index("b0")], MIXED)
+        return [small, large]
+
+    monkeypatch.setattr(sink_stage, "table_tries", tries)
+    real = sink_stage.reduced_drifts
+    monkeypatch.setattr(sink_stage, "reduced_drifts", lambda ctx, s, ch, fast, K, stop: tried.append(K) or real(
+        ctx, s, ch, fast, K, stop))
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    assert SinkGrowth(certify.prove).run(ctx).decision is None
+    assert tried == [2]
+    assert "no larger table was tried" in ctx.res.attempts[-1].outcome
+    (key, got), = ctx.drain_lp.items()
+    mu_s = next(s.mu for s in net.stations if s.id == "s")
+    assert got is not None and got[2] < mu_s

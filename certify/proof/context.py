@@ -257,6 +257,11 @@ class ProofContext:
         self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], list[RegionDrift]] = {}
         #: A'g on those regions in floats (the rate LPs' rows), by the same key
         self.reduced_jumps: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], JumpRows] = {}
+        #: the drain LP for the whole set of sinks on those rows, by the same key: rounded (w, T, c) with c below what
+        #: the sinks serve, or None when the LP found none (the sink-growth stage asks it to stop early, the drain
+        #: stage reuses it)
+        self.drain_lp: dict[tuple[tuple[str, ...], tuple[int, ...], Clip],
+                            tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}

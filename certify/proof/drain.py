@@ -25,7 +25,7 @@ from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
 from .context import ProofContext, Timer
-from .sink import nested_run, reduced_drifts, reduced_jumps, say_outcome, sink_name, table_tries
+from .sink import drain_bound, nested_run, reduced_drifts, reduced_jumps, say_outcome, sink_name, table_tries
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain"]
@@ -124,11 +124,7 @@ class SinkDrain(JsqStage):
                 if drifts is None:
                     say_outcome(t, f"{where}: too many regions")
                     continue
-                mu = {s.id: s.mu for s in net.stations}
-                G = red.sinks
-                got = solve_drain_rate(chain, red, drifts, fast, K, G, sum((mu[j] for j in G), Fraction(0)),
-                                       solver=ctx.solver, deadline=stop,
-                                       jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
+                got = drain_bound(ctx, red, chain, fast, K, drifts, stop)
                 if got is None:
                     say_outcome(t, f"{where}: no rate below the capacity found ({len(drifts)} regions)")
                     continue

@@ -24,13 +24,14 @@ from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached, iter_regions
+from ..search.drain import solve_drain_rate
 from ..search.sink import JumpRows, SinkCandidate, jump_rows, mixed_levels, set_candidates, sink_candidates, sink_fast, solve_sink_rate
 from .context import ProofContext, Timer
 from .result import Result
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["SINK_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
-           "table_tries", "reduced_drifts", "reduced_jumps", "sink_name", "say_outcome", "nested_run"]
+           "table_tries", "reduced_drifts", "reduced_jumps", "drain_bound", "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -136,6 +137,8 @@ class SinkGrowth(JsqStage):
             for fast, K in table_tries(chain, red):
                 t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, {clip_text(K)}"
                 got = self._rate(ctx, t, red, chain, fast, K, stop)
+                if got is None and self._below(ctx, t, red, chain, fast, K, stop):
+                    break
                 subsets: list[Subset] | None = []
                 if got is not None and not isinstance(sink, str):
                     subsets = self._subsets(ctx, t, red, chain, got[1], fast, K, stop)
@@ -196,6 +199,24 @@ class SinkGrowth(JsqStage):
                     return None
                 out.append((H, got[0], got[2], got[1]))
         return out
+
+    @staticmethod
+    def _below(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip, stop: float) -> bool:
+        """Whether the drain LP on the same rows bounds the sinks' inflow below what they serve (then no larger table
+        can show it above: the stage stops for this candidate; the bound itself proves nothing here)."""
+        drifts = ctx.reduced.get((red.sinks, tuple(fast), K))
+        if drifts is None or time.perf_counter() > stop:
+            return False
+        try:
+            with within(earliest(stop, ctx.run.deadline)):
+                got = drain_bound(ctx, red, chain, fast, K, drifts, stop)
+        except TimeLimitReached:
+            return False
+        if got is None:
+            return False
+        say_outcome(t, f"the drain LP on the same table bounds the rate from above by {float(got[2]):.4g}: "
+                       "below the capacity, so no larger table was tried")
+        return True
 
     @staticmethod
     def _rate(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip,
@@ -352,6 +373,62 @@ def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast:
     if key not in ctx.reduced_jumps:
         ctx.reduced_jumps[key] = jump_rows(chain, drifts, fast, K)
     return ctx.reduced_jumps[key]
+
+
+def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[int], K: Clip,
+                drifts: list[RegionDrift], stop: float
+                ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
+    """The drain LP for the whole set of sinks on a table's rows (:func:`~certify.search.drain.solve_drain_rate`),
+    solved once per run and table (``ctx.drain_lp``) for the growth and drain stages.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    red : Reduction
+        The reduction by the sinks.
+    chain : Chain
+        R''s chain.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        Its clip level (or one per fast station).
+    drifts : list of RegionDrift
+        ``reduced_drifts(ctx, red.sinks, chain, fast, K, ...)``.
+    stop : float
+        A ``time.perf_counter()`` value: the LP's time limit (an answer cut short by it is not kept).
+
+    Returns
+    -------
+    (list of Fraction, dict or None, Fraction) or None
+        w, T and c (rounded) with c below what the sinks serve, or None.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(3, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> red = reduced_network(net, "2")
+    >>> chain = compile_chain(red.network)
+    >>> drifts = reduced_drifts(ctx, red.sinks, chain, [], 0, time.perf_counter() + 60)
+    >>> w, T, c = drain_bound(ctx, red, chain, [], 0, drifts, time.perf_counter() + 60)
+    >>> F(1, 2) <= c < F(3, 5)
+    True
+    """
+    key = (red.sinks, tuple(fast), K)
+    if key not in ctx.drain_lp:
+        mu = {s.id: s.mu for s in ctx.net.stations}
+        got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, sum((mu[j] for j in red.sinks), Fraction(0)),
+                               solver=ctx.solver, deadline=stop,
+                               jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
+        if got is None and time.perf_counter() > stop:
+            return None  # cut short: not an answer
+        ctx.drain_lp[key] = got
+    return ctx.drain_lp[key]
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:
