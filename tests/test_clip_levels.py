@@ -188,6 +188,6 @@ def test_growth_stops_at_the_first_table_whose_drain_lp_is_below_the_capacity(mo
     assert SinkGrowth(certify.prove).run(ctx).decision is None
     assert tried == [2]
     assert "no larger table was tried" in ctx.res.attempts[-1].outcome
-    (key, got), = ctx.drain_lp.items()
+    (rows,) = ctx.reduced.values()
     mu_s = next(s.mu for s in net.stations if s.id == "s")
-    assert got is not None and got[2] < mu_s
+    assert rows.drain_solved and rows.drain is not None and rows.drain[2] < mu_s

@@ -31,7 +31,7 @@ from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, iter_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
-from ..search.sink import JumpRows
+from ..search.sink import TableRows
 from .result import Attempt, Result
 
 __all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives"]
@@ -253,15 +253,9 @@ class ProofContext:
         self._symmetry: Symmetry | None = None
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
-        #: regions of reduced networks (a set of sinks removed) by (sinks, table stations, K), shared by the sink stages
-        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], list[RegionDrift]] = {}
-        #: A'g on those regions in floats (the rate LPs' rows), by the same key
-        self.reduced_jumps: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], JumpRows] = {}
-        #: the drain LP for the whole set of sinks on those rows, by the same key: rounded (w, T, c) with c below what
-        #: the sinks serve, or None when the LP found none (the sink-growth stage asks it to stop early, the drain
-        #: stage reuses it)
-        self.drain_lp: dict[tuple[tuple[str, ...], tuple[int, ...], Clip],
-                            tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None] = {}
+        #: each table's regions of a reduced network (a set of sinks removed), their LP rows and the drain LP's answer,
+        #: by (sinks, table stations, clip levels), shared by the sink stages
+        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], TableRows] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}

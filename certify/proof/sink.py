@@ -25,7 +25,18 @@ from ..markov.chain import Chain, compile_chain
 from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached, iter_regions
 from ..search.drain import solve_drain_rate
-from ..search.sink import JumpRows, SinkCandidate, jump_rows, mixed_levels, set_candidates, sink_candidates, sink_fast, solve_sink_rate
+from ..search.sink import (
+    JumpRows,
+    RateSolution,
+    SinkCandidate,
+    TableRows,
+    jump_rows,
+    mixed_levels,
+    set_candidates,
+    sink_candidates,
+    sink_fast,
+    solve_sink_rate,
+)
 from .context import ProofContext, Timer
 from .result import Result
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
@@ -204,9 +215,10 @@ class SinkGrowth(JsqStage):
     def _below(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip, stop: float) -> bool:
         """Whether the drain LP on the same rows bounds the sinks' inflow below what they serve (then no larger table
         can show it above: the stage stops for this candidate; the bound itself proves nothing here)."""
-        drifts = ctx.reduced.get((red.sinks, tuple(fast), K))
-        if drifts is None or time.perf_counter() > stop:
+        rows = ctx.reduced.get((red.sinks, tuple(fast), K))
+        if rows is None or time.perf_counter() > stop:
             return False
+        drifts = rows.drifts
         try:
             with within(earliest(stop, ctx.run.deadline)):
                 got = drain_bound(ctx, red, chain, fast, K, drifts, stop)
@@ -220,8 +232,7 @@ class SinkGrowth(JsqStage):
 
     @staticmethod
     def _rate(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip,
-              stop: float) -> tuple[tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction],
-                                    list[RegionDrift]] | None:
+              stop: float) -> tuple[RateSolution, list[RegionDrift]] | None:
         """R''s regions refined at ``fast`` and the rate LP: rounded (w, T, c) with c above the capacity and the
         regions, or None (the reason appended to the attempt's outcome)."""
         where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} ({clip_text(K)})"
@@ -285,7 +296,8 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
                    stop: float) -> list[RegionDrift] | None:
     """The regions of R' (without ``sinks``) refined by the table's levels, with their drifts; None past SINK_REGIONS.
 
-    Listed once per run and table (``ctx.reduced``): the growth and drain stages share them.
+    Listed once per run and table (``ctx.reduced``, a :class:`~certify.search.sink.TableRows`): the growth and drain
+    stages share them.
 
     Parameters
     ----------
@@ -326,8 +338,8 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
             regions.append(region)
             if len(regions) > SINK_REGIONS:
                 return None
-        ctx.reduced[key] = compile_drifts(chain, regions, deadline=stop)
-    return ctx.reduced[key]
+        ctx.reduced[key] = TableRows(compile_drifts(chain, regions, deadline=stop))
+    return ctx.reduced[key].drifts
 
 
 def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: Clip,
@@ -370,16 +382,18 @@ def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast:
     True
     """
     key = (sinks, tuple(fast), K)
-    if key not in ctx.reduced_jumps:
-        ctx.reduced_jumps[key] = jump_rows(chain, drifts, fast, K)
-    return ctx.reduced_jumps[key]
+    rows = ctx.reduced.get(key)
+    if rows is None or rows.drifts is not drifts:  # regions that were not kept: rows built for this call only
+        return jump_rows(chain, drifts, fast, K)
+    if rows.jumps is None:
+        rows.jumps = jump_rows(chain, drifts, fast, K)
+    return rows.jumps
 
 
 def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[int], K: Clip,
-                drifts: list[RegionDrift], stop: float
-                ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
+                drifts: list[RegionDrift], stop: float) -> RateSolution | None:
     """The drain LP for the whole set of sinks on a table's rows (:func:`~certify.search.drain.solve_drain_rate`),
-    solved once per run and table (``ctx.drain_lp``) for the growth and drain stages.
+    solved once per run and table (kept on ``ctx.reduced``'s entry) for the growth and drain stages.
 
     Parameters
     ----------
@@ -419,16 +433,15 @@ def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[
     >>> F(1, 2) <= c < F(3, 5)
     True
     """
-    key = (red.sinks, tuple(fast), K)
-    if key not in ctx.drain_lp:
-        mu = {s.id: s.mu for s in ctx.net.stations}
-        got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, sum((mu[j] for j in red.sinks), Fraction(0)),
-                               solver=ctx.solver, deadline=stop,
-                               jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
-        if got is None and time.perf_counter() > stop:
-            return None  # cut short: not an answer
-        ctx.drain_lp[key] = got
-    return ctx.drain_lp[key]
+    rows = ctx.reduced.get((red.sinks, tuple(fast), K))
+    if rows is not None and rows.drain_solved:
+        return rows.drain
+    mu = {s.id: s.mu for s in ctx.net.stations}
+    got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, sum((mu[j] for j in red.sinks), Fraction(0)),
+                           solver=ctx.solver, deadline=stop, jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
+    if rows is not None and rows.drifts is drifts and (got is not None or time.perf_counter() <= stop):
+        rows.drain, rows.drain_solved = got, True  # an LP cut short by ``stop`` is not an answer
+    return got
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:

@@ -29,7 +29,7 @@ from ..templates.linear import SideRow
 from ..templates.quadratic import Quadratic
 from .linprog import solve_lp
 from .lp import solve_template
-from .sink import JumpRows, linked_pairs, rate_rows
+from .sink import JumpRows, RateSolution, linked_pairs, rate_rows
 
 __all__ = ["DrainCandidate", "MonotoneQuadratic", "drain_candidates", "solve_reduced_lyapunov", "solve_drain_rate"]
 
@@ -222,7 +222,7 @@ def solve_reduced_lyapunov(chain: Chain, drifts: Sequence[RegionDrift], solver: 
 def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
                      H: Sequence[str], capacity: Fraction, directions: Collection[int] = (),
                      solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
-                     ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
+                     ) -> RateSolution | None:
     """Minimise c with u_H + A'g <= c on every region, g nondecreasing along ``directions``; (w, T, c) when c < mu(H).
 
     Parameters

@@ -25,7 +25,11 @@ from ..templates.table import table_cells
 from .linprog import solve_lp
 
 __all__ = ["MAX_SINK_FAST", "MIXED_CELLS", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs",
-           "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows"]
+           "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows", "RateSolution",
+           "TableRows"]
+
+#: A rate LP's answer, rounded for the exact check: g's weights w, its table T (None without one) and the rate c.
+RateSolution = tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction]
 
 #: The most stations g's table follows (its cells are (K + 1)^|F|).
 MAX_SINK_FAST = 5
@@ -330,6 +334,29 @@ class JumpRows:
     pos: dict[tuple[int, ...], int]
 
 
+@dataclass
+class TableRows:
+    """One table's regions of R' with their drifts, and what the rate LPs build on them, filled on first use.
+
+    The sink-growth and sink-drain stages of a run share one per (sinks, table stations, clip levels)
+    (:func:`certify.proof.sink.reduced_drifts`).
+
+    Examples
+    --------
+    >>> TableRows([]).drain_solved
+    False
+    """
+
+    #: every region of R' refined by the table's levels, with its drift
+    drifts: list[RegionDrift]
+    #: A'g on them in floats (:func:`jump_rows`), once built
+    jumps: JumpRows | None = None
+    #: the drain LP for the whole set of sinks on these rows (c below what they serve), or None when it found none
+    drain: RateSolution | None = None
+    #: whether :attr:`drain` is an answer (the LP ran to its end)
+    drain_solved: bool = False
+
+
 def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip) -> JumpRows:
     """A'g = M w + B T on every region, in floats (:class:`JumpRows`).
 
@@ -425,7 +452,7 @@ def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
 
 def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
                     solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
-                    ) -> tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction] | None:
+                    ) -> RateSolution | None:
     """Maximise c with f + A'g >= c on every region; rational (w, T, c) when c > m_S, else None.
 
     Parameters
