@@ -29,8 +29,8 @@ def merge_table_section(path: Path, heading: str, intro: str, header: list[str],
 
     The section is ``heading``, ``intro``, then one table with the columns ``header`` whose cell ``key`` names the
     row; the rows of the section's old tables (every table of the section, with the same number of columns) whose
-    names this run did not measure are kept, and the text after the old section's last table is kept after the
-    new one (the hand-written notes).  ``order`` sorts the rows by their cells (default: as found, new ones last).
+    names this run did not measure are kept, and the text after the old section's first such table is kept after the
+    new one (the hand-written notes, other tables among them).  ``order`` sorts the rows by their cells (default: as found, new ones last).
     """
     old = path.read_text() if path.exists() else ""
     pat = re.compile(re.escape(heading) + r".*?(?=^## |\Z)", re.S | re.M)
@@ -39,15 +39,16 @@ def merge_table_section(path: Path, heading: str, intro: str, header: list[str],
     notes = ""
     if m:
         lines = m.group(0).splitlines()
-        last = -1
+        first, rest = -1, []
         for k, line in enumerate(lines):
-            if line.startswith("|"):
-                last = k
-                cells = _cells(line)
-                if len(cells) == len(header) and cells != header and not set(cells[0]) <= set("-:"):
+            cells = _cells(line) if line.startswith("|") else []
+            if len(cells) == len(header):  # a line of this section's table (or of an older one with its columns)
+                first = k if first < 0 else first
+                if cells != header and not set(cells[0]) <= set("-:"):
                     kept[cells[key]] = cells
-        if last >= 0:
-            notes = "\n".join(lines[last + 1:]).strip()
+            elif first >= 0:
+                rest.append(line)  # the notes after the table, other tables among them
+        notes = "\n".join(rest).strip()
     for r in rows:
         kept[r[key]] = r
     table = list(kept.values())

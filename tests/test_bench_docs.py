@@ -53,3 +53,14 @@ def test_notes_and_other_sections_stay(tmp_path: Path) -> None:
     text = _merged(tmp_path, [["b", "9"]])
     assert "A note written by hand." in text and "kept as it was" in text
     assert "new command" in text and "old command" not in text
+
+
+def test_a_table_of_other_columns_among_the_notes_stays(tmp_path: Path) -> None:
+    """A hand-written table with other columns after the notes, and the notes around it, are all kept in order."""
+    p = tmp_path / "benchmarks.md"
+    p.write_text(OLD.replace("A note written by hand.\n", "A note written by hand.\n\n| x | y | z |\n|---|---|---|\n"
+                                                           "| 1 | 2 | 3 |\n\nA second note.\n"))
+    merge_table_section(p, "## Mine", "new command", ["name", "value"], [["b", "9"]], order=lambda r: r[0])
+    text = p.read_text()
+    assert text.index("| b | 9 |") < text.index("A note written by hand.") < text.index("| 1 | 2 | 3 |")
+    assert text.index("| 1 | 2 | 3 |") < text.index("A second note.") < text.index("kept as it was")
