@@ -191,3 +191,24 @@ def test_growth_stops_at_the_first_table_whose_drain_lp_is_below_the_capacity(mo
     (rows,) = ctx.reduced.values()
     mu_s = next(s.mu for s in net.stations if s.id == "s")
     assert rows.drain_solved and rows.drain is not None and rows.drain[2] < mu_s
+
+
+@pytest.mark.parametrize("G, listed", [(1, True), (6, False)])
+def test_tables_over_gadgets_whose_regions_multiply_beyond_the_bound_are_not_listed(G, listed):
+    """R' of G gadgets splits into G groups: a table is listed only while the product of their regions times its
+    cells stays within SINK_REGIONS (one gadget: 2 stations; six: 46,656 regions before any table)."""
+    red = reduced_network(at_load(G, 0.97), "s")
+    chain = compile_chain(red.network)
+    fast = [chain.ids.index("a0"), chain.ids.index("b0")]
+    assert sink_stage.listable(chain, fast, 2) is listed
+
+
+def test_no_per_station_table_where_the_reduced_network_splits_into_groups():
+    """Three gadgets: the sink stages keep to the uniform tables (the separable certificates decide such networks),
+    while a random network whose R' is one group gets the per-station table last."""
+    red = reduced_network(at_load(3, 0.97), "s")
+    assert all(isinstance(K, int) for _, K in sink_stage.table_tries(compile_chain(red.network), red))
+    net = certify.load(DATA / "random-J8-s15-r0.8828.json")
+    (cand, *_) = drain_candidates(net)
+    tries = sink_stage.table_tries(compile_chain(cand.reduction.network), cand.reduction)
+    assert isinstance(tries[-1][1], tuple) and len(tries[-1][0]) == 6

@@ -7,7 +7,8 @@ became one module each (commit 663e7ed); ``static-split-lossy`` and
 unreleased) cases were corrected to claim only what their theorems give;
 ``fluid-flow-inflow`` (the optional ``inflow_depth`` field) was added with it, ``sink-growth``
 (a certificate nesting another) with its kind, ``sink-set`` (a set of sinks) with the sets,
-``sink-drain`` and ``sink-drain-set`` with the stable side of sinks (docs/math/drain.md).
+``sink-drain`` and ``sink-drain-set`` with the stable side of sinks (docs/math/drain.md), ``sink-drain-mixed``
+(``table.K`` a list: one clip level per fast station) with per-station levels.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 

@@ -254,8 +254,8 @@ class ProofContext:
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
         #: each table's regions of a reduced network (a set of sinks removed), their LP rows and the drain LP's answer,
-        #: by (sinks, table stations, clip levels), shared by the sink stages
-        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], TableRows] = {}
+        #: by (sinks, table stations, clip levels), shared by the sink stages (None: too many regions, not listed)
+        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], TableRows | None] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}

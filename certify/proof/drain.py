@@ -25,7 +25,17 @@ from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
 from .context import ProofContext, Timer
-from .sink import drain_bound, nested_run, reduced_drifts, reduced_jumps, say_outcome, sink_name, table_tries
+from .sink import (
+    SINK_REGIONS,
+    drain_bound,
+    listable,
+    nested_run,
+    reduced_drifts,
+    reduced_jumps,
+    say_outcome,
+    sink_name,
+    table_tries,
+)
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain"]
@@ -112,12 +122,17 @@ class SinkDrain(JsqStage):
         with ctx.timer(label) as t:
             chain = compile_chain(red.network)
             t.size = f"R' without {name} ({chain.J} stations)"
+            tries = [(fast, K) for fast, K in table_tries(chain, red) if listable(chain, fast, K)]
+            if not tries:
+                t.outcome = (f"R' (without {name}) splits into groups whose regions, times any table's cells, exceed "
+                             f"{SINK_REGIONS}: not tried (the separable certificates check such networks group by group)")
+                return None
             lyap = solve_reduced_lyapunov(chain, compile_drifts(chain, deadline=stop), solver=ctx.solver, deadline=stop)
             if lyap is None:
                 t.outcome = f"R' (without {name}): no quadratic Foster function with P >= 0 found: not tried"
                 return None
             P, _ = lyap
-            for fast, K in table_tries(chain, red):
+            for fast, K in tries:
                 where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} ({clip_text(K)})"
                 t.size = f"R' without {name}, {where}"
                 drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from fractions import Fraction
 from itertools import combinations
+from math import prod
 
 from ..certificates import nested_verdict
 from ..certificates.kinds.sink_growth import sink_growth_certificate
@@ -39,10 +40,11 @@ from ..search.sink import (
 )
 from .context import ProofContext, Timer
 from .result import Result
+from .separable import product_estimate
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["SINK_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
-           "table_tries", "reduced_drifts", "reduced_jumps", "drain_bound", "sink_name", "say_outcome", "nested_run"]
+           "table_tries", "listable", "reduced_drifts", "reduced_jumps", "drain_bound", "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -134,6 +136,12 @@ class SinkGrowth(JsqStage):
         label = f"sink growth at {name}"
         ctx.run.ran.append(label)
         with ctx.timer(label) as t:
+            chain = compile_chain(red.network)
+            tries = [(fast, K) for fast, K in table_tries(chain, red) if listable(chain, fast, K)]
+            if not tries:
+                t.outcome = (f"R' (without {name}) splits into groups whose regions, times any table's cells, exceed "
+                             f"{SINK_REGIONS}: not tried (the separable certificates check such networks group by group)")
+                return None
             token = _NESTED.set(True)
             try:
                 sub = self.prover(red.network, time_limit=max(1.0, (stop - time.perf_counter()) / 2),
@@ -143,9 +151,8 @@ class SinkGrowth(JsqStage):
             if sub.verdict != "stable" or sub.certificate is None:
                 t.outcome = f"R' (without {name}) not proved positive recurrent ({sub.verdict}): not tried"
                 return None
-            chain = compile_chain(red.network)
             chk, found = None, None
-            for fast, K in table_tries(chain, red):
+            for fast, K in tries:
                 t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, {clip_text(K)}"
                 got = self._rate(ctx, t, red, chain, fast, K, stop)
                 if got is None and self._below(ctx, t, red, chain, fast, K, stop):
@@ -256,7 +263,9 @@ class SinkGrowth(JsqStage):
 def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     """The tables g tries on R', in order: each of :func:`~certify.search.sink.sink_fast`'s station sets at SINK_K, the
     largest again at SINK_K + 1 (R' of at most SINK_FINER_J stations), then every station of R' with its own clip level
-    (:func:`~certify.search.sink.mixed_levels`) where that is a different table.
+    (:func:`~certify.search.sink.mixed_levels`) where that is a different table and R' does not split into the groups
+    of the separable certificates (:func:`~certify.proof.separable.product_estimate`: J = 7 with three gadgets spent
+    a minute on that table's LPs, against 2 s for the separable ones).
 
     Parameters
     ----------
@@ -286,6 +295,8 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
         return tries
     if chain.J <= SINK_FINER_J:
         tries.append((tries[-1][0], SINK_K + 1))
+    if product_estimate(chain) is not None:
+        return tries  # R' splits into groups: one table over all of it is what the separable certificates avoid
     mixed = mixed_levels(chain, red, SINK_K)
     if mixed is not None and all((fast, clip_levels(fast, K)) != mixed for fast, K in tries):
         tries.append(mixed)
@@ -317,7 +328,7 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
     Returns
     -------
     list of RegionDrift or None
-        The drifts, or None when there are more than :data:`SINK_REGIONS` regions.
+        The drifts, or None when there are more than :data:`SINK_REGIONS` regions (or :func:`listable` says so).
 
     Examples
     --------
@@ -333,13 +344,47 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
     """
     key = (sinks, tuple(fast), K)
     if key not in ctx.reduced:
+        if not listable(chain, fast, K):
+            ctx.reduced[key] = None  # R' splits into groups whose regions multiply: beyond the bound, not listed
+            return None
         regions = []
         for region in iter_regions(chain, growth_levels(chain, fast, K), deadline=stop):
             regions.append(region)
             if len(regions) > SINK_REGIONS:
+                ctx.reduced[key] = None  # known too many: the other sink stage does not list them again
                 return None
         ctx.reduced[key] = TableRows(compile_drifts(chain, regions, deadline=stop))
-    return ctx.reduced[key].drifts
+    rows = ctx.reduced[key]
+    return None if rows is None else rows.drifts
+
+
+def listable(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
+    """False where R' splits into the separable certificates' groups and the product of their regions times the
+    table's cells exceeds :data:`SINK_REGIONS` (six gadgets: 46,656 x 81), so that listing would stop at the bound.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        Its clip level (or one per fast station).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> one = compile_chain(Network("r", (Station("1", F(1)),), (Stream(F(1, 2), choice=("1",)),)))
+    >>> listable(one, [0], 2)
+    True
+    """
+    estimate = product_estimate(chain)
+    return estimate is None or estimate * prod(k + 1 for k in clip_levels(fast, K)) <= SINK_REGIONS
 
 
 def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: Clip,
