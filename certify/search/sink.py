@@ -25,10 +25,10 @@ from ..templates.table import table_cells
 from .linprog import solve_lp
 
 __all__ = ["MAX_SINK_FAST", "MIXED_CELLS", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs",
-           "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows", "RateSolution",
-           "TableRows"]
+           "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows", "TableRows"]
 
-#: A rate LP's answer, rounded for the exact check: g's weights w, its table T (None without one) and the rate c.
+# A rate LP's answer, rounded for the exact check: g's weights w, its table T (None without one) and the rate c
+# (a type alias, kept out of __all__: autodoc cannot format a generic alias).
 RateSolution = tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction]
 
 #: The most stations g's table follows (its cells are (K + 1)^|F|).
