@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from math import prod
 from typing import NamedTuple
 
 from ..markov.chain import Chain, drain_order
@@ -80,10 +81,7 @@ def table_problem(chain: Chain, fast: Sequence[int], K: object) -> str | None:
         return "table.fast: a table needs fast stations (or phases)"
     probe = dict(chain.base_levels)
     probe.update({a: max(k, probe.get(a, 0)) for a, k in zip(fast, levels)})
-    cells = 1
-    for k in levels:
-        cells *= k + 1
-    if refinement_factor(probe) > MAX_REFINEMENT or cells > MAX_REFINEMENT:
+    if refinement_factor(probe) > MAX_REFINEMENT or prod(k + 1 for k in levels) > MAX_REFINEMENT:
         return (f"table: {clip_text(K if isinstance(K, int) else levels)} over {len(fast)} fast station(s) is beyond "
                 f"the size bound {MAX_REFINEMENT}")
     return None

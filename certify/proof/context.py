@@ -24,7 +24,7 @@ from ..core.vocabulary import NecessaryState
 from ..exact import Check, FluidFlowFacts, check_fluid_flow
 from ..exact.fluid_flow import inflow_depths
 from ..markov.chain import Chain, compile_chain
-from ..markov.drift import Clip, compile_drifts
+from ..markov.drift import compile_drifts
 from ..markov.fluid import FluidFace
 from ..markov.jumps import RegionDrift
 from ..markov.laws import NotPhaseType
@@ -254,8 +254,8 @@ class ProofContext:
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
         #: each table's regions of a reduced network (a set of sinks removed), their LP rows and the drain LP's answer,
-        #: by (sinks, table stations, clip levels), shared by the sink stages (None: too many regions, not listed)
-        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], Clip], TableRows | None] = {}
+        #: by :func:`~certify.proof.sink.table_key`, shared by the sink stages (None: too many regions, not listed)
+        self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]], TableRows | None] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}

@@ -26,10 +26,9 @@ from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
 from .context import ProofContext, Timer
 from .sink import (
-    SINK_REGIONS,
     drain_bound,
-    listable,
     nested_run,
+    no_table,
     reduced_drifts,
     reduced_jumps,
     say_outcome,
@@ -122,10 +121,9 @@ class SinkDrain(JsqStage):
         with ctx.timer(label) as t:
             chain = compile_chain(red.network)
             t.size = f"R' without {name} ({chain.J} stations)"
-            tries = [(fast, K) for fast, K in table_tries(chain, red) if listable(chain, fast, K)]
+            tries = table_tries(chain, red)
             if not tries:
-                t.outcome = (f"R' (without {name}) splits into groups whose regions, times any table's cells, exceed "
-                             f"{SINK_REGIONS}: not tried (the separable certificates check such networks group by group)")
+                t.outcome = no_table(name)
                 return None
             lyap = solve_reduced_lyapunov(chain, compile_drifts(chain, deadline=stop), solver=ctx.solver, deadline=stop)
             if lyap is None:

@@ -44,7 +44,8 @@ from .separable import product_estimate
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["SINK_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
-           "table_tries", "listable", "reduced_drifts", "reduced_jumps", "drain_bound", "sink_name", "say_outcome", "nested_run"]
+           "table_tries", "no_table", "table_key", "listable", "reduced_drifts", "reduced_jumps", "drain_bound",
+           "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -137,10 +138,9 @@ class SinkGrowth(JsqStage):
         ctx.run.ran.append(label)
         with ctx.timer(label) as t:
             chain = compile_chain(red.network)
-            tries = [(fast, K) for fast, K in table_tries(chain, red) if listable(chain, fast, K)]
+            tries = table_tries(chain, red)
             if not tries:
-                t.outcome = (f"R' (without {name}) splits into groups whose regions, times any table's cells, exceed "
-                             f"{SINK_REGIONS}: not tried (the separable certificates check such networks group by group)")
+                t.outcome = no_table(name)
                 return None
             token = _NESTED.set(True)
             try:
@@ -222,7 +222,7 @@ class SinkGrowth(JsqStage):
     def _below(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip, stop: float) -> bool:
         """Whether the drain LP on the same rows bounds the sinks' inflow below what they serve (then no larger table
         can show it above: the stage stops for this candidate; the bound itself proves nothing here)."""
-        rows = ctx.reduced.get((red.sinks, tuple(fast), K))
+        rows = ctx.reduced.get(table_key(red.sinks, fast, K))
         if rows is None or time.perf_counter() > stop:
             return False
         drifts = rows.drifts
@@ -265,7 +265,7 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     largest again at SINK_K + 1 (R' of at most SINK_FINER_J stations), then every station of R' with its own clip level
     (:func:`~certify.search.sink.mixed_levels`) where that is a different table and R' does not split into the groups
     of the separable certificates (:func:`~certify.proof.separable.product_estimate`: J = 7 with three gadgets spent
-    a minute on that table's LPs, against 2 s for the separable ones).
+    a minute on that table's LPs, against 2 s for the separable ones); only the tables :func:`listable` keeps.
 
     Parameters
     ----------
@@ -291,16 +291,33 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     [([0, 1], 2), ([0, 1, 2, 3], 2), ([0, 1, 2, 3], 3)]
     """
     tries: list[tuple[list[int], Clip]] = [(fast, SINK_K) for fast in sink_fast(chain, red)]
-    if not tries:
-        return tries
-    if chain.J <= SINK_FINER_J:
+    if tries and chain.J <= SINK_FINER_J:
         tries.append((tries[-1][0], SINK_K + 1))
-    if product_estimate(chain) is not None:
-        return tries  # R' splits into groups: one table over all of it is what the separable certificates avoid
-    mixed = mixed_levels(chain, red, SINK_K)
+    mixed = mixed_levels(chain, red, SINK_K) if tries and product_estimate(chain) is None else None
     if mixed is not None and all((fast, clip_levels(fast, K)) != mixed for fast, K in tries):
-        tries.append(mixed)
-    return tries
+        tries.append(mixed)  # where R' splits into groups, one table over all of it is what the separable kinds avoid
+    return [(fast, K) for fast, K in tries if listable(chain, fast, K)]
+
+
+def no_table(name: str) -> str:
+    """The outcome of a sink stage's candidate with no table to try (:func:`table_tries` is empty).
+
+    Parameters
+    ----------
+    name : str
+        The sink, or the set of sinks, as :func:`sink_name` writes it.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> no_table("s").startswith("R' (without s): no table of R' within the size bound")
+    True
+    """
+    return (f"R' (without {name}): no table of R' within the size bound ({SINK_REGIONS} regions; where R' splits into "
+            "groups, the product of theirs times the table's cells): not tried")
 
 
 def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast: Sequence[int], K: Clip,
@@ -328,7 +345,7 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
     Returns
     -------
     list of RegionDrift or None
-        The drifts, or None when there are more than :data:`SINK_REGIONS` regions (or :func:`listable` says so).
+        The drifts, or None when there are more than :data:`SINK_REGIONS` regions.
 
     Examples
     --------
@@ -342,11 +359,8 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
     >>> len(reduced_drifts(ctx, ("2",), red, [0], 2, time.perf_counter() + 60))
     4
     """
-    key = (sinks, tuple(fast), K)
+    key = table_key(sinks, fast, K)
     if key not in ctx.reduced:
-        if not listable(chain, fast, K):
-            ctx.reduced[key] = None  # R' splits into groups whose regions multiply: beyond the bound, not listed
-            return None
         regions = []
         for region in iter_regions(chain, growth_levels(chain, fast, K), deadline=stop):
             regions.append(region)
@@ -356,6 +370,31 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
         ctx.reduced[key] = TableRows(compile_drifts(chain, regions, deadline=stop))
     rows = ctx.reduced[key]
     return None if rows is None else rows.drifts
+
+
+def table_key(sinks: tuple[str, ...], fast: Sequence[int], K: Clip) -> tuple[tuple[str, ...], tuple[int, ...],
+                                                                             tuple[int, ...]]:
+    """The key of a table's entry in ``ctx.reduced``: the sinks, the table's stations and each one's clip level.
+
+    Parameters
+    ----------
+    sinks : tuple of str
+        G.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        Its clip level (or one per fast station).
+
+    Returns
+    -------
+    tuple
+
+    Examples
+    --------
+    >>> table_key(("s",), [0, 1], 2) == table_key(("s",), (0, 1), (2, 2))
+    True
+    """
+    return sinks, tuple(fast), clip_levels(fast, K)
 
 
 def listable(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
@@ -426,8 +465,7 @@ def reduced_jumps(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast:
     >>> reduced_jumps(ctx, ("2",), red, [0], 2, drifts) is reduced_jumps(ctx, ("2",), red, [0], 2, drifts)
     True
     """
-    key = (sinks, tuple(fast), K)
-    rows = ctx.reduced.get(key)
+    rows = ctx.reduced.get(table_key(sinks, fast, K))
     if rows is None or rows.drifts is not drifts:  # regions that were not kept: rows built for this call only
         return jump_rows(chain, drifts, fast, K)
     if rows.jumps is None:
@@ -478,7 +516,7 @@ def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[
     >>> F(1, 2) <= c < F(3, 5)
     True
     """
-    rows = ctx.reduced.get((red.sinks, tuple(fast), K))
+    rows = ctx.reduced.get(table_key(red.sinks, fast, K))
     if rows is not None and rows.drain_solved:
         return rows.drain
     mu = {s.id: s.mu for s in ctx.net.stations}
