@@ -172,6 +172,18 @@ def _drain_pair(net):
     return drain_certificate(net, ("s", "t"), ["a0", "b0", "a1", "b1"], 2)
 
 
+def _drain_stage(net):
+    """The sink-drain stage alone (prove runs it only from six stations on)."""
+    import time
+
+    from certify.proof.context import ProofContext, RunState
+    from certify.proof.drain import SinkDrain
+    from certify.proof.result import Result
+
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    return SinkDrain().run(ctx).decision.certificate
+
+
 def _theorem(net):
     from certify.certificates import theorem_certificate
     from certify.exact.theory import theorem_verdicts
@@ -209,6 +221,9 @@ CASES = {
     "sink-drain": (_drain_net, _drain, "sink-drain"),
     "sink-drain-set": (_drain_pair_net, _drain_pair, "sink-drain"),
     "sink-drain-mixed": (_drain_net, _drain_mixed, "sink-drain"),
+    # four sinks, a union of routing sets (certify.search.sink_sets) of bench/frontier.py's J = 8 seed 11
+    "sink-set-face": (lambda: load(DATA / "random-J8-s11-r0.915.json"), _sink_growth, "sink-growth"),
+    "sink-drain-face": (lambda: load(DATA / "random-J8-s11-r0.905.json"), _drain_stage, "sink-drain"),
     "separable-phases": (_gadgets(Fraction(2, 5), {"dist": "erlang", "k": 2}), _prove, "separable-foster"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),

@@ -232,10 +232,11 @@ def test_ties_that_send_the_rest_more_with_the_sink_refuse_the_theorem():
     assert drain_problem(fair, "3") is None
 
 
-def test_candidates_are_forced_sinks_then_linked_pairs():
-    """The pair's network offers s (forced inflow from the gadgets) before the pair {s, t}."""
+def test_candidates_are_forced_sinks_then_linked_pairs_then_wider_unions():
+    """The pair's network offers s (forced inflow from the gadgets), then the pair {s, t}, then {s, t, x} (the union
+    of the streams {s, t} and {t, x})."""
     net = from_dict(pair_with_side_doc(0.95))
-    assert [c.sink for c in drain_candidates(net)] == ["s", ("s", "t")]
+    assert [c.sink for c in drain_candidates(net)] == ["s", ("s", "t"), ("s", "t", "x")]
 
 
 def test_the_exact_check_stops_at_a_past_deadline():

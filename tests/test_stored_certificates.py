@@ -8,7 +8,8 @@ unreleased) cases were corrected to claim only what their theorems give;
 ``fluid-flow-inflow`` (the optional ``inflow_depth`` field) was added with it, ``sink-growth``
 (a certificate nesting another) with its kind, ``sink-set`` (a set of sinks) with the sets,
 ``sink-drain`` and ``sink-drain-set`` with the stable side of sinks (docs/math/drain.md), ``sink-drain-mixed``
-(``table.K`` a list: one clip level per fast station) with per-station levels.
+(``table.K`` a list: one clip level per fast station) with per-station levels, ``sink-set-face`` and
+``sink-drain-face`` (four sinks, a union of routing sets) with the wider sets of certify.search.sink_sets.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 

@@ -1,7 +1,8 @@
 """The sink-drain stage of ``prove``: the rest of the network drains a sink or a set of sinks (``docs/math/drain.md``).
 
-For each candidate (a station with forced inflow, then linked pairs; those whose
-inflow with every feeder busy reaches their capacity), a quadratic Foster
+For each candidate (a station with forced inflow, then linked pairs, then sets of three
+or four stations that are unions of routing sets; those whose inflow with every feeder
+busy reaches their capacity), a quadratic Foster
 function of the reduced network R' with P >= 0 is searched first (none: the
 candidate is dropped), then the upper rate LP for G over R''s regions, and for a
 set the LP of each proper subset that its largest inflow does not keep below its
@@ -41,7 +42,7 @@ __all__ = ["DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_E
 
 #: The share of the time left that the stage may use (all candidates together).
 DRAIN_SHARE = 0.5
-#: The most candidates tried.
+#: The most single sinks and pairs tried (the wider sets of :func:`~certify.search.drain.drain_candidates` after them).
 MAX_DRAINS = 4
 #: The stage runs on networks of at least this many stations (as the sink-growth stage: below it the Markovian
 #: tables of the whole network reach the same sinks).
@@ -99,7 +100,9 @@ class SinkDrain(JsqStage):
             return NEXT
         share = DRAIN_EARLY_SHARE if self.early else DRAIN_SHARE
         stop = time.perf_counter() + share * max(0.0, run.deadline - time.perf_counter())
-        for cand in drain_candidates(ctx.net)[:MAX_DRAINS]:
+        cands = drain_candidates(ctx.net)
+        narrow = [c for c in cands if isinstance(c.sink, str) or len(c.sink) <= 2]
+        for cand in [*narrow[:MAX_DRAINS], *cands[len(narrow):]]:
             if time.perf_counter() > stop:
                 run.skipped.append(f"sink drain at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue

@@ -1,6 +1,7 @@
 """The sink-growth stage of ``prove``: a station the rest of the network overloads (``docs/math/sink.md``).
 
-For each candidate sink (forced feedback into it, most pressed first), the
+For each candidate sink (forced feedback into it, most pressed first; then linked pairs and
+sets of three or four stations, ``docs/math/sink.md``, *Which sets are tried*), the
 reduced network R' is proved positive recurrent by ``prove`` itself (a nested
 run, without this stage; the pipeline hands the stage its ``prove``), then the rate LP over R''s regions looks for c above
 the sink's capacity; the certificate passes only the exact check. The stage
@@ -38,6 +39,7 @@ from ..search.sink import (
     sink_fast,
     solve_sink_rate,
 )
+from ..search.sink_sets import WIDE_SETS
 from .context import ProofContext, Timer
 from .result import Result
 from .separable import product_estimate
@@ -117,7 +119,8 @@ class SinkGrowth(JsqStage):
         run = ctx.run
         if run.expired():
             return NEXT
-        cands = sink_candidates(ctx.net)[:MAX_SINKS] + set_candidates(ctx.net)[:MAX_SINKS]
+        cands = [*sink_candidates(ctx.net)[:MAX_SINKS], *set_candidates(ctx.net)[:MAX_SINKS],
+                 *set_candidates(ctx.net, wide=True)[:WIDE_SETS]]
         if cands and ctx.use_fluid and ctx.flow_proves():
             return NEXT  # the fluid model is stable (one exact max-flow bound): no sink grows linearly, the fluid stage proves it
         stop = time.perf_counter() + SINK_SHARE * max(0.0, run.deadline - time.perf_counter())

@@ -30,6 +30,7 @@ from ..templates.quadratic import Quadratic
 from .linprog import solve_lp
 from .lp import solve_template
 from .sink import JumpRows, RateSolution, linked_pairs, rate_rows
+from .sink_sets import WIDE_SETS, routing_unions
 
 __all__ = ["DrainCandidate", "MonotoneQuadratic", "drain_candidates", "solve_reduced_lyapunov", "solve_drain_rate"]
 
@@ -67,7 +68,8 @@ class DrainCandidate:
 
 
 def drain_candidates(net: Network) -> list[DrainCandidate]:
-    """Single sinks with forced inflow, then linked pairs, whose inflow with every feeder busy reaches their capacity.
+    """Single sinks with forced inflow, then linked pairs and wider sets, whose inflow with every feeder busy reaches
+    their capacity.
 
     Parameters
     ----------
@@ -77,8 +79,10 @@ def drain_candidates(net: Network) -> list[DrainCandidate]:
     Returns
     -------
     list of DrainCandidate
-        The single stations first, then the pairs of :func:`~certify.search.sink.linked_pairs`, each by pressure
-        (most pressed first); only those the theorem's hypotheses 1 and 5 allow.
+        The single stations first, then the pairs of :func:`~certify.search.sink.linked_pairs`, then the
+        :data:`~certify.search.sink_sets.WIDE_SETS` most pressed sets of three or four stations of
+        :func:`~certify.search.sink_sets.routing_unions`, each group by pressure (most pressed first); only those
+        the theorem's hypotheses 1 and 5 allow.
 
     Examples
     --------
@@ -98,7 +102,9 @@ def drain_candidates(net: Network) -> list[DrainCandidate]:
         if cand is not None:
             singles.append(cand)
     pairs = [c for G in linked_pairs(net) if (c := _candidate(net, G, mu)) is not None]
-    return sorted(singles, key=lambda c: -c.pressure) + sorted(pairs, key=lambda c: -c.pressure)
+    wide = [c for G in routing_unions(net) if (c := _candidate(net, G, mu)) is not None]
+    return [*sorted(singles, key=lambda c: -c.pressure), *sorted(pairs, key=lambda c: -c.pressure),
+            *sorted(wide, key=lambda c: -c.pressure)[:WIDE_SETS]]
 
 
 def _candidate(net: Network, sink: str | tuple[str, ...], mu: dict[str, Fraction]) -> DrainCandidate | None:

@@ -23,6 +23,7 @@ from ..markov.drift import Clip, RegionDrift, cell_moves
 from ..templates.base import round_to_grid
 from ..templates.table import table_cells
 from .linprog import solve_lp
+from .sink_sets import routing_unions
 
 __all__ = ["MAX_SINK_FAST", "MIXED_CELLS", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs",
            "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "JumpRows", "jump_rows", "TableRows"]
@@ -105,18 +106,21 @@ def sink_candidates(net: Network) -> list[SinkCandidate]:
     return sorted(out, key=lambda c: -c.pressure)
 
 
-def set_candidates(net: Network) -> list[SinkCandidate]:
-    """Pairs of stations linked by a stream inside them that the forced flow could overload together.
+def set_candidates(net: Network, wide: bool = False) -> list[SinkCandidate]:
+    """Pairs of stations linked by a stream inside them (or wider sets) that the forced flow could overload together.
 
     Parameters
     ----------
     net : Network
         The network.
+    wide : bool, optional
+        Sets of three or four stations, unions of routing sets (:func:`~certify.search.sink_sets.routing_unions`),
+        in place of the pairs of :func:`linked_pairs`.
 
     Returns
     -------
     list of SinkCandidate
-        Pairs G the theorem's hypotheses 1 and 4 allow (so some stream's choice set lies inside G), whose streams
+        Sets G the theorem's hypotheses 1 and 4 allow (so some stream's choice set lies inside G), whose streams
         alone do not overload G (else flow balance decides) but the forced rates with every feeder busy do, for G
         and for each of its stations (H = {j}); by lambda_G / m_G, nearest overload first.
 
@@ -132,7 +136,7 @@ def set_candidates(net: Network) -> list[SinkCandidate]:
     [(('2', '3'), Fraction(3, 4))]
     """
     out = []
-    for G in linked_pairs(net):
+    for G in routing_unions(net) if wide else linked_pairs(net):
         if sink_problem(net, G) is not None:
             continue
         red = reduced_network(net, G)

@@ -1,0 +1,69 @@
+"""Wider sets of sinks: unions of routing sets of three or four stations (docs/math/sink.md, docs/math/drain.md).
+
+The set-sink growth theorem and the sink-drain theorem hold for any set G of at most
+:data:`~certify.exact.sink.MAX_SET` stations. The searches tried single stations and linked pairs; on random
+feedback networks the stations that grow together at the boundary are often more: J = 8 seed 11 of
+``bench/frontier.py`` has the face {1, 4, 5, 8} (streams {1}, {1, 4, 5} and {5, 8} inside it, forced feedback from
+stations 6 and 7 into 1), and R' = {2, 3, 6, 7} then decides the rate JSQ sends into it. Nothing here is a new
+certificate: only which sets the two sink stages try.
+
+A set of stations that grows together must be filled by the routing sets inside it, so the sets listed are the
+unions of routing sets (of streams, or choice sets of feedback) with three or four stations.
+"""
+
+from __future__ import annotations
+
+from ..core.model import Network
+from ..exact.drain import routing_sets
+from ..exact.sink import MAX_SET
+
+__all__ = ["MAX_UNION_J", "WIDE_SETS", "routing_unions"]
+
+#: The most stations of a network whose unions of routing sets are listed (beyond it the sink stages try single
+#: stations and pairs only; the unions of small sets grow as J times the sets meeting a station, cubed).
+MAX_UNION_J = 32
+#: The most sets of three or four sinks each sink stage tries (after the single stations and the pairs).
+WIDE_SETS = 2
+
+
+def routing_unions(net: Network, smallest: int = 3, largest: int = MAX_SET) -> list[tuple[str, ...]]:
+    """The sets of ``smallest`` to ``largest`` stations that are unions of routing sets.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    smallest : int, optional
+        The fewest stations of a set listed.
+    largest : int, optional
+        The most (at most :data:`~certify.exact.sink.MAX_SET`, which the theorems allow).
+
+    Returns
+    -------
+    list of tuple of str
+        Each set in the network's station order, the list sorted by size and then by that order; empty on
+        networks of more than :data:`MAX_UNION_J` stations.
+
+    Examples
+    --------
+    Streams {1}, {1, 2} and {3, 4}:
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Station, Stream
+    >>> net = Network("n", tuple(Station(s, F(1)) for s in "1234"),
+    ...               tuple(Stream(F(1, 4), choice=C) for C in (("1",), ("1", "2"), ("3", "4"))))
+    >>> routing_unions(net)
+    [('1', '3', '4'), ('1', '2', '3', '4')]
+    """
+    if len(net.stations) > MAX_UNION_J:
+        return []
+    order = {j: n for n, j in enumerate(net.station_ids)}
+    base = {frozenset(C) for C in routing_sets(net) if len(C) <= largest}
+    found = set(base)
+    frontier = set(base)
+    while frontier:
+        grown = {A | B for A in frontier for B in base if not B <= A and len(A | B) <= largest}
+        frontier = grown - found
+        found |= frontier
+    keep = [tuple(sorted(G, key=order.__getitem__)) for G in found if smallest <= len(G) <= largest]
+    return sorted(keep, key=lambda G: (len(G), [order[j] for j in G]))

@@ -1,0 +1,151 @@
+"""Sets of three or four sinks (certify.search.sink_sets): unions of routing sets tried by both sink stages.
+
+Truth from outside the searches: the definition of a union of routing sets scanned over every set of stations,
+tests/independent.py's state-by-state re-check of each certificate on R' rebuilt from the network's fields, and
+R''s exact stationary law (a truncated CTMC), whose inflow into G the certified rates must bracket.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+import certify
+from certify.core.model import Network, Station, Stream
+from certify.explain import explain
+from certify.io.loader import from_dict
+from certify.proof.context import ProofContext, RunState
+from certify.proof.drain import SinkDrain
+from certify.proof.result import Result
+from certify.proof.sink import SinkGrowth
+from certify.search.drain import drain_candidates
+from certify.search.sink import set_candidates
+from certify.search.sink_sets import MAX_UNION_J, routing_unions
+from certify.stationary import stationary
+from tests import independent
+from tests.test_sink_set import random_feedback_doc
+
+DATA = Path(__file__).parent / "data" / "networks"
+FACE = ["1", "4", "5", "8"]
+
+
+def _run(stage, net):
+    """One sink stage alone on ``net`` (120 s): its outcome."""
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
+    return stage.run(ctx)
+
+
+@pytest.fixture(scope="module")
+def below():
+    """bench/frontier.py's J = 8 seed 11 at load 0.905 and the drain stage's certificate for it."""
+    net = certify.load(DATA / "random-J8-s11-r0.905.json")
+    out = _run(SinkDrain(), net)
+    assert out.decision is not None
+    return net, out.decision.certificate.to_json()
+
+
+@pytest.fixture(scope="module")
+def above():
+    """The same network at load 0.915 and the growth stage's certificate for it."""
+    net = certify.load(DATA / "random-J8-s11-r0.915.json")
+    out = _run(SinkGrowth(certify.prove), net)
+    assert out.decision is not None
+    return net, out.decision.certificate.to_json()
+
+
+def _inflow(net, sinks):
+    """E[u_G] under R''s exact stationary law (truncated at 12 per station: within 1e-4 of truncation at 15, where
+    the certified rates lie 0.01 from it): the streams into sets inside G, p times each feeder's throughput for the
+    feedback forced into them, the internal feedback and mu(G)."""
+    red, inflow, feeds, internal, mu = independent.reduced_set(net, sinks)
+    thr = stationary(red, truncate=12).throughput
+    ids = list(red.station_ids)
+    rate = float(sum((r for _, r in inflow), F(0)))
+    rate += sum(float(r / net.stations[net.station_ids.index(i)].mu) * thr[ids.index(i)] for i, _, r in feeds)
+    return rate, float(sum((r for *_, r in internal), F(0))), float(sum(mu.values(), F(0)))
+
+
+def test_unions_are_the_sets_covered_by_the_routing_sets_inside_them():
+    """On seeded random feedback networks, routing_unions lists exactly the 3- and 4-sets that every station of
+    which lies in a routing set inside the set (scanning every set of stations)."""
+    listed = 0
+    for seed in range(40):
+        net = from_dict(random_feedback_doc(seed))
+        sets = [frozenset(C) for st in net.streams for C, r in st.routing_sets() if r > 0]
+        sets += [frozenset(f.choice) for f in net.feedback if f.prob > 0]
+        want = []
+        for n in (3, 4):
+            for G in itertools.combinations(net.station_ids, n):
+                inside = [C for C in sets if C <= set(G)]
+                if set().union(*inside) == set(G):
+                    want.append(G)
+        assert routing_unions(net) == want, seed
+        listed += len(want)
+    assert listed >= 20  # the comparison saw unions, not only empty lists
+
+
+def test_no_unions_are_listed_on_large_networks():
+    """Beyond MAX_UNION_J stations the list is empty (the stages try single sinks and pairs only)."""
+    J = MAX_UNION_J + 1
+    net = Network("big", tuple(Station(str(k), F(1)) for k in range(J)),
+                  tuple(Stream(F(1, 4), choice=(str(k), str((k + 1) % J))) for k in range(J)))
+    assert routing_unions(net) == []
+    small = Network("small", net.stations[:4], tuple(Stream(F(1, 4), choice=(str(k), str(k + 1))) for k in range(3)))
+    assert routing_unions(small) == [("0", "1", "2"), ("1", "2", "3"), ("0", "1", "2", "3")]
+
+
+def test_the_face_of_the_J8_network_is_a_candidate_of_both_stages():
+    """J = 8 seed 11: the face {1, 4, 5, 8} is the most pressed wide set of the growth and the drain stages."""
+    net = certify.load(DATA / "random-J8-s11-r0.905.json")
+    assert [c.sink for c in set_candidates(net, wide=True)][0] == tuple(FACE)
+    assert tuple(FACE) in [c.sink for c in drain_candidates(net)]
+
+
+def test_below_its_boundary_the_face_is_drained(below):
+    """At 0.905 the drain stage proves the network stable with G = {1, 4, 5, 8}, and verify agrees."""
+    net, cert = below
+    assert cert["kind"] == "sink-drain" and cert["sink"] == FACE
+    assert certify.verify(net, cert).ok
+
+
+def test_above_its_boundary_the_face_grows(above):
+    """At 0.915 the growth stage proves the face {1, 4, 5, 8} overloaded, and verify agrees."""
+    net, cert = above
+    assert cert["kind"] == "sink-growth" and cert["sink"] == FACE
+    assert certify.verify(net, cert).ok
+
+
+def test_the_drain_certificate_holds_state_by_state(below):
+    """Every hypothesis of the drain certificate, for G and each subset it lists, re-checked by tests/independent.py."""
+    independent.check_sink_drain(*below)
+
+
+def test_the_growth_certificate_holds_state_by_state(above):
+    """Every hypothesis of the growth certificate, for G and each subset it lists, re-checked by tests/independent.py."""
+    independent.check_sink_growth(*above)
+
+
+def test_the_certified_rates_bracket_the_exact_inflow(below, above):
+    """The drain's c_G is at least, and the growth's c_G at most, E[u_G] under R''s exact stationary law."""
+    for (net, cert), side in ((below, "drain"), (above, "growth")):
+        rate, internal, mu = _inflow(net, FACE)
+        if side == "drain":
+            assert float(F(cert["rate"])) >= rate + internal - 1e-9
+            assert rate + internal < mu  # the truth is on the proved side too
+        else:
+            assert float(F(cert["rate"])) <= rate + 1e-9
+            assert rate > mu - internal
+
+
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_explain_lists_all_fifteen_subsets_of_the_face(below, above, side):
+    """The readable proof of either side has a row for each of the 15 non-empty subsets of {1, 4, 5, 8}."""
+    net, cert = below if side == "below" else above
+    text = explain(net, cert).render("markdown")
+    for n in range(1, 5):
+        for H in itertools.combinations(FACE, n):
+            assert f"| {{{', '.join(H)}}} |" in text, H
