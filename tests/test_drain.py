@@ -331,3 +331,19 @@ def test_explain_names_the_sinks_and_every_subset(pair):
     for H in ("{s}", "{t}", "{s, t}"):
         assert f"| {H} |" in text
     assert "W = y'Py" in text
+
+
+def test_a_rate_lp_stopped_by_its_deadline_is_no_answer():
+    """The drain and the sink rate LPs given a deadline in the past raise TimeLimitReached, never "no rate found"."""
+    from certify.markov.regions import TimeLimitReached
+    from certify.search.sink import solve_sink_rate
+
+    net = at_load(1, 0.95)
+    red = reduced_network(net, "s")
+    chain = compile_chain(red.network)
+    drifts = compile_drifts(chain)
+    late = time.perf_counter() - 1
+    with pytest.raises(TimeLimitReached):
+        solve_drain_rate(chain, red, drifts, [], 0, ("s",), F(1), deadline=late)
+    with pytest.raises(TimeLimitReached):
+        solve_sink_rate(chain, red, drifts, [], 0, deadline=late)

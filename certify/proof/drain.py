@@ -140,11 +140,16 @@ class SinkDrain(JsqStage):
                 if drifts is None:
                     say_outcome(t, f"{where}: too many regions")
                     continue
-                got = drain_bound(ctx, red, chain, fast, K, drifts, stop)
-                if got is None:
-                    say_outcome(t, f"{where}: no rate below the capacity found ({len(drifts)} regions)")
-                    continue
-                subsets = self._subsets(ctx, t, cand, chain, drifts, fast, K, stop, where)
+                try:
+                    got = drain_bound(ctx, red, chain, fast, K, drifts, stop)
+                    if got is None:
+                        say_outcome(t, f"{where}: no rate below the capacity found ({len(drifts)} regions)")
+                        continue
+                    subsets = self._subsets(ctx, t, cand, chain, drifts, fast, K, stop, where)
+                except TimeLimitReached:
+                    say_outcome(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded "
+                                   "from it)")
+                    return None
                 if subsets is None:
                     continue
                 w, table, rate = got

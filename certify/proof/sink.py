@@ -496,12 +496,17 @@ def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[
     drifts : list of RegionDrift
         ``reduced_drifts(ctx, red.sinks, chain, fast, K, ...)``.
     stop : float
-        A ``time.perf_counter()`` value: the LP's time limit (an answer cut short by it is not kept).
+        A ``time.perf_counter()`` value: the LP's time limit.
 
     Returns
     -------
     (list of Fraction, dict or None, Fraction) or None
         w, T and c (rounded) with c below what the sinks serve, or None.
+
+    Raises
+    ------
+    TimeLimitReached
+        When the LP is stopped by ``stop`` (nothing is cached then).
 
     Examples
     --------

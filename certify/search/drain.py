@@ -24,6 +24,7 @@ from ..exact.sink import Reduction, reduced_network
 from ..exact.stability import check_foster
 from ..markov.chain import Chain
 from ..markov.drift import Clip, RegionDrift, clip_levels
+from ..markov.regions import TimeLimitReached
 from ..templates.base import round_to_grid
 from ..templates.linear import SideRow
 from ..templates.quadratic import Quadratic
@@ -261,6 +262,11 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
     (list of Fraction, dict or None, Fraction) or None
         w, T and c (rounded, for the exact check), or None when the LP finds no c < mu(H).
 
+    Raises
+    ------
+    TimeLimitReached
+        When the LP solver stops at the deadline.
+
     Examples
     --------
     >>> from certify.core.model import Feedback, Station, Stream
@@ -288,6 +294,8 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
     lo = np.concatenate([np.full(J + nc, -100.0), [-np.inf]])
     hi = np.concatenate([np.full(J + nc, 100.0), [np.inf]])
     res = solve_lp(cost, A_ub, b_ub, bounds=(lo, hi), solver=solver, time_limit=remaining(deadline))
+    if res.timed_out:
+        raise TimeLimitReached("the drain rate LP")  # not an answer: no rate may be said not to exist
     if not res.ok or res.x is None:
         return None
     # rounding w and T to 2^-20 moves u + A'g by about 2^-20 times the jump rates; c is claimed SLACK above the LP's

@@ -20,6 +20,7 @@ from ..core.model import Network
 from ..exact.sink import Reduction, forced_rate, reduced_network, sink_problem
 from ..markov.chain import Chain
 from ..markov.drift import Clip, RegionDrift, cell_moves
+from ..markov.regions import TimeLimitReached
 from ..templates.base import round_to_grid
 from ..templates.table import table_cells
 from .linprog import solve_lp
@@ -483,6 +484,11 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
     (list of Fraction, dict or None, Fraction) or None
         w, T and c (rounded, for the exact check), or None when the LP finds no c > m_S.
 
+    Raises
+    ------
+    TimeLimitReached
+        When the LP solver stops at the deadline.
+
     Examples
     --------
     >>> from fractions import Fraction as F
@@ -507,6 +513,8 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
     lo = np.concatenate([np.full(J + nc, -100.0), [-np.inf]])
     hi = np.concatenate([np.full(J + nc, 100.0), [float(red.constant + sum(red.forced.values(), Fraction(0))) + 1]])
     res = solve_lp(cost, A_ub, f, bounds=(lo, hi), solver=solver, time_limit=remaining(deadline))
+    if res.timed_out:
+        raise TimeLimitReached("the sink rate LP")  # not an answer: no rate may be said not to exist
     if not res.ok or res.x is None:
         return None
     c_lp = float(res.x[-1])
