@@ -101,8 +101,8 @@ class SinkDrain(JsqStage):
         share = DRAIN_EARLY_SHARE if self.early else DRAIN_SHARE
         stop = time.perf_counter() + share * max(0.0, run.deadline - time.perf_counter())
         cands = drain_candidates(ctx.net)
-        narrow = [c for c in cands if isinstance(c.sink, str) or len(c.sink) <= 2]
-        for cand in [*narrow[:MAX_DRAINS], *cands[len(narrow):]]:
+        wide = [c for c in cands if not isinstance(c.sink, str) and len(c.sink) > 2]
+        for cand in [*[c for c in cands if c not in wide][:MAX_DRAINS], *wide]:
             if time.perf_counter() > stop:
                 run.skipped.append(f"sink drain at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue
