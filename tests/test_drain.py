@@ -347,3 +347,22 @@ def test_a_rate_lp_stopped_by_its_deadline_is_no_answer():
         solve_drain_rate(chain, red, drifts, [], 0, ("s",), F(1), deadline=late)
     with pytest.raises(TimeLimitReached):
         solve_sink_rate(chain, red, drifts, [], 0, deadline=late)
+
+
+def test_the_growth_stage_gives_its_drain_lp_part_of_the_drain_stage_time(monkeypatch):
+    """The drain LP the growth stage solves after a failed table may run past the growth stage's share (the drain
+    stage keeps its answer), but not past the run's deadline."""
+    import certify.proof.sink as proof_sink
+    from certify.proof.context import Timer
+
+    net = at_load(1, 0.95)
+    red = reduced_network(net, "s")
+    chain = compile_chain(red.network)
+    now = time.perf_counter()
+    ctx = ProofContext(net, Result("n"), RunState(now + 100), None, True, ["quadratic"])
+    proof_sink.reduced_drifts(ctx, red.sinks, chain, [], 0, now + 100)
+    seen: list[float] = []
+    monkeypatch.setattr(proof_sink, "drain_bound", lambda *a: seen.append(a[-1]))
+    stop = now + 10
+    assert not proof_sink.SinkGrowth._below(ctx, Timer(Result("n"), "t"), red, chain, [], 0, stop)
+    assert stop + 40 < seen[0] <= ctx.run.deadline
