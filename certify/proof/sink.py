@@ -28,6 +28,7 @@ from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text, compile_dr
 from ..markov.regions import TimeLimitReached, iter_regions
 from ..search.drain import solve_drain_rate
 from ..search.sink import (
+    MAX_SINK_FAST,
     JumpRows,
     RateSolution,
     SinkCandidate,
@@ -45,7 +46,7 @@ from .result import Result
 from .separable import product_estimate
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
-__all__ = ["SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
+__all__ = ["SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
            "table_tries", "no_table", "table_key", "listable", "reduced_drifts", "reduced_jumps", "drain_bound",
            "sink_name", "say_outcome", "nested_run"]
 
@@ -61,6 +62,11 @@ SINK_K = 2
 #: On a reduced network of at most this many stations the largest table is tried again at clip level SINK_K + 1
 #: (at J' = 5 about 5,000 regions and 4 s; the bound on the forced rate tightens by a few 1e-3).
 SINK_FINER_J = 6
+#: On a reduced network of exactly this many stations (not split into groups) a table on all but one of them
+#: (:func:`~certify.search.sink.sink_fast` with that many stations) is tried before the table over every station: J = 8
+#: seed 16 at load 0.59 is drained by six stations at K = 2 (729 cells, a 5 s LP) where all seven (2,187 cells) take
+#: 45-51 s, more than a probe has left.
+SINK_STEP_J = MAX_SINK_FAST + 2
 #: The most regions of R' (refined) the stage lists for one candidate.
 SINK_REGIONS = 400_000
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
@@ -271,7 +277,8 @@ class SinkGrowth(JsqStage):
 
 
 def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
-    """The tables g tries on R', in order: each of :func:`~certify.search.sink.sink_fast`'s station sets at SINK_K, the
+    """The tables g tries on R', in order: each of :func:`~certify.search.sink.sink_fast`'s station sets at SINK_K (on
+    R' of SINK_STEP_J stations that does not split into groups, then its set of one station fewer than R'), the
     largest again at SINK_K + 1 (R' of at most SINK_FINER_J stations), then every station of R' with its own clip level
     (:func:`~certify.search.sink.mixed_levels`) where that is a different table and R' does not split into the groups
     of the separable certificates (:func:`~certify.proof.separable.product_estimate`: J = 7 with three gadgets spent
@@ -300,10 +307,14 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     >>> table_tries(compile_chain(red.network), red)
     [([0, 1], 2), ([0, 1, 2, 3], 2), ([0, 1, 2, 3], 3)]
     """
-    tries: list[tuple[list[int], Clip]] = [(fast, SINK_K) for fast in sink_fast(chain, red)]
+    sets = sink_fast(chain, red)
+    whole = bool(sets) and product_estimate(chain) is None  # R' does not split into the separable kinds' groups
+    if whole and chain.J == SINK_STEP_J and (step := sink_fast(chain, red, SINK_STEP_J - 1)[-1]) not in sets:
+        sets.append(step)  # one station short of R': a fraction of the whole table's cells and LP time
+    tries: list[tuple[list[int], Clip]] = [(fast, SINK_K) for fast in sets]
     if tries and chain.J <= SINK_FINER_J:
         tries.append((tries[-1][0], SINK_K + 1))
-    mixed = mixed_levels(chain, red, SINK_K) if tries and product_estimate(chain) is None else None
+    mixed = mixed_levels(chain, red, SINK_K) if whole else None
     if mixed is not None and all((fast, clip_levels(fast, K)) != mixed for fast, K in tries):
         tries.append(mixed)  # where R' splits into groups, one table over all of it is what the separable kinds avoid
     return [(fast, K) for fast, K in tries if listable(chain, fast, K)]
