@@ -46,8 +46,8 @@ from .result import Result
 from .separable import product_estimate
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
-__all__ = ["SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS", "SINK_MIN_J", "SinkGrowth",
-           "table_tries", "no_table", "table_key", "listable", "reduced_drifts", "reduced_jumps", "drain_bound",
+__all__ = ["SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS",
+           "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "table_key", "listable", "reduced_drifts", "reduced_jumps", "drain_bound",
            "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
@@ -309,8 +309,10 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     """
     sets = sink_fast(chain, red)
     whole = bool(sets) and product_estimate(chain) is None  # R' does not split into the separable kinds' groups
-    if whole and chain.J == SINK_STEP_J and (step := sink_fast(chain, red, SINK_STEP_J - 1)[-1]) not in sets:
-        sets.append(step)  # one station short of R': a fraction of the whole table's cells and LP time
+    if whole and chain.J == SINK_STEP_J:
+        step = sink_fast(chain, red, SINK_STEP_J - 1)[-1]
+        if len(step) == SINK_STEP_J - 1 and step not in sets:
+            sets.append(step)  # one station short of R': a fraction of the whole table's cells and LP time
     tries: list[tuple[list[int], Clip]] = [(fast, SINK_K) for fast in sets]
     if tries and chain.J <= SINK_FINER_J:
         tries.append((tries[-1][0], SINK_K + 1))
