@@ -100,9 +100,11 @@ class SinkDrain(JsqStage):
             return NEXT
         share = DRAIN_EARLY_SHARE if self.early else DRAIN_SHARE
         stop = time.perf_counter() + share * max(0.0, run.deadline - time.perf_counter())
-        cands = drain_candidates(ctx.net)
-        wide = [c for c in cands if not isinstance(c.sink, str) and len(c.sink) > 2]
-        for cand in [*[c for c in cands if c not in wide][:MAX_DRAINS], *wide]:
+        narrow: list[DrainCandidate] = []  # single sinks and pairs (at most MAX_DRAINS of them), then the wider sets
+        wide: list[DrainCandidate] = []
+        for c in drain_candidates(ctx.net):
+            (narrow if isinstance(c.sink, str) or len(c.sink) <= 2 else wide).append(c)
+        for cand in [*narrow[:MAX_DRAINS], *wide]:
             if time.perf_counter() > stop:
                 run.skipped.append(f"sink drain at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue

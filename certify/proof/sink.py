@@ -47,8 +47,8 @@ from .separable import product_estimate
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS",
-           "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "table_key", "listable", "reduced_drifts", "reduced_jumps", "drain_bound",
-           "sink_name", "say_outcome", "nested_run"]
+           "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "table_key", "listable", "reduced_drifts",
+           "reduced_jumps", "drain_bound", "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
