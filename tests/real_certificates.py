@@ -154,6 +154,12 @@ def _drain(net):
     return drain_certificate(net, "s", ["a0", "b0"], 3)
 
 
+def _drain_ties_net():
+    from tests.test_drain_ties import tie_gadget_doc
+
+    return from_dict(tie_gadget_doc(Fraction(8, 5), Fraction(2, 5), Fraction(1, 2)))  # ties send a0 2/25 more
+
+
 def _drain_mixed(net):
     from tests.test_drain import drain_certificate
 
@@ -221,6 +227,7 @@ CASES = {
     "sink-drain": (_drain_net, _drain, "sink-drain"),
     "sink-drain-set": (_drain_pair_net, _drain_pair, "sink-drain"),
     "sink-drain-mixed": (_drain_net, _drain_mixed, "sink-drain"),
+    "sink-drain-ties": (_drain_ties_net, _drain, "sink-drain"),  # W on R' with the ties' excess stream
     # four sinks, a union of routing sets (certify.search.sink_sets) of bench/frontier.py's J = 8 seed 11
     "sink-set-face": (lambda: load(DATA / "random-J8-s11-r0.915.json"), _sink_growth, "sink-growth"),
     "sink-drain-face": (lambda: load(DATA / "random-J8-s11-r0.905.json"), _drain_stage, "sink-drain"),

@@ -17,8 +17,9 @@ independently (tests/independent.py, none of it certify's templates or checker):
   from the network's fields and its nested certificate verified against that R', rate > mu_S (1 - p_SS); for a
   set of sinks (case sink-set) the same for every subset H, with its own g_H or its constant inflow, c_H > m_H.
 * sink-drain: u_H + A'g_H <= c_H < mu(H) for every subset H on a box of states of R' and at far states, R'
-  rebuilt from the network's fields, g_H nondecreasing along Dirs(H) there, W's P >= 0 with A'W < 0 far out, and
-  the ties compatible (every tied set enumerated).
+  rebuilt from the network's fields, g_H nondecreasing along Dirs(H) there, W's P >= 0 with A'W < 0 far out on R'
+  with the ties' excess (every tied set enumerated) added as Poisson streams, and no subset function where it is
+  positive (case sink-drain-ties).
 * separable: AV(x) <= B - delta |x|_1 at random states and the slope of AV along
   random rays <= -delta |r|_1 (Foster), Af >= delta at random states, the empty one
   included (growth), V and f read from the file, the jumps from the JSQ rules.
@@ -427,6 +428,7 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("sink-set", lambda c: c.update(sink=[c["sink"][0], c["sink"][1], "a0"])),
         ("sink-drain", lambda c: c.update(rate=str(Fraction(c["rate"]) - Fraction(1, 10)))),
         ("sink-drain", lambda c: c["reduced_lyapunov"].update({"P[a0,b0]": "-1"})),
+        ("sink-drain-ties", lambda c: c.update(rate=str(Fraction(c["rate"]) - Fraction(1, 100)))),
         ("sink-drain-set", lambda c: c["subsets"][0].update(rate=str(Fraction(c["subsets"][0]["rate"]) - Fraction(1, 10)))),
         ("sink-drain-set", lambda c: c.pop("subsets")),
         ("sink-drain-set", lambda c: c["subsets"][0]["weights"].update(x="-1")),

@@ -10,6 +10,8 @@ unreleased) cases were corrected to claim only what their theorems give;
 ``sink-drain`` and ``sink-drain-set`` with the stable side of sinks (docs/math/drain.md), ``sink-drain-mixed``
 (``table.K`` a list: one clip level per fast station) with per-station levels, ``sink-set-face`` and
 ``sink-drain-face`` (four sinks, a union of routing sets) with the wider sets of certify.search.sink_sets.
+The four ``sink-drain*`` files were rewritten, and ``sink-drain-ties`` (the claim ``tie_excess``) added, when the
+drain theorem admitted ties that send R' more than it sends itself: its statement now names that case.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 

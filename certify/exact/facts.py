@@ -371,6 +371,9 @@ class SinkDrainFacts(Facts):
         For a set of sinks G, its stations (empty for a single sink).
     subsets : tuple of (tuple of str, Fraction, Fraction)
         For a set: every proper non-empty subset H with its rate c_H and capacity mu(H) (c_H < mu(H)).
+    excess : tuple of (str, Fraction)
+        The ties' excess eps_t > 0 by station of R' (W was checked with Poisson streams of these rates added);
+        empty when ties never send R' more than it sends itself.
 
     Examples
     --------
@@ -385,6 +388,7 @@ class SinkDrainFacts(Facts):
     delta: Fraction
     sinks: tuple[str, ...] = ()
     subsets: tuple[tuple[tuple[str, ...], Fraction, Fraction], ...] = ()
+    excess: tuple[tuple[str, Fraction], ...] = ()
 
 
 @dataclass(frozen=True)

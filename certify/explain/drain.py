@@ -17,10 +17,12 @@ _STATEMENT = (
     "Let G be the sinks and R' the network without them (choice sets lose G's stations, the feedback from R' into choice "
     "sets inside G is forced into G, G's feedback into R' becomes Poisson streams). For a non-empty subset H of G let u_H "
     "be the work of the routing sets inside H (streams, feedback of busy stations of R' and feedback of G's stations): "
-    "all that can reach H while its stations hold G's longest queues. If ties with G never send a station of R' more than "
-    "R' does, if R' has a quadratic Foster function W = y'Py with P >= 0 entrywise (no arrival decreases it), if for every "
+    "all that can reach H while its stations hold G's longest queues. Let eps_t be the most that ties with stations of G "
+    "can send a station t of R' beyond what R' sends it, and R'_eps R' with a Poisson stream of rate eps_t into each t. "
+    "If R'_eps has a quadratic Foster function W = y'Py with P >= 0 entrywise (no arrival decreases it), if for every "
     "H the inequality u_H + A'g_H <= c_H holds at every state of R' with c_H < mu(H), g_H not decreasing where a station "
-    "of G outside H may take an arrival from R', and if the empty state is reachable from every state, then the network "
+    "of G outside H may take an arrival from R' (and g_H = 0 for every proper subset when some eps_t > 0), and if the "
+    "empty state is reachable from every state, then the network "
     "is positive recurrent: V = |s|^2/2 + (the Lovász extension of H -> g_H) + kappa W decreases by a rate proportional "
     "to |x| far from the origin, for kappa large (docs/math/drain.md).")
 
@@ -76,11 +78,21 @@ def explain_sink_drain(ctx: Context) -> Proof:
     g_text = "w'y" + (f" + T(min(y_F, K)) over F = "
                       f"{{{', '.join(ids[a] for a in ctx.reading.kwargs['fast'])}}}, {clip_text(ctx.reading.kwargs['K'])}"
                       if table is not None else "")
+    if facts.excess:
+        more = ", ".join(f"{v} into {t}" for t, v in facts.excess)
+        ties = para("Ties: a tie of a routing set with stations of G sends some stations of R' more than the same tie "
+                    f"without G; the most it can add is {more} per unit time (eps_t). W is checked on R'_eps, R' with "
+                    "Poisson streams of these rates added, and no proper subset of G has its own function.")
+        rest = "R'_eps"
+    else:
+        ties = para("Ties: no tie of a routing set with stations of G sends a station of R' more than the same tie "
+                    "without G (every eps_t is 0).")
+        rest = "R'"
     checks: list[Para] = [
-        para("Ties: no tie of a routing set with stations of G sends a station of R' more than the same tie without G."),
+        ties,
         para("The empty state is reachable from every state (the drain order of the network)."),
-        para("W = y'Py is a Foster function of R': its quadratic certificate passed the exact Foster check on R' rebuilt "
-             "from this network (drift slope <= -delta |g|_1 along every cone generator, delta = ",
+        para(f"W = y'Py is a Foster function of {rest}: its quadratic certificate passed the exact Foster check on it, "
+             "rebuilt from this network (drift slope <= -delta |g|_1 along every cone generator, delta = ",
              Math(frac_tex(facts.delta)), "), and every entry of P is >= 0 with a positive diagonal."),
         para(f"Rate inequalities: u_H + A'g_H <= c_H on every one of the {facts.regions} regions of R' for G and for each "
              "listed subset (bounded regions included; u_H and A'g_H are constant on each), and every listed g_H does not "

@@ -19,7 +19,7 @@ from itertools import combinations
 
 from ..certificates.kinds.sink_drain import sink_drain_certificate
 from ..core.clock import earliest, within
-from ..exact.drain import check_sink_drain, directions, largest_drain_rate
+from ..exact.drain import check_sink_drain, directions, excess_network, largest_drain_rate, tie_excess
 from ..exact.sink import Subset
 from ..markov.chain import Chain, compile_chain, drain_order
 from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
@@ -130,9 +130,12 @@ class SinkDrain(JsqStage):
             if not tries:
                 t.outcome = no_table(name)
                 return None
-            lyap = solve_reduced_lyapunov(chain, compile_drifts(chain, deadline=stop), solver=ctx.solver, deadline=stop)
+            excess = tie_excess(net, red.sinks)
+            wchain = compile_chain(excess_network(red.network, excess)) if excess else chain
+            lyap = solve_reduced_lyapunov(wchain, compile_drifts(wchain, deadline=stop), solver=ctx.solver, deadline=stop)
             if lyap is None:
-                t.outcome = f"R' (without {name}): no quadratic Foster function with P >= 0 found: not tried"
+                what = "with the ties' excess added" if excess else f"without {name}"
+                t.outcome = f"R' ({what}): no quadratic Foster function with P >= 0 found: not tried"
                 return None
             P, _ = lyap
             for fast, K in tries:
@@ -147,7 +150,7 @@ class SinkDrain(JsqStage):
                     if got is None:
                         say_outcome(t, f"{where}: no rate below the capacity found ({len(drifts)} regions)")
                         continue
-                    subsets = self._subsets(ctx, t, cand, chain, drifts, fast, K, stop, where)
+                    subsets = self._subsets(ctx, t, cand, chain, drifts, fast, K, stop, where, bool(excess))
                 except TimeLimitReached:
                     say_outcome(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded "
                                    "from it)")
@@ -163,13 +166,14 @@ class SinkDrain(JsqStage):
                 t.outcome = (f"found, exact check passed (rate {float(rate):.4g} < capacity "
                              f"{float(chk.facts.capacity):.4g})")
                 cert = sink_drain_certificate(net, sink, P, w, rate, chk, table, fast, K, subsets)
+                plus = ", with the ties' largest excess added as Poisson streams," if excess else ""
                 if isinstance(sink, str):
-                    what = (f"the network without station {sink} drains (a quadratic Foster function that no arrival "
-                            f"decreases) and the work that can reach {sink} averages at most {float(rate):.4g} < "
+                    what = (f"the network without station {sink}{plus} drains (a quadratic Foster function that no "
+                            f"arrival decreases) and the work that can reach {sink} averages at most {float(rate):.4g} < "
                             f"{float(chk.facts.capacity):.4g}, what {sink} serves")
                 else:
-                    what = (f"the network without stations {name} drains (a quadratic Foster function that no arrival "
-                            f"decreases), the work that can reach them averages at most {float(rate):.4g} < "
+                    what = (f"the network without stations {name}{plus} drains (a quadratic Foster function that no "
+                            f"arrival decreases), the work that can reach them averages at most {float(rate):.4g} < "
                             f"{float(chk.facts.capacity):.4g}, what they serve, and the work that can reach each "
                             "subset of them while it holds their longest queues less than what it serves")
                 return decide(
@@ -182,8 +186,9 @@ class SinkDrain(JsqStage):
 
     @staticmethod
     def _subsets(ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, drifts: list[RegionDrift],
-                 fast: list[int], K: Clip, stop: float, where: str) -> list[Subset] | None:
-        """g_H and c_H for each proper subset whose largest inflow reaches its capacity, or None when one has none."""
+                 fast: list[int], K: Clip, stop: float, where: str, ties: bool = False) -> list[Subset] | None:
+        """g_H and c_H for each proper subset whose largest inflow reaches its capacity, or None when one has none
+        (or when ``ties`` add work to R', where no subset may have its own function)."""
         red, net = cand.reduction, ctx.net
         mu = {s.id: s.mu for s in net.stations}
         out: list[Subset] = []
@@ -192,6 +197,10 @@ class SinkDrain(JsqStage):
                 capacity = sum((mu[j] for j in H), Fraction(0))
                 if largest_drain_rate(red, H) < capacity:
                     continue  # g_H = 0 with its largest inflow: H need not be listed
+                if ties:
+                    say_outcome(t, f"{where}: subset {{{','.join(H)}}} needs its own function, which ties that send R' "
+                                   "more than it sends itself do not allow (docs/math/drain.md, hypothesis 1)")
+                    return None
                 dirs = [chain.ids.index(s) for s in directions(net, red.sinks, H)]
                 got = solve_drain_rate(chain, red, drifts, fast, K, H, capacity, dirs, solver=ctx.solver, deadline=stop,
                                        jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))

@@ -8,8 +8,8 @@ R''s stations, every entry >= 0), the function g_G on R' (``weights``, optional
 ``subsets`` give proper subsets H their own g_H (``weights``, ``values``) and c_H
 (``rate``), exactly as a ``sink-growth`` certificate's. The checker
 (:func:`certify.exact.drain.check_sink_drain`) rebuilds R', checks W, u_H + A'g_H
-<= c_H on every region of R', c_H < mu(H), g_H's monotonicity, the ties and
-N's drain order. Pure Python.
+<= c_H on every region of R', c_H < mu(H), g_H's monotonicity, W on R' with the
+ties' excess added, and N's drain order. Pure Python.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def sink_drain_claims(f: SinkDrainFacts) -> JsonObject:
     Returns
     -------
     dict
-        ``rate``, ``capacity``, ``regions``, ``delta`` (W's) and, for a set, ``subsets``.
+        ``rate``, ``capacity``, ``regions``, ``delta`` (W's), for a set ``subsets``, and ``tie_excess`` (eps_t by
+        station) when ties with the sinks send R' more than it sends itself.
 
     Examples
     --------
@@ -58,6 +59,8 @@ def sink_drain_claims(f: SinkDrainFacts) -> JsonObject:
     out: JsonObject = {"rate": q(f.rate), "capacity": q(f.capacity), "regions": f.regions, "delta": q(f.delta)}
     if f.sinks:
         out["subsets"] = [{"set": list(H), "rate": q(c), "capacity": q(m)} for H, c, m in f.subsets]
+    if f.excess:
+        out["tie_excess"] = {t: q(v) for t, v in f.excess}
     return out
 
 
@@ -193,8 +196,10 @@ def sink_drain_statement(net: Any, chain: Chain | None, template: str) -> Statem
                 "and the work that can reach the sink averages at most rate < capacity along R''s paths (u + A'g <= "
                 "rate at every state of R')")
     return "markovian", (
-        f"{what}, and ties with the sinks never send a station of R' more than R' does: the chain is positive "
-        f"recurrent (docs/math/drain.md), {primitives(None)}."
+        f"{what}; W drains R' with a Poisson stream added into each station of R' that a tie with the sinks sends "
+        f"more than R' does (the tie's largest excess; none when ties never do), and where such a tie exists no "
+        f"proper subset of the sinks has its own function: the chain is positive recurrent (docs/math/drain.md), "
+        f"{primitives(None)}."
     )
 
 
