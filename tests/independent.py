@@ -1102,11 +1102,12 @@ def fluid_max_rate(net, z, c_vec):
                 b_eq.append(0.0)
     bounds = [(0, None)] * nf + [((1, 1) if z[j] > 0 else (0, 1)) for j in range(J)]
     obj = -(np.array([float(x) for x in c_vec]) @ Vm)
-    res = linprog(obj, A_eq=np.array(A_eq), b_eq=np.array(b_eq), bounds=bounds, method="highs")
+    scale = float(np.max(np.abs(obj))) or 1.0  # max (c/s)'v = max c'v / s: a forged 1e30 entry stays solvable
+    res = linprog(obj / scale, A_eq=np.array(A_eq), b_eq=np.array(b_eq), bounds=bounds, method="highs")
     if res.status == 2:
         return None
     assert res.status == 0, res.message
-    return -res.fun
+    return -res.fun * scale
 
 
 def check_fluid(net, cert: dict, count: int = 40, seed: int = 0) -> None:
