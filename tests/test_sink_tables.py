@@ -19,7 +19,7 @@ from certify.markov.chain import compile_chain
 from certify.proof.context import ProofContext, RunState
 from certify.proof.drain import SinkDrain
 from certify.proof.result import Result
-from certify.proof.sink import SINK_STEP_J, table_tries
+from certify.proof.sink import SINK_FINEST_J, SINK_STEP_J, table_tries
 from certify.search.sink import MAX_SINK_FAST
 from tests import independent
 from tests.test_sink_set import random_feedback_doc
@@ -81,3 +81,40 @@ def test_six_stations_drain_the_sink_at_0_59(drained):
 def test_the_six_station_certificate_holds_state_by_state(drained):
     """Every hypothesis of the drain certificate re-checked state by state by tests/independent.py."""
     independent.check_sink_drain(*drained)
+
+
+def test_a_five_station_reduction_tries_its_largest_table_at_three_clip_levels():
+    """J = 6 seed 39 without its sink 5 (R' of five stations): the largest table at K = 2, 3 and then 4."""
+    J, tries = _tries(certify.load(DATA / "random-J6-s39-r0.8432.json"), "5")
+    assert J == SINK_FINEST_J == 5
+    whole = {"1", "2", "3", "4", "6"}
+    assert [K for F, K in tries if F == whole] == [2, 3, 4]
+    assert tries[-1] == (whole, 4)
+
+
+def test_only_reductions_of_at_most_five_stations_try_clip_level_four():
+    """On 60 random feedback networks a table at K = 4 is tried exactly where R' has at most SINK_FINEST_J stations."""
+    seen = 0
+    for seed in range(60):
+        net = from_dict(random_feedback_doc(seed))
+        for st in net.stations:
+            J, tries = _tries(net, st.id)
+            if not tries:
+                continue
+            assert any(K == 4 for _, K in tries) == (J <= SINK_FINEST_J), (seed, st.id, J, tries)
+            seen += J <= SINK_FINEST_J
+    assert seen > 0
+
+
+@pytest.mark.slow
+def test_clip_level_four_drains_the_five_station_reduction():
+    """J = 6 seed 39 at 0.8432 (K = 3 bounds u by more than mu_5 = 1 there): the drain stage proves it with the K = 4
+    table, verify accepts, and tests/independent.py re-checks it state by state."""
+    net = certify.load(DATA / "random-J6-s39-r0.8432.json")
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
+    out = SinkDrain().run(ctx)
+    assert out.decision is not None
+    cert = out.decision.certificate.to_json()
+    assert cert["sink"] == "5" and cert["table"]["K"] == 4
+    assert certify.verify(net, cert).ok
+    independent.check_sink_drain(net, cert, count=100)

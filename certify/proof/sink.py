@@ -62,6 +62,10 @@ SINK_K = 2
 #: On a reduced network of at most this many stations the largest table is tried again at clip level SINK_K + 1
 #: (at J' = 5 about 5,000 regions and 4 s; the bound on the forced rate tightens by a few 1e-3).
 SINK_FINER_J = 6
+#: On a reduced network of at most this many stations the largest table is tried a third time, at SINK_K + 2 (at J' = 5
+#: 3,125 cells, about 12,000 regions, LPs of 14-30 s: J = 6 seed 39 at 0.8445 bounds u by 1.0041 at K = 3, 1.0007 at
+#: K = 4; seed 21 at 0.85 by 1.0053 and 0.9892).
+SINK_FINEST_J = 5
 #: On a reduced network of exactly this many stations (not split into groups) a table on all but one of them
 #: (:func:`~certify.search.sink.sink_fast` with that many stations) is tried before the table over every station: J = 8
 #: seed 16 at load 0.59 is drained by six stations at K = 2 (729 cells, a 5 s LP) where all seven (2,187 cells) take
@@ -279,7 +283,8 @@ class SinkGrowth(JsqStage):
 def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     """The tables g tries on R', in order: each of :func:`~certify.search.sink.sink_fast`'s station sets at SINK_K (on
     R' of SINK_STEP_J stations that does not split into groups, then its set of one station fewer than R'), the
-    largest again at SINK_K + 1 (R' of at most SINK_FINER_J stations), then every station of R' with its own clip level
+    largest again at SINK_K + 1 (R' of at most SINK_FINER_J stations) and SINK_K + 2 (at most SINK_FINEST_J), then
+    every station of R' with its own clip level
     (:func:`~certify.search.sink.mixed_levels`) where that is a different table and R' does not split into the groups
     of the separable certificates (:func:`~certify.proof.separable.product_estimate`: J = 7 with three gadgets spent
     a minute on that table's LPs, against 2 s for the separable ones); only the tables :func:`listable` keeps.
@@ -305,7 +310,7 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     ...               Stream(F(1, 2), choice=("1", "3", "4"))), (Feedback("1", ("5",), F(1, 2)),))
     >>> red = reduced_network(net, "5")
     >>> table_tries(compile_chain(red.network), red)
-    [([0, 1], 2), ([0, 1, 2, 3], 2), ([0, 1, 2, 3], 3)]
+    [([0, 1], 2), ([0, 1, 2, 3], 2), ([0, 1, 2, 3], 3), ([0, 1, 2, 3], 4)]
     """
     sets = sink_fast(chain, red)
     whole = bool(sets) and product_estimate(chain) is None  # R' does not split into the separable kinds' groups
@@ -316,6 +321,8 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     tries: list[tuple[list[int], Clip]] = [(fast, SINK_K) for fast in sets]
     if tries and chain.J <= SINK_FINER_J:
         tries.append((tries[-1][0], SINK_K + 1))
+    if tries and chain.J <= SINK_FINEST_J:
+        tries.append((tries[-1][0], SINK_K + 2))
     mixed = mixed_levels(chain, red, SINK_K) if whole else None
     if mixed is not None and all((fast, clip_levels(fast, K)) != mixed for fast, K in tries):
         tries.append(mixed)  # where R' splits into groups, one table over all of it is what the separable kinds avoid
