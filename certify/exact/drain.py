@@ -133,8 +133,7 @@ def tie_excess(net: Network, sink: str | Sequence[str]) -> dict[str, Fraction]:
     Returns
     -------
     dict of str to Fraction
-        eps_t > 0 by station of R (empty: ties never send R more than R' does, hypothesis 1 of the earlier
-        theorem).
+        eps_t > 0 by station of R, in station order (empty: ties never send R more than R' does).
 
     Examples
     --------
