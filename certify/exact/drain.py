@@ -25,6 +25,7 @@ from ..markov.regions import iter_regions
 from ..templates import TEMPLATES
 from .clusters import coefficient_vector
 from .facts import Check, SinkDrainFacts
+from .fluid_flow import flow_rates
 from .growth import growth_levels, table_problem
 from .rates import monotone_failure, rate_failure
 from .sink import MAX_SET, Reduction, Subset, listed_subsets, proper_subsets, reduced_network, sink_set
@@ -148,18 +149,11 @@ def tie_excess(net: Network, sink: str | Sequence[str]) -> dict[str, Fraction]:
     {'2': Fraction(2, 5)}
     """
     G = set(sink_set(sink))
-    mu = {s.id: s.mu for s in net.stations}
-    rates: dict[tuple[str, ...], Fraction] = {}
-    for st in net.streams:
-        for C, r in st.routing_sets():
-            if r > 0:
-                rates[tuple(C)] = rates.get(tuple(C), Fraction(0)) + r
-    for f in net.feedback:
-        if f.prob > 0:
-            rates[tuple(f.choice)] = rates.get(tuple(f.choice), Fraction(0)) + mu[f.source] * f.prob
+    chain = compile_chain(net)
     declared = [frozenset(tb.set) for tb in net.tie_breaking]
     out: dict[str, Fraction] = {}
-    for C, r in rates.items():
+    for Ci, r in flow_rates(chain).items():  # r_C: the streams' rates and mu_i p of every feedback into C
+        C = tuple(chain.ids[a] for a in Ci)
         inside, outside = set(C) & G, set(C) - G
         if not inside or not outside:
             continue
