@@ -208,12 +208,21 @@ def test_a_subset_entry_with_a_missing_field_names_it(above):
         read_sink_growth(net, {**cert, "subsets": [entry]})
 
 
-def test_a_set_that_streams_cannot_fill_is_declined():
-    """Hypothesis 4 for a set: without a stream inside {s, t} reaching s, the theorem does not apply."""
+def test_a_set_that_nothing_inside_fills_is_declined():
+    """Hypothesis 4 for a set: with no stream into {s, t} and no feedback into s, nothing fills s; not applied."""
     doc = pair_doc(2, 1.03)
     doc["streams"][0] = {"choice": ["t"], "rate": doc["streams"][0]["rate"]}
+    doc["feedback"] = []
     problem = sink_problem(from_dict(doc), ("s", "t"))
     assert problem is not None and "hypothesis 4" in problem
+
+
+def test_a_set_its_feeders_relay_into_is_not_declined():
+    """With the stream into {s, t} moved to t alone, the gadgets' stations a (which their streams reach with tie
+    probability 3/10) still fill s through their feedback: hypothesis 4 holds."""
+    doc = pair_doc(2, 1.03)
+    doc["streams"][0] = {"choice": ["t"], "rate": doc["streams"][0]["rate"]}
+    assert sink_problem(from_dict(doc), ("s", "t")) is None
 
 
 def test_explain_names_the_pair_and_every_subset(above):

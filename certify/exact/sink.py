@@ -152,8 +152,9 @@ def sink_problem(net: Network, sink: str | Sequence[str]) -> str | None:
         return (f"the sink {G[0]} cannot be shown to fill from empty: no stream into {{{G[0]}}} alone, and no forced "
                 "feedback into it from a station a stream reaches with positive tie probability (hypothesis 4)")
     if len(G) > 1 and not _fillable_set(net, G):
-        return (f"the sinks {{{', '.join(G)}}} cannot be shown to fill from empty: the streams whose choice sets lie "
-                "inside them do not reach each of them in turn (hypothesis 4)")
+        return (f"the sinks {{{', '.join(G)}}} cannot be shown to fill from empty: the routing sets inside them (streams, "
+                "and the feedback of stations of R' that a stream reaches while R' is empty) do not reach each of them in "
+                "turn (hypothesis 4)")
     return None
 
 
@@ -174,12 +175,33 @@ def _fillable(net: Network, sink: str) -> bool:
 
 
 def _fillable_set(net: Network, G: Sequence[str]) -> bool:
-    """Hypothesis 4 for a set: from (l 1_G, 0) the streams inside G reach ((l + 1) 1_G, 0), one station at a time."""
-    sets = {tuple(C) for st in net.streams for C, rate in st.routing_sets() if rate > 0 and set(C) <= set(G)}
+    """Hypothesis 4 for a set: from (l 1_G, 0) the routing sets inside G reach ((l + 1) 1_G, 0), one station at a time.
+
+    A routing set inside G is a stream's, or a relay's: the feedback (i, C, p) with C inside G of a station i of R
+    that a stream reaches with positive tie probability while R is empty (docs/math/sink.md, hypothesis 4).
+    """
+    inside = set(G)
+    streams = [tuple(C) for st in net.streams for C, rate in st.routing_sets() if rate > 0]
+    relays = {(f.source, tuple(f.choice)) for f in net.feedback
+              if f.prob > 0 and f.source not in inside and set(f.choice) <= inside}
     done: set[str] = set()
+
+    def reached(i: str) -> bool:
+        """A stream joins i from (l 1_G + 1_done, 0): for l >= 1 R's stations of its set tie at 0; for l = 0 so do
+        the stations of G not yet raised."""
+        for C in streams:
+            if i not in C:
+                continue
+            rest = tuple(j for j in C if j not in inside)
+            low = tuple(j for j in C if j not in done)
+            if net.tie_probs(rest).get(i, Fraction(0)) > 0 and net.tie_probs(low).get(i, Fraction(0)) > 0:
+                return True
+        return False
+
     grew = True
     while grew and len(done) < len(G):
         grew = False
+        sets = {C for C in streams if set(C) <= inside} | {C for i, C in relays if reached(i)}
         for C in sorted(sets):
             tied = tuple(j for j in C if j not in done)  # the stations of C not yet raised tie at the lower level
             for j in tied:

@@ -19,7 +19,8 @@ _SET_STATEMENT = (
     "inflow that JSQ sends into H when H holds G's shortest queues (streams and forced feedback into choice sets inside "
     "G that meet H) and m_H what H serves, less G's feedback into those sets. If R' is positive recurrent and every "
     "station of R' exits it with positive probability, if for every non-empty H the inequality f_H + A'g_H >= c_H holds "
-    "at every state of R' with c_H > m_H, and if G can be filled from empty by the streams inside it, then from empty "
+    "at every state of R' with c_H > m_H, and if G can be filled from empty by the routing sets inside it (streams, "
+    "or the feedback of a station of R' that a stream reaches while R' is empty), then from empty "
     "the shortest queue of G tends to infinity with positive probability (a soft minimum of G's queues grows at a "
     "positive rate: docs/math/sink.md, sets of sinks).")
 
@@ -125,7 +126,8 @@ def _explain_set(ctx: Context, red: Reduction, w: list[Fraction], facts: SinkGro
              "listed subset (bounded regions included); an unlisted subset's c_H is its constant inflow, a lower bound "
              "of f_H at every state."),
         para("Every rate exceeds its capacity (the table)."),
-        para(f"G can be filled from empty by the streams whose choice sets lie inside {name}."),
+        para(f"G can be filled from empty by the routing sets that lie inside {name}: streams, or the feedback of a station "
+             "of R' that a stream reaches while R' is empty (a relay)."),
     ]
     body = Section("The sinks and the reduced network", (
         para(f"The sinks are G = {name}; R' has the stations {', '.join(ids)}. For G, g has the weights {weights}."),

@@ -7,7 +7,7 @@ are rounded to 2^-20 and c to below the LP's value, for the exact check to decid
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import floor
@@ -149,11 +149,12 @@ def set_candidates(net: Network, wide: bool = False) -> list[SinkCandidate]:
 
 
 def linked_pairs(net: Network) -> list[tuple[str, str]]:
-    """The pairs G that both a stream (positive rate) and forced feedback from outside G enter only inside G.
+    """The pairs G that a routing set inside G fills and forced feedback from outside G enters only inside G.
 
-    Every pair :func:`set_candidates` may keep is among them (hypothesis 4 needs a stream inside G, and the forced
-    rates are those of feedback into choice sets inside G); listing them from the streams' and the feedback's choice
-    sets costs O(J) per set of size 1, where all pairs would cost O(J^2) sink problems (3 minutes at J = 400).
+    Every pair :func:`set_candidates` may keep is among them (hypothesis 4 needs a routing set inside G: a stream's,
+    or a relay's, the feedback of a station outside G; the forced rates are those of feedback into choice sets inside
+    G); listing them from the streams' and the feedback's choice sets costs O(J) per set of size 1, where all pairs
+    would cost O(J^2) sink problems (3 minutes at J = 400).
 
     Parameters
     ----------
@@ -178,26 +179,30 @@ def linked_pairs(net: Network) -> list[tuple[str, str]]:
     """
     order = {j: n for n, j in enumerate(net.station_ids)}
     inside = {frozenset(C) for st in net.streams for C, rate in st.routing_sets() if rate > 0 and len(C) <= 2}
+    sources: dict[frozenset[str], set[str]] = {}  # a feedback choice set of one or two stations -> its sources
+    for f in net.feedback:
+        if f.prob > 0 and len(f.choice) <= 2:
+            sources.setdefault(frozenset(f.choice), set()).add(f.source)
     found: set[tuple[str, str]] = set()
 
     def keep(G: frozenset[str]) -> None:
-        if len(G) == 2 and any(C <= G for C in inside):
-            a, b = sorted(G, key=order.__getitem__)
+        a, b = sorted(G, key=order.__getitem__)
+        parts = (frozenset((a,)), frozenset((b,)), G)
+        if any(C in inside or sources.get(C, set()) - G for C in parts):
             found.add((a, b))
 
-    for f in net.feedback:
-        F = frozenset(f.choice)
-        if f.prob <= 0 or len(F) > 2:
-            continue
+    for F, froms in sources.items():
         if len(F) == 2:
-            if f.source not in F:
+            if froms - F:
                 keep(F)
             continue
         (a,) = F
-        partners = net.station_ids if frozenset((a,)) in inside else [j for C in inside if a in C or len(C) == 1
-                                                                      for j in C]
+        if frozenset((a,)) in inside:
+            partners: Collection[str] = net.station_ids
+        else:
+            partners = {j for C in (*inside, *sources) if a in C or len(C) == 1 for j in C}
         for b in partners:
-            if b != a and b != f.source:
+            if b != a and froms - {a, b}:
                 keep(frozenset((a, b)))
     return sorted(found, key=lambda G: (order[G[0]], order[G[1]]))
 

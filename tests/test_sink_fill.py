@@ -1,0 +1,119 @@
+"""Hypothesis 4 of the set-sink theorem with relays: a station of R that a stream reaches fills G through its feedback."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from fractions import Fraction as F
+from pathlib import Path
+
+import certify
+from certify.exact.sink import sink_problem
+from certify.io.loader import from_dict, load, to_dict
+from tests import independent
+
+DATA = Path(__file__).parent / "data" / "networks"
+
+
+def relay_doc(stream_to_relay: bool = True) -> dict:
+    """G = {s, t}: a stream into t alone; s is reached only by the relay r's feedback into {s, t}."""
+    streams = [{"choice": ["t"], "rate": "1/2"}, {"choice": ["u"], "rate": "1/2"}]
+    if stream_to_relay:
+        streams.append({"choice": ["r", "u"], "rate": "1"})
+    return {"format": "jsq-network/1", "name": "relay",
+            "stations": {"s": {"mu": "1"}, "t": {"mu": "1"}, "r": {"mu": "2"}, "u": {"mu": "2"}},
+            "streams": streams,
+            "feedback": [{"from": "r", "choice": ["s", "t"], "prob": "1/2"}]}
+
+
+def reaches(net, sinks, level: int, box: int) -> bool:
+    """Whether (level 1_G, 0) is reached from the empty state by jumps of positive rate (independent.generator),
+    searching the states whose queues are at most ``box``."""
+    ids = net.station_ids
+    goal = tuple(level if i in sinks else 0 for i in ids)
+    start = tuple(0 for _ in ids)
+    seen, todo = {start}, deque([start])
+    while todo:
+        x = todo.popleft()
+        if x == goal:
+            return True
+        for y, rate in independent.generator(net, x):
+            if rate > 0 and max(y) <= box and y not in seen:
+                seen.add(y)
+                todo.append(y)
+    return False
+
+
+def test_a_relay_fills_a_set_no_stream_inside_reaches():
+    """s lies in no stream's choice set inside {s, t}, but the relay r reaches it: hypothesis 4 holds."""
+    net = from_dict(relay_doc())
+    assert sink_problem(net, ("s", "t")) is None
+    assert all(reaches(net, {"s", "t"}, level, level + 1) for level in (1, 2, 3))
+
+
+def test_a_relay_no_stream_reaches_does_not_fill():
+    """Without a stream into r, s can never be filled (the search over states agrees): hypothesis 4 fails."""
+    net = from_dict(relay_doc(stream_to_relay=False))
+    problem = sink_problem(net, ("s", "t"))
+    assert problem is not None and "hypothesis 4" in problem
+    assert not reaches(net, {"s", "t"}, 1, 3)
+
+
+def random_doc(rng: random.Random) -> dict:
+    """A random network on four or five stations with streams, feedback and declared ties (some of them zero)."""
+    ids = [str(i) for i in range(rng.randint(4, 5))]
+
+    def pick():
+        return sorted(rng.sample(ids, rng.choice([1, 1, 2, 2, 3])))
+
+    streams = [{"rate": f"{rng.randint(1, 4)}/4", "choice": pick()} for _ in range(rng.randint(1, 4))]
+    feedback = [{"from": i, "prob": f"{rng.randint(1, 9)}/10", "choice": pick()} for i in ids if rng.random() < 0.7]
+    ties = []
+    for C in {tuple(c["choice"]) for c in streams + feedback if len(c["choice"]) == 2}:
+        p = rng.choice([0, 0, F(1, 2), F(1, 3), 1])
+        ties.append({"set": list(C), "probs": {C[0]: str(p), C[1]: str(1 - p)}})
+    return {"format": "jsq-network/1", "name": "r", "stations": {i: {"mu": str(rng.choice([1, 2]))} for i in ids},
+            "streams": streams, "feedback": feedback, "tie_breaking": ties}
+
+
+def test_every_set_said_fillable_is_filled_state_by_state():
+    """On 150 random networks, each pair and triple that hypothesis 4's check accepts (some through relays only)
+    reaches (l 1_G, 0) from the empty state, l = 1, 2."""
+    rng = random.Random(21)
+    accepted = relayed = 0
+    for _ in range(150):
+        net = from_dict(random_doc(rng))
+        ids = net.station_ids
+        for size in (2, 3):
+            for k in range(len(ids) - size + 1):
+                G = tuple(ids[k:k + size])
+                problem = sink_problem(net, G)
+                if problem is not None:
+                    continue
+                accepted += 1
+                inside = set().union(*([set(C) for st in net.streams for C, r in st.routing_sets()
+                                         if r > 0 and set(C) <= set(G)] or [set()]))
+                relayed += inside != set(G)  # some station of G is filled through a relay only
+                assert all(reaches(net, set(G), level, level + 2) for level in (1, 2)), (net, G)
+    assert accepted >= 20 and relayed >= 3
+
+
+def test_the_random_j8_s46_pair_is_proved_unstable_through_its_relay():
+    """J = 8 seed 46 at 0.97 (simulation: 6 and 7 grow): the pair {6, 7}, which only station 2's feedback fills
+    from R, gets a sink-growth certificate that verifies and holds state by state."""
+    net = load(DATA / "random-J8-s46-r0.97.json")
+    out = certify.prove(net, time_limit=60, simulate=False)
+    assert out.verdict == "unstable" and out.certificate is not None
+    cert = out.certificate.to_json()
+    assert cert["kind"] == "sink-growth" and sorted(cert["sink"]) == ["6", "7"]
+    assert certify.verify(net, cert).ok
+    independent.check_sink_growth(net, cert)
+
+
+def test_the_pair_is_declined_without_its_relays():
+    """No stream's choice set inside {6, 7} reaches 6: without the relays (the feedback of 2 into {6, 7} and of 5
+    into {6}) the pair is declined."""
+    plain = to_dict(load(DATA / "random-J8-s46-r0.97.json"))
+    plain["feedback"] = [f for f in plain["feedback"] if not set(f["choice"]) <= {"6", "7"} or f["from"] in ("6", "7")]
+    problem = sink_problem(from_dict(plain), ("6", "7"))
+    assert problem is not None and "hypothesis 4" in problem
