@@ -259,6 +259,8 @@ class ProofContext:
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}
+        #: the separable tries (clip level, merged) that ran to their end before the Markovian stage (it skips them)
+        self.separable_tried: set[tuple[int, bool]] = set()
 
     def flow_check(self, depth: int) -> Check[FluidFlowFacts]:
         """The max-flow bound with V = total fluid mass at inflow ``depth`` (computed once: the sink and fluid stages share it)."""

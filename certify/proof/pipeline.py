@@ -62,6 +62,7 @@ from .markovian import Markovian, MarkovianForm
 from .necessary import ClosedSet, Emptiable, FiniteState, NecessaryCondition, Reachability
 from .options import ProveOptions
 from .result import VERDICTS, Attempt, AttemptLog, Result
+from .separable_first import SeparableFirst
 from .sink import SinkGrowth
 from .stage import Decision, Interrupted, JsqStage, StageOutcome, run_stages
 from .theorems import Weighing, deciding_theorems, weigh_theorems
@@ -81,6 +82,7 @@ JSQ_STAGES: tuple[JsqStage, ...] = (
     Emptiable(),
     SinkDrain(early=True),  # 10+ stations where the max-flow bound fails: before the fluid faces (a minute there)
     Fluid(("linear",)),  # the max-flow bound, then the linear LP over the faces
+    SeparableFirst(),  # where the network splits into groups: a second, where the sink stages' tables take a minute
     SinkDrain(),  # below 10 stations: after the linear fluid certificates (they hold for every law), before the
     # costlier quadratic LP
     Fluid(("quadratic",)),

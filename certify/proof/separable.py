@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..certificates.kinds.separable import separable_certificate, separable_growth_certificate
+from ..core.clock import earliest
 from ..core.render import plural
 from ..exact.clusters import cluster_levels, phased_streams
 from ..exact.separable import (
@@ -225,7 +226,7 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
             f"{PRODUCT_LIMIT}; the separable certificates check cluster by cluster instead")
 
 
-def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
+def run_separable(ctx: ProofContext, item: SeparableTry, deadline: float | None = None) -> StageOutcome | None:
     """Search, round and check both separable certificates at the try's clip level; the decision, or None.
 
     Parameters
@@ -234,6 +235,9 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
         The run (its exponential chain).
     item : SeparableTry
         The try.
+    deadline : float, optional
+        A ``time.perf_counter()`` value before the run's deadline (a stage's share of the time): the searches and
+        the checks stop at the earlier of the two.
 
     Returns
     -------
@@ -268,13 +272,14 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
         run.skipped.append(item.stage)
         return None
     run.ran.append(item.stage)
+    end = earliest(deadline, run.deadline)
     st = item.structure(chain)
     gst = growth_structure(st.groups, item.K, st.phases)
     with ctx.timer(item.stage) as t:
         t.size = f"{plural(len(st.groups), 'group')}, {plural(len(clusters(chain, st)), 'cluster')}"
-        grow = search_separable_growth(chain, gst, ctx.solver, run.deadline)
+        grow = search_separable_growth(chain, gst, ctx.solver, end)
         if grow.theta is not None and grow.delta is not None and grow.delta > 0:
-            gchk = check_separable_growth(chain, gst, grow.theta, deadline=run.deadline)
+            gchk = check_separable_growth(chain, gst, grow.theta, deadline=end)
             if gchk.ok:
                 t.outcome = f"growth: delta {float(gchk.facts.delta):.3g} (exact)"
                 return decide(
@@ -284,9 +289,9 @@ def run_separable(ctx: ProofContext, item: SeparableTry) -> StageOutcome | None:
                     f"unit time at every state (checked exactly cluster by cluster; Fayolle-Malyshev-Menshikov): the "
                     f"chain is transient, for {primitives(chain)} and the given tie-breaking",
                 )
-        cand = search_separable(chain, st, ctx.solver, run.deadline)
+        cand = search_separable(chain, st, ctx.solver, end)
         if cand.theta is not None and cand.budgets is not None and cand.delta is not None and cand.delta > 0:
-            chk = check_separable(chain, st, cand.theta, cand.budgets, deadline=run.deadline)
+            chk = check_separable(chain, st, cand.theta, cand.budgets, deadline=end)
             if chk.ok:
                 t.outcome = f"Foster: delta {float(chk.facts.delta):.3g} (exact)"
                 return decide(
