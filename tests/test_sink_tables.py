@@ -19,7 +19,8 @@ from certify.markov.chain import compile_chain
 from certify.proof.context import ProofContext, RunState
 from certify.proof.drain import SinkDrain
 from certify.proof.result import Result
-from certify.proof.sink import SINK_FINEST_J, SINK_STEP_J, table_tries
+from certify.proof.sink import LIGHT_BUSY, SINK_FINEST_J, SINK_STEP_J, busy_shares, table_tries
+from certify.stationary import stationary
 from certify.search.sink import MAX_SINK_FAST
 from tests import independent
 from tests.test_sink_set import random_feedback_doc
@@ -35,13 +36,15 @@ def _tries(net, sink):
 
 
 def test_a_seven_station_reduction_tries_six_stations_before_all_seven():
-    """J = 8 seed 16 without its sink 8: after the five-station table, the six stations {1, ..., 6}, then all seven."""
+    """J = 8 seed 16 without its sink 8: after the five-station table, the six stations {1, ..., 6}, then all seven
+    (the light table first, then every station at K = 2)."""
     J, tries = _tries(certify.load(DATA / "random-J8-s16-r0.59.json"), "8")
     assert J == SINK_STEP_J == 7
     sizes = [len(F) for F, _ in tries]
-    assert sizes == [2, 4, 5, 6, 7]
+    assert sizes == [2, 4, 5, 6, 7, 7]
     assert tries[3] == ({"1", "2", "3", "4", "5", "6"}, 2)
-    assert tries[2][0] < tries[3][0] < tries[4][0]
+    assert tries[2][0] < tries[3][0] < tries[4][0] == tries[5][0]
+    assert 1 in tries[4][1] and set(tries[5][1]) == {2}
 
 
 def test_a_table_between_five_stations_and_all_of_r_is_tried_only_on_seven_station_reductions():
@@ -118,3 +121,54 @@ def test_clip_level_four_drains_the_five_station_reduction():
     assert cert["sink"] == "5" and cert["table"]["K"] == 4
     assert certify.verify(net, cert).ok
     independent.check_sink_drain(net, cert, count=100)
+
+
+def _exact_busy(net):
+    """Each station's busy share from the exact stationary law of the chain truncated at 30 per station."""
+    res = stationary(net, truncate=30)
+    return [t / float(st.mu) for t, st in zip(res.throughput, net.stations)]
+
+
+def test_busy_shares_match_the_exact_stationary_law():
+    """On a three-station JSQ network with feedback, the seeded simulation's busy shares are within 0.03 of the
+    exact ones (a truncated CTMC), and the same on every call."""
+    doc = {"format": "jsq-network/1", "name": "b", "stations": {"1": {"mu": 1}, "2": {"mu": 2}, "3": {"mu": "1/2"}},
+           "streams": [{"choice": ["1", "2"], "rate": "6/5"}, {"choice": ["3"], "rate": "1/5"}],
+           "feedback": [{"from": "1", "choice": ["2", "3"], "prob": "1/4"}]}
+    net = from_dict(doc)
+    got = busy_shares(net)
+    assert got == busy_shares(net)
+    assert all(abs(g - e) < 0.03 for g, e in zip(got, _exact_busy(net))), (got, _exact_busy(net))
+
+
+def test_the_light_table_sets_level_one_exactly_below_the_busy_threshold():
+    """On 60 random feedback networks, a reduction of seven or more stations that does not split into groups tries
+    every station of R' with clip level 1 exactly where its busy share is below LIGHT_BUSY (when some are)."""
+    seen = 0
+    for seed in range(60):
+        net = from_dict(random_feedback_doc(seed))
+        for st in net.stations:
+            red = reduced_network(net, st.id)
+            chain = compile_chain(red.network)
+            mixed = [K for fast, K in table_tries(chain, red) if isinstance(K, tuple) and 1 in K]
+            if chain.J < SINK_STEP_J:
+                assert mixed == []
+                continue
+            busy = busy_shares(red.network)
+            for K in mixed:
+                assert [k == 1 for k in K] == [b < LIGHT_BUSY for b in busy]
+                seen += 1
+    assert seen > 0
+
+
+@pytest.mark.slow
+def test_the_light_table_drains_j8_seed_35_at_0_95():
+    """J = 8 seed 35 at 0.95 (simulated u_2 about 0.995 against 1): the light table over R''s seven stations gives a
+    sink-drain certificate within a 60 s run, which verifies and holds state by state."""
+    net = certify.load(DATA / "random-J8-s35-r0.95.json")
+    res = certify.prove(net, time_limit=60, simulate=False)
+    assert res.verdict == "stable" and res.certificate is not None
+    cert = res.certificate.to_json()
+    assert cert["kind"] == "sink-drain" and cert["sink"] == "2"
+    assert certify.verify(net, cert).ok
+    independent.check_sink_drain(net, cert)
