@@ -33,7 +33,8 @@ class SeparableFirst(JsqStage):
 
     Examples
     --------
-    Two gadgets (a JSQ pair whose slower station feeds the sink s) and four more M/M/1 feeders of nothing:
+    Two gadgets (a JSQ pair whose slower station feeds the sink s) and one more M/M/1 queue (six stations, where
+    the stage runs):
 
     >>> from fractions import Fraction as F
     >>> from certify.core.model import Feedback, Network, Station, Stream
