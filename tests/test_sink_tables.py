@@ -20,8 +20,8 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.drain import SinkDrain
 from certify.proof.result import Result
 from certify.proof.sink import LIGHT_BUSY, SINK_FINEST_J, SINK_STEP_J, busy_shares, table_tries
-from certify.stationary import stationary
 from certify.search.sink import MAX_SINK_FAST
+from certify.stationary import stationary
 from tests import independent
 from tests.test_sink_set import random_feedback_doc
 
