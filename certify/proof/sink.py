@@ -31,6 +31,7 @@ from ..markov.regions import TimeLimitReached, iter_regions
 from ..search.drain import solve_drain_rate
 from ..search.sink import (
     MAX_SINK_FAST,
+    MIXED_CELLS,
     JumpRows,
     RateSolution,
     SinkCandidate,
@@ -330,7 +331,7 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
         if len(step) == SINK_STEP_J - 1 and step not in sets:
             sets.append(step)  # one station short of R': a fraction of the whole table's cells and LP time
     tries: list[tuple[list[int], Clip]] = [(fast, SINK_K) for fast in sets]
-    light = light_levels(chain, red) if whole and chain.J >= SINK_STEP_J else None
+    light = light_levels(chain, red) if whole and chain.J == SINK_STEP_J else None
     if light is not None:
         tries.append(light)  # every station of R', the lightly loaded ones at K = 1: a fraction of the uniform cells
     if tries and chain.J <= SINK_FINER_J:
@@ -376,6 +377,10 @@ def _busy(net: Network) -> tuple[float, ...]:
 def light_levels(chain: Chain, red: Reduction) -> tuple[list[int], tuple[int, ...]] | None:
     """A table over every station of R', at clip level 1 where :func:`busy_shares` is below :data:`LIGHT_BUSY`.
 
+    Within :data:`~certify.search.sink.MIXED_CELLS` cells (at seven stations always; from twelve stations never: no
+    simulation is run there). :func:`table_tries` asks for it on reductions of exactly SINK_STEP_J stations, where it
+    was measured (larger reductions' regions would be listed up to SINK_REGIONS first).
+
     Parameters
     ----------
     chain : Chain
@@ -386,7 +391,8 @@ def light_levels(chain: Chain, red: Reduction) -> tuple[list[int], tuple[int, ..
     Returns
     -------
     (list of int, tuple of int) or None
-        Every station of R' and its clip level (1 or SINK_K), or None when no station is light.
+        Every station of R' and its clip level (1 or SINK_K), or None when no station is light, or every one is,
+        or the table has more than MIXED_CELLS cells.
 
     Examples
     --------
@@ -403,9 +409,11 @@ def light_levels(chain: Chain, red: Reduction) -> tuple[list[int], tuple[int, ..
     >>> light_levels(compile_chain(red.network), red)
     ([0, 1], (2, 1))
     """
+    if 2 ** chain.J > MIXED_CELLS:
+        return None  # even every station at level 1 is beyond the budget: no simulation
     busy = busy_shares(red.network)
     levels = tuple(1 if busy[chain.ids.index(st.id)] < LIGHT_BUSY else SINK_K for st in red.network.stations)
-    if SINK_K not in levels or all(k == SINK_K for k in levels):
+    if SINK_K not in levels or all(k == SINK_K for k in levels) or prod(k + 1 for k in levels) > MIXED_CELLS:
         return None
     return list(range(chain.J)), levels
 
