@@ -344,6 +344,7 @@ def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
     return [(fast, K) for fast, K in tries if listable(chain, fast, K)]
 
 
+@lru_cache(maxsize=32)
 def busy_shares(net: Network) -> tuple[float, ...]:
     """Each station's busy share of the time in one seeded simulation of ``net`` (search guidance only, never proof).
 
@@ -355,7 +356,8 @@ def busy_shares(net: Network) -> tuple[float, ...]:
     Returns
     -------
     tuple of float
-        Throughput over mu, per station, over :data:`LIGHT_HORIZON` (seed 0: the same every run).
+        Throughput over mu, per station, over :data:`LIGHT_HORIZON` (seed 0: the same every run; kept for the
+        network's next call).
 
     Examples
     --------
@@ -365,11 +367,6 @@ def busy_shares(net: Network) -> tuple[float, ...]:
     >>> 0.45 < busy_shares(mm1)[0] < 0.55
     True
     """
-    return _busy(net)
-
-
-@lru_cache(maxsize=32)
-def _busy(net: Network) -> tuple[float, ...]:
     res = simulate(net, LIGHT_HORIZON, replications=1, seed=0)
     return tuple(t.estimate / float(st.mu) for t, st in zip(res.throughput(), net.stations))
 
@@ -411,9 +408,9 @@ def light_levels(chain: Chain, red: Reduction) -> tuple[list[int], tuple[int, ..
     """
     if 2 ** chain.J > MIXED_CELLS:
         return None  # even every station at level 1 is beyond the budget: no simulation
-    busy = busy_shares(red.network)
-    levels = tuple(1 if busy[chain.ids.index(st.id)] < LIGHT_BUSY else SINK_K for st in red.network.stations)
-    if SINK_K not in levels or all(k == SINK_K for k in levels) or prod(k + 1 for k in levels) > MIXED_CELLS:
+    busy = dict(zip(red.network.station_ids, busy_shares(red.network)))
+    levels = tuple(1 if busy[i] < LIGHT_BUSY else SINK_K for i in chain.ids)  # in the table's (the chain's) order
+    if len(set(levels)) < 2 or prod(k + 1 for k in levels) > MIXED_CELLS:
         return None
     return list(range(chain.J)), levels
 
