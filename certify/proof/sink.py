@@ -53,7 +53,7 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 __all__ = ["LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "table_key", "listable", "reduced_drifts",
-           "reduced_jumps", "drain_bound", "sink_name", "say_outcome", "nested_run"]
+           "reduced_jumps", "drain_bound", "nearer_drain", "sink_name", "say_outcome", "nested_run"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -182,11 +182,15 @@ class SinkGrowth(JsqStage):
                 t.outcome = f"R' (without {name}) not proved positive recurrent ({sub.verdict}): not tried"
                 return None
             chk, found = None, None
+            drain_first = False  # the last table's two LP optima put the drain side nearer its capacity
             for fast, K in tries:
                 t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, {clip_text(K)}"
+                if drain_first and self._below(ctx, t, red, chain, fast, K, stop, first=True):
+                    break  # the growth LP, which would fail, is not solved on this table
                 got = self._rate(ctx, t, red, chain, fast, K, stop)
                 if got is None and self._below(ctx, t, red, chain, fast, K, stop):
                     break
+                drain_first = nearer_drain(ctx, red, fast, K)
                 subsets: list[Subset] | None = []
                 if got is not None and not isinstance(sink, str):
                     subsets = self._subsets(ctx, t, red, chain, got[1], fast, K, stop)
@@ -249,24 +253,34 @@ class SinkGrowth(JsqStage):
         return out
 
     @staticmethod
-    def _below(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip, stop: float) -> bool:
+    def _below(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, fast: list[int], K: Clip, stop: float,
+               first: bool = False) -> bool:
         """Whether the drain LP on the same rows bounds the sinks' inflow below what they serve (then no larger table
-        can show it above: the stage stops for this candidate; the bound itself proves nothing here)."""
-        rows = ctx.reduced.get(table_key(red.sinks, fast, K))
-        if rows is None or time.perf_counter() > stop:
+        can show it above: the stage stops for this candidate; the bound itself proves nothing here); ``first`` when
+        it is solved before the table's growth LP (:func:`nearer_drain`)."""
+        if time.perf_counter() > stop:
             return False
-        drifts = rows.drifts
         # the LP's answer is kept for the drain stage: it may use part of that stage's time too (BELOW_SHARE)
         later = min(stop + BELOW_SHARE * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
         try:
+            with within(earliest(stop, ctx.run.deadline)):
+                drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)  # listed already unless tried drain first
+            if drifts is None:
+                return False
             with within(later):
                 got = drain_bound(ctx, red, chain, fast, K, drifts, later)
         except TimeLimitReached:
             return False
         if got is None:
             return False
-        say_outcome(t, f"the drain LP on the same table bounds the rate from above by {float(got[2]):.4g}: "
-                       "below the capacity, so no larger table was tried")
+        if first:
+            where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} ({clip_text(K)})"
+            say_outcome(t, f"{where}: the drain LP, solved first (the previous table's drain LP came nearer to the "
+                           f"capacity than its growth LP), bounds the rate from above by {float(got[2]):.4g}: below the "
+                           "capacity, so neither this table's growth LP nor a larger table was tried")
+        else:
+            say_outcome(t, f"the drain LP on the same table bounds the rate from above by {float(got[2]):.4g}: "
+                           "below the capacity, so no larger table was tried")
         return True
 
     @staticmethod
@@ -281,8 +295,10 @@ class SinkGrowth(JsqStage):
                 if drifts is None:
                     say_outcome(t, f"{where}: more than {SINK_REGIONS} regions")
                     return None
+                rows = ctx.reduced[table_key(red.sinks, fast, K)]
                 found = solve_sink_rate(chain, red, drifts, fast, K, solver=ctx.solver, deadline=stop,
-                                        jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
+                                        jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts),
+                                        optimum=lambda c: setattr(rows, "rate_lp", c))
         except TimeLimitReached:
             say_outcome(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded from it)")
             return None
@@ -641,11 +657,69 @@ def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[
     if rows is not None and rows.drain_solved:
         return rows.drain
     mu = {s.id: s.mu for s in ctx.net.stations}
+    mine = rows is not None and rows.drifts is drifts
+
+    def keep(c: float) -> None:
+        if mine and rows is not None:
+            rows.drain_lp = c
+
     got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, sum((mu[j] for j in red.sinks), Fraction(0)),
-                           solver=ctx.solver, deadline=stop, jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
-    if rows is not None and rows.drifts is drifts and (got is not None or time.perf_counter() <= stop):
+                           solver=ctx.solver, deadline=stop, jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts),
+                           optimum=keep)
+    if rows is not None and mine and (got is not None or time.perf_counter() <= stop):
         rows.drain, rows.drain_solved = got, True  # an LP cut short by ``stop`` is not an answer
     return got
+
+
+def nearer_drain(ctx: ProofContext, red: Reduction, fast: Sequence[int], K: Clip) -> bool:
+    """Whether a table's drain LP came nearer to what the sinks serve than its growth LP to their capacity.
+
+    The growth stage then solves the next table's drain LP before its growth LP (at a load where the network is
+    stable the growth LPs only fail, and the drain LP that decides spares the growth LP on its table). Search order
+    only: both LPs' optima are floats kept on the table's ``ctx.reduced`` entry, and nothing is concluded from them.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    red : Reduction
+        The reduction by the sinks.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        Its clip level (or one per fast station).
+
+    Returns
+    -------
+    bool
+        True when both LPs were solved on the table and capacity - (growth optimum) exceeds (drain optimum) -
+        mu(G); False otherwise.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> from certify.proof.context import ProofContext, RunState
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(3, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> red = reduced_network(net, "2")
+    >>> chain = compile_chain(red.network)
+    >>> drifts = reduced_drifts(ctx, red.sinks, chain, [], 0, time.perf_counter() + 60)
+    >>> nearer_drain(ctx, red, [], 0)  # neither LP solved yet
+    False
+    >>> rows = ctx.reduced[table_key(red.sinks, [], 0)]
+    >>> rows.rate_lp, rows.drain_lp = 0.45, 0.55  # growth 0.15 short of 3/5, drain 0.05 below it
+    >>> nearer_drain(ctx, red, [], 0)
+    True
+    """
+    rows = ctx.reduced.get(table_key(red.sinks, fast, K))
+    if rows is None or rows.rate_lp is None or rows.drain_lp is None:
+        return False
+    mu = {s.id: s.mu for s in ctx.net.stations}
+    serve = float(sum((mu[j] for j in red.sinks), Fraction(0)))
+    return rows.drain_lp - serve < float(red.capacity) - rows.rate_lp
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:

@@ -9,7 +9,7 @@ it is rounded to 2^-20 for the exact check to decide.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil
@@ -228,8 +228,8 @@ def solve_reduced_lyapunov(chain: Chain, drifts: Sequence[RegionDrift], solver: 
 
 def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
                      H: Sequence[str], capacity: Fraction, directions: Collection[int] = (),
-                     solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
-                     ) -> RateSolution | None:
+                     solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None,
+                     optimum: Callable[[float], None] | None = None) -> RateSolution | None:
     """Minimise c with u_H + A'g <= c on every region, g nondecreasing along ``directions``; (w, T, c) when c < mu(H).
 
     Parameters
@@ -256,6 +256,9 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
         A ``time.perf_counter()`` value.
     jumps : JumpRows, optional
         :func:`~certify.search.sink.jump_rows` of the same regions and table, when already built.
+    optimum : callable, optional
+        Called with the LP's optimal c in floats (search guidance: how far the bound is from ``capacity``), whether or
+        not it is below the capacity.
 
     Returns
     -------
@@ -298,6 +301,8 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
         raise TimeLimitReached("the drain rate LP")  # not an answer: no rate may be said not to exist
     if not res.ok or res.x is None:
         return None
+    if optimum is not None:
+        optimum(float(res.x[-1]))
     # rounding w and T to 2^-20 moves u + A'g by about 2^-20 times the jump rates; c is claimed SLACK above the LP's
     rate = Fraction(ceil((float(res.x[-1]) + SLACK) * 2**20), 2**20)
     if rate >= capacity:

@@ -365,6 +365,10 @@ class TableRows:
     drain: RateSolution | None = None
     #: whether :attr:`drain` is an answer (the LP ran to its end)
     drain_solved: bool = False
+    #: the growth LP's optimal rate in floats, once solved to optimality (search guidance, never proof)
+    rate_lp: float | None = None
+    #: the drain LP's optimal rate (for the whole set of sinks) in floats, once solved to optimality (guidance)
+    drain_lp: float | None = None
 
 
 def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip) -> JumpRows:
@@ -461,8 +465,8 @@ def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
 
 
 def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
-                    solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None
-                    ) -> RateSolution | None:
+                    solver: str | None = None, deadline: float | None = None, jumps: JumpRows | None = None,
+                    optimum: Callable[[float], None] | None = None) -> RateSolution | None:
     """Maximise c with f + A'g >= c on every region; rational (w, T, c) when c > m_S, else None.
 
     Parameters
@@ -483,6 +487,10 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
         A ``time.perf_counter()`` value.
     jumps : JumpRows, optional
         :func:`jump_rows` of the same regions and table, when already built.
+
+    optimum : callable, optional
+        Called with the LP's optimal c in floats (search guidance: how far the bound is from m_S), whether or not it
+        is above m_S.
 
     Returns
     -------
@@ -523,6 +531,8 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
     if not res.ok or res.x is None:
         return None
     c_lp = float(res.x[-1])
+    if optimum is not None:
+        optimum(c_lp)
     # rounding w and T to 2^-20 moves f + A'g by about 2^-20 times the jump rates; c is claimed SLACK below the LP's
     rate = Fraction(floor((c_lp - SLACK) * 2**20), 2**20)
     if rate <= red.capacity:
