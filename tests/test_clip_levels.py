@@ -186,7 +186,7 @@ def test_growth_stops_at_the_first_table_whose_drain_lp_is_below_the_capacity(mo
         ctx, s, ch, fast, K, stop))
     ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
     assert SinkGrowth(certify.prove).run(ctx).decision is None
-    assert tried == [2]
+    assert tried and all(K == 2 for K in tried)  # the small table only (its rows are read again, from the run's cache)
     assert "no larger table was tried" in ctx.res.attempts[-1].outcome
     (rows,) = ctx.reduced.values()
     mu_s = next(s.mu for s in net.stations if s.id == "s")
