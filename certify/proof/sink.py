@@ -95,7 +95,8 @@ _NESTED: ContextVar[bool] = ContextVar("certify_sink_nested", default=False)
 
 
 def nested_run() -> bool:
-    """Whether this ``prove`` runs inside a sink stage's nested run (for R'): the sink stages then do not run.
+    """Whether this ``prove`` runs inside a sink stage's nested run (for R'): the sink-growth stage then does not run
+    (one level of nesting), the sink-drain stage runs with a smaller share.
 
     Returns
     -------
