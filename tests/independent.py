@@ -16,6 +16,7 @@ instead of the machine).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import json
@@ -631,6 +632,8 @@ def check_sink_growth(net, cert: dict, count: int = 300, seed: int = 0, box: int
     sinks = [cert["sink"]] if isinstance(cert["sink"], str) else list(cert["sink"])
     red, inflow, feeds, internal, mu = reduced_set(net, sinks)
     assert certify.verify(red, cert["reduced_certificate"]).ok, "the nested certificate does not verify on R'"
+    if cert["reduced_certificate"].get("kind") == "sink-drain":  # R' drains its own sinks: re-derived here as well
+        check_sink_drain(red, copy.deepcopy(cert["reduced_certificate"]), count=count, seed=seed, box=box)
     ids = list(red.station_ids)
     listed = {frozenset(e["set"]): e for e in cert.get("subsets", [])}
     assert len(sinks) > 1 or not listed, "subsets listed for a single sink"

@@ -187,7 +187,7 @@ class SinkGrowth(JsqStage):
             for fast, K in tries:
                 t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, {clip_text(K)}"
                 if drain_first and self._below(ctx, t, red, chain, fast, K, stop, first=True):
-                    break  # the growth LP, which would fail, is not solved on this table
+                    break  # the drain LP decided: this table's growth LP is not solved
                 got = self._rate(ctx, t, red, chain, fast, K, stop)
                 if got is None and self._below(ctx, t, red, chain, fast, K, stop):
                     break
@@ -657,18 +657,12 @@ def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[
     rows = ctx.reduced.get(table_key(red.sinks, fast, K))
     if rows is not None and rows.drain_solved:
         return rows.drain
-    mu = {s.id: s.mu for s in ctx.net.stations}
-    mine = rows is not None and rows.drifts is drifts
-
-    def keep(c: float) -> None:
-        if mine and rows is not None:
-            rows.drain_lp = c
-
-    got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, sum((mu[j] for j in red.sinks), Fraction(0)),
+    mine = rows if rows is not None and rows.drifts is drifts else None  # the entry these rows are kept on
+    got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, sum(red.mu.values(), Fraction(0)),
                            solver=ctx.solver, deadline=stop, jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts),
-                           optimum=keep)
-    if rows is not None and mine and (got is not None or time.perf_counter() <= stop):
-        rows.drain, rows.drain_solved = got, True  # an LP cut short by ``stop`` is not an answer
+                           optimum=None if mine is None else lambda c: setattr(mine, "drain_lp", c))
+    if mine is not None and (got is not None or time.perf_counter() <= stop):
+        mine.drain, mine.drain_solved = got, True  # an LP cut short by ``stop`` is not an answer
     return got
 
 
@@ -706,11 +700,9 @@ def nearer_drain(ctx: ProofContext, red: Reduction, fast: Sequence[int], K: Clip
     ...               (Feedback("1", ("2",), F(1)),))
     >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
     >>> red = reduced_network(net, "2")
-    >>> chain = compile_chain(red.network)
-    >>> drifts = reduced_drifts(ctx, red.sinks, chain, [], 0, time.perf_counter() + 60)
+    >>> rows = ctx.reduced[table_key(red.sinks, [], 0)] = TableRows([])  # the table's entry, as a stage leaves it
     >>> nearer_drain(ctx, red, [], 0)  # neither LP solved yet
     False
-    >>> rows = ctx.reduced[table_key(red.sinks, [], 0)]
     >>> rows.rate_lp, rows.drain_lp = 0.45, 0.55  # growth 0.15 short of 3/5, drain 0.05 below it
     >>> nearer_drain(ctx, red, [], 0)
     True
@@ -718,9 +710,7 @@ def nearer_drain(ctx: ProofContext, red: Reduction, fast: Sequence[int], K: Clip
     rows = ctx.reduced.get(table_key(red.sinks, fast, K))
     if rows is None or rows.rate_lp is None or rows.drain_lp is None:
         return False
-    mu = {s.id: s.mu for s in ctx.net.stations}
-    serve = float(sum((mu[j] for j in red.sinks), Fraction(0)))
-    return rows.drain_lp - serve < float(red.capacity) - rows.rate_lp
+    return rows.drain_lp - float(sum(red.mu.values(), Fraction(0))) < float(red.capacity) - rows.rate_lp
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:
