@@ -194,11 +194,10 @@ class SinkDrain(JsqStage):
         """g_H and c_H for each proper subset whose largest inflow reaches its capacity, or None when one has none
         (or when ``ties`` add work to R', where no subset may have its own function)."""
         red, net = cand.reduction, ctx.net
-        mu = {s.id: s.mu for s in net.stations}
         out: list[Subset] = []
         for n in range(1, len(red.sinks)):
             for H in combinations(red.sinks, n):
-                capacity = sum((mu[j] for j in H), Fraction(0))
+                capacity = sum((red.mu[j] for j in H), Fraction(0))
                 if largest_drain_rate(red, H) < capacity:
                     continue  # g_H = 0 with its largest inflow: H need not be listed
                 if ties:

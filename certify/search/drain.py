@@ -94,27 +94,26 @@ def drain_candidates(net: Network) -> list[DrainCandidate]:
     >>> [(c.sink, c.pressure) for c in drain_candidates(net)]
     [('2', Fraction(2, 1))]
     """
-    mu = {s.id: s.mu for s in net.stations}
     singles: list[DrainCandidate] = []
     for st in net.stations:
         if not any(f.choice == (st.id,) and f.source != st.id and f.prob > 0 for f in net.feedback):
             continue
-        cand = _candidate(net, st.id, mu)
+        cand = _candidate(net, st.id)
         if cand is not None:
             singles.append(cand)
-    pairs = [c for G in linked_pairs(net) if (c := _candidate(net, G, mu)) is not None]
-    wide = [c for G in routing_unions(net) if (c := _candidate(net, G, mu)) is not None]
+    pairs = [c for G in linked_pairs(net) if (c := _candidate(net, G)) is not None]
+    wide = [c for G in routing_unions(net) if (c := _candidate(net, G)) is not None]
     return [*sorted(singles, key=lambda c: -c.pressure), *sorted(pairs, key=lambda c: -c.pressure),
             *sorted(wide, key=lambda c: -c.pressure)[:WIDE_SETS]]
 
 
-def _candidate(net: Network, sink: str | tuple[str, ...], mu: dict[str, Fraction]) -> DrainCandidate | None:
+def _candidate(net: Network, sink: str | tuple[str, ...]) -> DrainCandidate | None:
     """The candidate for ``sink`` when the theorem may apply and its busiest inflow reaches its capacity."""
     if drain_problem(net, sink) is not None:
         return None
     red = reduced_network(net, sink)
     G = red.sinks
-    capacity = sum((mu[j] for j in G), Fraction(0))
+    capacity = sum((red.mu[j] for j in G), Fraction(0))
     most = largest_drain_rate(red, G)
     if not red.forced or capacity <= 0 or most < capacity:
         return None
