@@ -373,3 +373,20 @@ def test_phased_streams_are_refused():
     assert separable_tries(chain, ["table"]) == []
     st = default_structure(chain, 2)
     assert "exponential interarrival" in (check_separable(chain, st, [], {}).failures[0])
+
+
+@pytest.mark.slow
+def test_a_depth_three_cascade_with_an_erlang_head_needs_the_merged_groups():
+    """bench/variants.py's depth-3 cascade (seed 1: Erlang-2 service at its head station 1) at 0.97 of its exact
+    boundary: the default groups find no certificate, the merged group (its wide LP by the interior-point method)
+    does, and the certificate holds state by state."""
+    from pathlib import Path
+
+    net = certify.load(Path(__file__).parent / "data" / "networks" / "cascade3-erlang2-head-r0.97.json")
+    res = certify.prove(net, simulate=False, time_limit=300)
+    assert (res.verdict, res.certificate["kind"]) == ("stable", "separable-foster")
+    tries = {a.stage: a.outcome for a in res.attempts}
+    assert tries["separable certificates (K=6)"].startswith("no certificate")
+    assert tries["separable certificates (K=2, merged groups)"].startswith("Foster: delta")
+    assert certify.verify(net, res.certificate).ok
+    independent.check_separable(net, copy.deepcopy(res.certificate), count=40)
