@@ -33,8 +33,10 @@ ETA = 1e-3
 # A Foster LP with at least this many columns per row is solved by HiGHS's interior-point method
 # (linprog.IPM_OPTIONS): the merged groups of a depth-3 cascade with Erlang-2 service at its head give
 # 29,892 rows x 15,373 columns (0.51 per row), 34 s by IPM against 128 s by the dual simplex; the
-# unmerged tries' LPs (44,342 x 1,002 there, 0.02) stay with the dual simplex (3.7 s).
+# unmerged tries' LPs (44,342 x 1,002 there, 0.02) stay with the dual simplex (3.7 s), and so do LPs of fewer than
+# WIDE_LP_COLUMNS columns (under a second either way; the dual simplex's vertex keeps their certificates as before).
 WIDE_LP = 0.25
+WIDE_LP_COLUMNS = 2000
 
 
 @dataclass(frozen=True)
@@ -267,7 +269,7 @@ def search_separable(chain: Chain, st: Structure, solver: str | None = None, dea
     cost = np.zeros(col)
     cost[d_col] = -1.0
     A = sp.csr_matrix((vals, (ri, ci)), shape=(len(rhs), col))
-    method = "ipm" if col >= WIDE_LP * len(rhs) else None
+    method = "ipm" if col >= max(WIDE_LP * len(rhs), WIDE_LP_COLUMNS) else None
     res = solve_lp(cost, A, np.array(rhs), bounds=(lo, hi), solver=solver, time_limit=remaining(deadline), method=method)
     if not res.ok or res.x is None:
         return SeparableCandidate(st, None, None, None, res.outcome, len(rhs), col)
