@@ -17,7 +17,7 @@ bench/frontier.py measures each family at one choice of rates and ties.  Here ev
 
 A case at load factor r sets mu_S = d + 1/2 and the sink's own stream lam_S = r mu_S - d, so
 the exact boundary is r = 1; each case is proved at r = 0.97 and 1.03 by ``certify prove FILE --json
---sim-budget 0 --time-limit T`` in a fresh process (wall time and peak memory by bench/symmetry.py's wrapper).
+--sim-budget 0 --time-limit T`` in a fresh process (bench/frontier.py's ``prove_case``: wall time and peak memory).
 A verdict on the wrong side is a wrong verdict: the run prints it and exits 1.
 
 Usage::
@@ -42,8 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
 from docs_section import merge_table_section  # noqa: E402
-from frontier import LAWS  # noqa: E402
-from symmetry import run  # noqa: E402
+from frontier import LAWS, prove_case  # noqa: E402
 
 import certify  # noqa: E402
 from certify.io.loader import from_dict  # noqa: E402
@@ -138,16 +137,6 @@ def cases(family: str, seed: int, G: int) -> tuple[dict, str, float, str]:
     return doc, str(2 * depth + 1), d, label
 
 
-def prove(doc: dict, tmp: Path, limit: float) -> dict:
-    """certify prove in a fresh process: verdict, method, wall seconds, peak MB."""
-    path = tmp / f"{doc['name']}.json"
-    path.write_text(json.dumps(doc))
-    wall, mb, out, rc = run([sys.executable, "-m", "certify", "prove", str(path), "--json", "--sim-budget", "0",
-                             "--time-limit", str(limit)], timeout=limit + 120)
-    res = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"verdict": f"exit {rc}", "method": ""}
-    return {"verdict": res["verdict"], "method": res["method"], "s": wall, "mb": mb}
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", default="gadgets,cascade2,cascade3", help="default gadgets,cascade2,cascade3")
@@ -167,7 +156,7 @@ def main() -> int:
             head, sink, dd, label = cases(family, seed, G)
             name = f"{family}{G if G else ''}-s{seed}"
             for r in (0.97, 1.03):
-                res = prove(at_load(head, sink, dd, r, name), Path(d), args.limit)
+                res = prove_case(at_load(head, sink, dd, r, name), Path(d), args.limit)
                 want = "stable" if r < 1 else "unstable"
                 row = [f"{name} @ {r}", str(len(head["stations"]) + 1), label, f"{dd:.6f}", want, res["verdict"],
                        res["method"], f"{res['s']:.1f}", f"{res['mb']:.0f}", datetime.date.today().isoformat()]

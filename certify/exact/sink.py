@@ -76,6 +76,31 @@ class Reduction:
     internal: tuple[tuple[str, tuple[str, ...], Fraction], ...] = ()
     mu: dict[str, Fraction] = field(default_factory=dict)
 
+    def served(self, H: Collection[str] | None = None) -> Fraction:
+        """mu(H): the sum of the service rates of the sinks in H (default all of G).
+
+        Parameters
+        ----------
+        H : collection of str, optional
+            A subset of G (default G itself).
+
+        Returns
+        -------
+        Fraction
+            The sum of mu_j over j in H.
+
+        Examples
+        --------
+        >>> from fractions import Fraction as F
+        >>> from certify.core.model import Network, Station, Stream
+        >>> net = Network("n", (Station("1", F(1)), Station("2", F(1, 2)), Station("3", F(1, 3))),
+        ...               (Stream(F(1), choice=("1",)),))
+        >>> red = reduced_network(net, ("2", "3"))
+        >>> red.served(), red.served(["3"])
+        (Fraction(5, 6), Fraction(1, 3))
+        """
+        return sum((self.mu[j] for j in (self.sinks if H is None else H)), Fraction(0))
+
     def part(self, H: Collection[str]) -> Reduction:
         """The same R' with the inflow and capacity of a subset H of G: f_H counts the choice sets meeting H.
 

@@ -14,7 +14,6 @@ time left (:data:`DRAIN_SHARE`).
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 from itertools import combinations
 
 from ..certificates.kinds.sink_drain import sink_drain_certificate
@@ -197,7 +196,7 @@ class SinkDrain(JsqStage):
         out: list[Subset] = []
         for n in range(1, len(red.sinks)):
             for H in combinations(red.sinks, n):
-                capacity = sum((red.mu[j] for j in H), Fraction(0))
+                capacity = red.served(H)
                 if largest_drain_rate(red, H) < capacity:
                     continue  # g_H = 0 with its largest inflow: H need not be listed
                 if ties:

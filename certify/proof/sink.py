@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from math import prod
@@ -658,7 +657,7 @@ def drain_bound(ctx: ProofContext, red: Reduction, chain: Chain, fast: Sequence[
     if rows is not None and rows.drain_solved:
         return rows.drain
     mine = rows if rows is not None and rows.drifts is drifts else None  # the entry these rows are kept on
-    got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, sum(red.mu.values(), Fraction(0)),
+    got = solve_drain_rate(chain, red, drifts, fast, K, red.sinks, red.served(),
                            solver=ctx.solver, deadline=stop, jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts),
                            optimum=None if mine is None else lambda c: setattr(mine, "drain_lp", c))
     if mine is not None and (got is not None or time.perf_counter() <= stop):
@@ -710,7 +709,7 @@ def nearer_drain(ctx: ProofContext, red: Reduction, fast: Sequence[int], K: Clip
     rows = ctx.reduced.get(table_key(red.sinks, fast, K))
     if rows is None or rows.rate_lp is None or rows.drain_lp is None:
         return False
-    return rows.drain_lp - float(sum(red.mu.values(), Fraction(0))) < float(red.capacity) - rows.rate_lp
+    return rows.drain_lp - float(red.served()) < float(red.capacity) - rows.rate_lp
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:

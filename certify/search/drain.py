@@ -113,7 +113,7 @@ def _candidate(net: Network, sink: str | tuple[str, ...]) -> DrainCandidate | No
         return None
     red = reduced_network(net, sink)
     G = red.sinks
-    capacity = sum((red.mu[j] for j in G), Fraction(0))
+    capacity = red.served()
     most = largest_drain_rate(red, G)
     if not red.forced or capacity <= 0 or most < capacity:
         return None
