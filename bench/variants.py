@@ -83,7 +83,7 @@ def draw_gadgets(G: int, rng: random.Random) -> tuple[dict, float, str]:
     return doc, d, "+".join(sorted(set(laws)))
 
 
-def draw_cascade(depth: int, rng: random.Random) -> tuple[dict, float, str] | None:
+def draw_cascade(depth: int, rng: random.Random, laws: tuple[str, ...] = ("erlang2",)) -> tuple[dict, float, str] | None:
     """A drawn cascade before its sink, d, a label; None when the two truncations disagree (draw again)."""
     st: dict = {"1": {"mu": rng.choice(CASCADE_MU)}, "2": {"mu": rng.choice(CASCADE_MU)}}
     streams = [{"choice": ["1", "2"], "rate": round(rng.uniform(0.5, 0.8) * (st["1"]["mu"] + st["2"]["mu"]), 4)}]
@@ -98,10 +98,13 @@ def draw_cascade(depth: int, rng: random.Random) -> tuple[dict, float, str] | No
             streams.append({"choice": [a, b], "rate": round(rng.uniform(0.1, 0.4) * (st[a]["mu"] + st[b]["mu"]), 4)})
         gam = round(rng.uniform(0.2, 0.8), 2)
         ties.append({"set": [a, b], "probs": {a: gam, b: round(1 - gam, 2)}})
-    law = rng.choice(["exponential", "exponential", "erlang2"])
+    law = rng.choice(["exponential", "exponential", "phase"])
     where = rng.choice(["1", "3"])
-    if law == "erlang2":
-        st[where]["service"] = LAWS["erlang2"]
+    if law == "phase":
+        law = rng.choice(laws)
+        st[where]["service"] = LAWS[law]
+        if law == "h2":
+            st[where]["mu"] = 1  # its phase rates give mean 1
     feeder, q = str(2 * depth - 1), rng.choice([1, 1, 0.8])
     head = {"format": "jsq-network/1", "name": "head", "stations": st, "streams": streams, "feedback": fb,
             "tie_breaking": ties}
@@ -111,7 +114,7 @@ def draw_cascade(depth: int, rng: random.Random) -> tuple[dict, float, str] | No
         return None
     sink = str(2 * depth + 1)
     head["feedback"] = [*fb, {"from": feeder, "choice": [sink], "prob": q}]
-    return head, d2, law if law == "exponential" else f"erlang2 at {where}"
+    return head, d2, law if law == "exponential" else f"{law} at {where}"
 
 
 def at_load(head: dict, sink: str, d: float, r: float, name: str) -> dict:
@@ -124,14 +127,14 @@ def at_load(head: dict, sink: str, d: float, r: float, name: str) -> dict:
     return doc
 
 
-def cases(family: str, seed: int, G: int) -> tuple[dict, str, float, str]:
+def cases(family: str, seed: int, G: int, laws: tuple[str, ...] = ("erlang2",)) -> tuple[dict, str, float, str]:
     """One drawn case of a family: (network before its sink's stream, sink, d, label)."""
     rng = random.Random(seed)
     if family == "gadgets":
         doc, d, label = draw_gadgets(G, rng)
         return doc, "s", d, label
     depth = 2 if family == "cascade2" else 3
-    while (got := draw_cascade(depth, rng)) is None:
+    while (got := draw_cascade(depth, rng, laws)) is None:
         pass
     doc, d, label = got
     return doc, str(2 * depth + 1), d, label
@@ -142,6 +145,8 @@ def main() -> int:
     ap.add_argument("--families", default="gadgets,cascade2,cascade3", help="default gadgets,cascade2,cascade3")
     ap.add_argument("--gadgets", default="3,5,8", help="G of the gadget cases (default 3,5,8)")
     ap.add_argument("--seeds", default="1,2", help="seeds: one drawn case per seed (and G) (default 1,2)")
+    ap.add_argument("--cascade-laws", default="erlang2",
+                    help="laws a cascade's phase-type station draws from, of erlang2,h2,coxian (default erlang2)")
     ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
     ap.add_argument("--quick", action="store_true", help="print only (docs/benchmarks.md is not written)")
     args = ap.parse_args()
@@ -153,7 +158,7 @@ def main() -> int:
     rows, wrong = [], []
     with tempfile.TemporaryDirectory() as d:
         for family, seed, G in todo:
-            head, sink, dd, label = cases(family, seed, G)
+            head, sink, dd, label = cases(family, seed, G, tuple(args.cascade_laws.split(",")))
             name = f"{family}{G if G else ''}-s{seed}"
             for r in (0.97, 1.03):
                 res = prove_case(at_load(head, sink, dd, r, name), Path(d), args.limit)

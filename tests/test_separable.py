@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import certify
+import certify.exact.separable as separable_module
 from certify.exact.separable import Structure, check_separable, cluster_forms, clusters, families, sub_chain
 from certify.exact.separable_growth import check_separable_growth, growth_structure
 from certify.explain import explain
@@ -390,3 +391,43 @@ def test_a_depth_three_cascade_with_an_erlang_head_needs_the_merged_groups():
     assert tries["separable certificates (K=2, merged groups)"].startswith("Foster: delta")
     assert certify.verify(net, res.certificate).ok
     independent.check_separable(net, copy.deepcopy(res.certificate), count=40)
+
+
+def _listed_fresh(chain, st):
+    """Every cluster's forms, computed with nothing kept from earlier listings."""
+    separable_module._listed.clear()
+    return [list(cluster_forms(chain, st, c)) for c in clusters(chain, st)]
+
+
+def test_forms_listed_again_equal_the_computed_ones():
+    """A second listing of the same clusters (kept from the first) equals a fresh computation."""
+    chain = markov_chain(from_dict(cascade(F(2), F(1, 2))))
+    st = default_structure(chain, 2, True)
+    fresh = _listed_fresh(chain, st)
+    assert [list(cluster_forms(chain, st, c)) for c in clusters(chain, st)] == fresh
+
+
+def test_a_form_handed_out_is_the_callers_own():
+    """Changing a listed form's generators and coefficients does not change what the next listing gives."""
+    chain = compile_chain(from_dict(gadgets(2, F(9, 5), F(2, 5))))
+    st = default_structure(chain, 2)
+    fresh = _listed_fresh(chain, st)
+    for c in clusters(chain, st):
+        for form in cluster_forms(chain, st, c):
+            form.generators.clear()
+            for coefs in form.coefs.values():
+                for v in coefs:
+                    coefs[v] += 1
+            form.coefs.clear()
+    assert [list(cluster_forms(chain, st, c)) for c in clusters(chain, st)] == fresh
+
+
+def test_forms_are_kept_per_chain():
+    """Listing one network's forms first does not change another's (the sink's rate differs)."""
+    slow = compile_chain(from_dict(gadgets(2, F(9, 5), F(2, 5))))
+    fast = compile_chain(from_dict(gadgets(2, F(11, 5), F(2, 5))))
+    st = default_structure(slow, 2)
+    want = _listed_fresh(fast, st)
+    _listed_fresh(slow, st)
+    got = [list(cluster_forms(fast, st, c)) for c in clusters(fast, st)]
+    assert got == want and got != _listed_fresh(slow, st)
