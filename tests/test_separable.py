@@ -431,3 +431,15 @@ def test_forms_are_kept_per_chain():
     _listed_fresh(slow, st)
     got = [list(cluster_forms(fast, st, c)) for c in clusters(fast, st)]
     assert got == want and got != _listed_fresh(slow, st)
+
+
+def test_forms_past_the_cap_are_not_kept(monkeypatch):
+    """With a cap below the clusters' coefficients, what is kept stays under it and listings still equal the computed ones."""
+    chain = markov_chain(from_dict(cascade(F(2), F(1, 2))))
+    st = default_structure(chain, 2, True)
+    fresh = _listed_fresh(chain, st)
+    sizes = [sum(len(f) for form in forms for f in form.coefs.values()) for forms in fresh]
+    monkeypatch.setattr(separable_module, "FORM_CACHE", max(sizes) - 1)
+    again = _listed_fresh(chain, st)
+    kept = sum(n for _, n in separable_module._listed.values())
+    assert again == fresh and kept <= max(sizes) - 1

@@ -254,12 +254,12 @@ def _neighbours(st: Structure, J: int) -> list[list[int]]:
     return out
 
 
-#: How many forms :func:`cluster_forms` keeps, over the clusters it listed last in full: a search and the exact check
-#: of its answer list the same clusters (the merged group of a depth-3 cascade with Erlang-2 service at its head:
-#: 10,370 forms, 12 s of exact arithmetic each time).
-FORM_CACHE = 200_000
+#: How many coefficients (over all forms) :func:`cluster_forms` keeps, of the clusters it listed last in full: a
+#: search and the exact check of its answer list the same clusters (the merged group of a depth-3 cascade with
+#: Erlang-2 service at its head: 10,370 forms, 870,478 coefficients, 130 MB, 12 s of exact arithmetic each time).
+FORM_CACHE = 2_000_000
 
-_listed: OrderedDict[tuple[Chain, Structure, Cluster], tuple[RegionForm, ...]] = OrderedDict()
+_listed: OrderedDict[tuple[Chain, Structure, Cluster], tuple[tuple[RegionForm, ...], int]] = OrderedDict()
 
 
 def _copy(form: RegionForm) -> RegionForm:
@@ -301,15 +301,17 @@ def cluster_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | Non
     key = (chain, st, c)
     if key in _listed:
         _listed.move_to_end(key)
-        yield from map(_copy, _listed[key])
+        yield from map(_copy, _listed[key][0])
         return
     done = []
+    size = 0
     for form in _forms(chain, st, c, deadline):
         done.append(form)
+        size += sum(map(len, form.coefs.values()))
         yield _copy(form)
-    if len(done) <= FORM_CACHE:
-        _listed[key] = tuple(done)
-        while sum(len(v) for v in _listed.values()) > FORM_CACHE:
+    if size <= FORM_CACHE:
+        _listed[key] = (tuple(done), size)
+        while sum(n for _, n in _listed.values()) > FORM_CACHE:
             _listed.popitem(last=False)
 
 
