@@ -151,15 +151,18 @@ def main() -> int:
     ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
     ap.add_argument("--quick", action="store_true", help="print only (docs/benchmarks.md is not written)")
     args = ap.parse_args()
+    unknown = sorted(set(args.cascade_laws.split(",")) - set(LAWS))
+    if unknown:
+        ap.error(f"--cascade-laws: {', '.join(unknown)} is not a law (laws: {', '.join(LAWS)})")
     seeds = [int(s) for s in args.seeds.split(",")]
     todo = []
     for family in args.families.split(","):
         for G in [int(g) for g in args.gadgets.split(",")] if family == "gadgets" else [0]:
             todo += [(family, seed, G) for seed in seeds]
     rows, wrong = [], []
+    laws = tuple(args.cascade_laws.split(","))
     with tempfile.TemporaryDirectory() as d:
         for family, seed, G in todo:
-            laws = tuple(args.cascade_laws.split(","))
             head, sink, dd, label = cases(family, seed, G, laws)
             name = f"{family}{G if G else ''}-s{seed}"
             if family != "gadgets" and laws != ("erlang2",):

@@ -316,7 +316,7 @@ def solve_lp(
     if via not in VIA:
         raise ValueError(f"via must be one of {', '.join(VIA)}, not {via!r}")
     if method not in METHODS:
-        raise ValueError(f"method must be None or 'ipm', not {method!r}")
+        raise ValueError(f"method must be {' or '.join(map(repr, METHODS))}, not {method!r}")
     name = solver or default_solver()
     if via == "direct" and name not in DIRECT:
         raise ValueError(f"{name} has no direct call (direct: {', '.join(DIRECT)})")
