@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import multiprocessing
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -69,25 +69,31 @@ def test_coarse_atlas_proved_on_the_right_side():
 
 def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     """A sweep stopped by Ctrl-C half-way keeps its finished points, and the same sweep run again proves only the rest."""
-    # each point needs a table certificate (~0.2 s here): a two-station point takes milliseconds, and a fast
-    # machine finished the whole sweep before the first poll saw three rows; 80 points (8 s on two workers), not
-    # 40: on a loaded 2-core machine the two workers starved the poller until all 40 were done
+    # the Ctrl-C comes from inside, during the fourth point: polling the results file from outside raced the
+    # workers (a fast CI machine finished all 80 points before the first poll saw three rows)
     net_file = ROOT / "models" / "distribution-h2-J3.json"
     db = tmp_path / "results.sqlite"
-    n = 80
+    n = 40
     grid = f"0.01:0.13:{n}"
-    cmd = [sys.executable, "-m", "certify.cli", "sweep", str(net_file), "--vary", f"streams[1].rate={grid}",
-           "--out", str(db), "--workers", "2", "--time-limit", "20"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    t0 = time.time()
-    while len(_finished(db)) < 3 and proc.poll() is None and time.time() - t0 < 120:
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    driver = (
+        "import os, signal, sys\n"
+        "import certify.cli, certify.proof.pipeline as pipeline\n"
+        "real, calls = pipeline.prove, []\n"
+        "def prove(*a, **kw):\n"
+        "    calls.append(1)\n"
+        "    if len(calls) == 4:\n"
+        "        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the fourth point is being proved\n"
+        "    return real(*a, **kw)\n"
+        "pipeline.prove = prove\n"
+        "sys.exit(certify.cli.main(sys.argv[1:]))\n")
+    cmd = [sys.executable, "-c", driver, "sweep", str(net_file), "--vary", f"streams[1].rate={grid}",
+           "--out", str(db), "--workers", "1", "--time-limit", "20"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    out, err = proc.stdout, proc.stderr
     assert proc.returncode == 130, out + err
     assert "run the same command again to resume" in err
     before = _finished(db)
-    assert 3 <= len(before) < n, "the sweep was not stopped half-way"
+    assert len(before) == 3, "the three points finished before the Ctrl-C are stored, no more"
 
     calls = []
     real = certify.proof.pipeline.prove
@@ -103,6 +109,21 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     after = _finished(db)
     assert len(after) == n and all(after[i] == t for i, t in before.items())  # finished rows untouched
     assert {p.verdict for p in res.points} == {"stable"}
+
+
+def test_closing_the_pool_early_stops_points_in_flight():
+    """Closing run_pool's iterator after two outcomes terminates the workers still proving, without waiting for them."""
+    from certify.workflows.executors import run_pool
+
+    others = set(multiprocessing.active_children())  # children of earlier tests in this process, if any
+    outcomes = run_pool([0, 0, 60, 60], 2, fn=time.sleep)
+    got = [next(outcomes), next(outcomes)]
+    outcomes.close()
+    t0 = time.perf_counter()
+    while set(multiprocessing.active_children()) - others and time.perf_counter() - t0 < 20:
+        time.sleep(0.1)
+    assert got == [None, None]
+    assert not set(multiprocessing.active_children()) - others, "a worker still sleeps through its 60 s point"
 
 
 def test_pool_and_dask_give_identical_results():
