@@ -867,12 +867,29 @@ def _phase_positions(net) -> dict[int, int]:
     return {i: k for k, i in enumerate(ph)}
 
 
+def separable_levels(cert: dict, groups: list) -> list[list[int]]:
+    """The clip level of each station of each group: ``K`` one integer, or one list of levels per group."""
+    raw = cert.get("K")
+    if isinstance(raw, list):
+        if len(raw) != len(groups):
+            raise Malformed(f"K has {len(raw)} lists for {len(groups)} groups")
+        levels = []
+        for g, (F, ks) in enumerate(zip(groups, raw)):
+            if not isinstance(ks, list) or len(ks) != len(F):
+                raise Malformed(f"K[{g}] {ks!r} is not one level per station of {F}")
+            levels.append([integer(k, f"K[{g}]", 1) for k in ks])
+        return levels
+    K = integer(raw, "K", 1)
+    return [[K] * len(F) for F in groups]
+
+
 def separable_function(cert: dict, net):
-    """V(x, phi) = x'Px + sum_g sum_l x_l T_{g,l}[min(x_{F_g}, K), phases of F_g] as a separable-foster file writes it."""
+    """V(x, phi) = x'Px + sum_g sum_l x_l T_{g,l}[min(x_a, K_a) for a in F_g, phases of F_g] as a separable-foster
+    file writes it (K_a = K, or the group's own level for a)."""
     ids = list(net.station_ids)
     pos = _phase_positions(net)
-    K = integer(cert.get("K"), "K", 1)
     groups = [station_list(F, ids, f"groups[{g}]") for g, F in enumerate(cert.get("groups") or [])]
+    levels = separable_levels(cert, groups)
     P = []
     for k, e in enumerate(cert.get("P") or []):
         if not isinstance(e, list) or len(e) != 3:
@@ -882,12 +899,12 @@ def separable_function(cert: dict, net):
     tables = []
     for g, tab in enumerate(cert.get("tables") or []):
         for l, cells in _mapping(tab, f"tables[{g}]").items():
-            tables.append((groups[g], ids.index(l), _cells_of(cells, f"tables[{g}].{l}")))
+            tables.append((groups[g], levels[g], ids.index(l), _cells_of(cells, f"tables[{g}].{l}")))
 
     def V(x, phi=()):
         v = sum(((1 if a == b else 2) * p * x[a] * x[b] for a, b, p in P), Fraction(0))
-        for F, l, T in tables:
-            cell = tuple(min(x[a], K) for a in F) + tuple(phi[pos[a]] for a in F if a in pos)
+        for F, Ks, l, T in tables:
+            cell = tuple(min(x[a], k) for a, k in zip(F, Ks)) + tuple(phi[pos[a]] for a in F if a in pos)
             if cell not in T:
                 raise Malformed(f"no table value for cell {cell}")
             v += x[l] * T[cell]
@@ -943,16 +960,17 @@ def check_separable_growth(net, cert: dict, count: int = 300, seed: int = 0) -> 
     if set(ws) != set(ids):
         raise Malformed(f"weights for {sorted(ws)}, stations are {ids}")
     w = [rational(ws[s], f"weights.{s}") for s in ids]
-    K = integer(cert.get("K"), "K", 1)
     groups = [station_list(F, ids, f"groups[{g}]") for g, F in enumerate(cert.get("groups") or [])]
+    levels = separable_levels(cert, groups)
+    K = max((k for ks in levels for k in ks), default=1)
     tables = [_cells_of(t, f"tables[{g}]") for g, t in enumerate(cert.get("tables") or [])]
     delta = rational(_claim(cert, "claims", "delta"), "claims.delta")
     assert delta > 0, f"claimed delta {delta} is not positive"
 
     def f(x, phi=()):
         return sum((a * b for a, b in zip(w, x)), Fraction(0)) + sum(
-            (T[tuple(min(x[a], K) for a in F) + tuple(phi[pos[a]] for a in F if a in pos)]
-             for F, T in zip(groups, tables)), Fraction(0))
+            (T[tuple(min(x[a], k) for a, k in zip(F, Ks)) + tuple(phi[pos[a]] for a in F if a in pos)]
+             for F, Ks, T in zip(groups, levels, tables)), Fraction(0))
 
     rng = np.random.default_rng(seed)
     J = net.J

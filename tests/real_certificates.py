@@ -117,6 +117,44 @@ def _gadgets(lam_s, law=None):
     return lambda: from_dict(gadgets(2, Fraction(9, 5), lam_s, law))
 
 
+def _coxian_cascade(lam_5):
+    from tests.test_separable import COXIAN, cascade
+
+    def build():
+        doc = cascade(Fraction(2), lam_5)
+        doc["stations"]["1"]["service"] = COXIAN
+        return from_dict(doc)
+
+    return build
+
+
+def _raised(net):
+    """The separable try with a level per station (K = 1, 2 beside the Coxian head) alone: prove reaches it only on
+    depth-3 cascades, after the merged groups fail."""
+    import time
+
+    from certify.proof.context import ProofContext, RunState
+    from certify.proof.result import Result
+    from certify.proof.separable import SeparableTry, run_separable
+
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    return run_separable(ctx, SeparableTry(1, True, True)).decision.certificate
+
+
+def _raised_growth(net):
+    """A separable growth certificate on the same shape (prove's raised try is Foster only; the kind takes levels)."""
+    from certify.certificates.kinds.separable import separable_growth_certificate
+    from certify.exact.separable_growth import check_separable_growth, growth_structure
+    from certify.markov.phases import markov_chain
+    from certify.search.separable import raised_structure, search_separable_growth
+
+    chain = markov_chain(net)
+    st = raised_structure(chain, 1)
+    gst = growth_structure(st.groups, st.K, st.phases)
+    grow = search_separable_growth(chain, gst, None, None)
+    return separable_growth_certificate(net, chain, gst, grow.theta, check_separable_growth(chain, gst, grow.theta))
+
+
 def _sink_growth(net):
     """The sink-growth stage alone (prove runs it only from six stations on): a gadget overloading its sink."""
     import time
@@ -232,6 +270,9 @@ CASES = {
     "sink-set-face": (lambda: load(DATA / "random-J8-s11-r0.915.json"), _sink_growth, "sink-growth"),
     "sink-drain-face": (lambda: load(DATA / "random-J8-s11-r0.905.json"), _drain_stage, "sink-drain"),
     "separable-phases": (_gadgets(Fraction(2, 5), {"dist": "erlang", "k": 2}), _prove, "separable-foster"),
+    # a level per station: K = 2 on the Coxian head pair of a depth-2 cascade, 1 on the pair downstream
+    "separable-levels": (_coxian_cascade(Fraction(1, 2)), _raised, "separable-foster"),
+    "separable-levels-growth": (_coxian_cascade(Fraction(2)), _raised_growth, "separable-growth"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
     "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),

@@ -60,8 +60,9 @@ class Structure:
         The fast stations F_g of each group (disjoint, sorted).
     multipliers : tuple of tuple of int
         The stations l of the terms x_l T_{g,l}, per group (sorted; empty for a growth function).
-    K : int
-        The clip level of every table.
+    K : int or tuple of tuple of int
+        The clip level of every table, or one level per fast station: ``K[g][k]`` for station ``groups[g][k]``
+        (the cell then holds min(x_a, K_a) for each fast station a).
     pairs : tuple of (int, int)
         The entries P[a, b] (a <= b) the function may use, sorted (none for a growth function).
     phases : tuple of int
@@ -74,11 +75,13 @@ class Structure:
     ([(0, 0), (0, 1), (0, 2)], 9)
     >>> len(Structure(((0, 1),), ((0,),), 2, (), (2, 0)).cells(0))   # station 0 Erlang-2: its phase -1, 0 or 1
     27
+    >>> Structure(((0, 1),), ((2,),), ((3, 1),), ()).cells(0)[:5]   # station 0 clipped at 3, station 1 at 1
+    [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
     """
 
     groups: tuple[tuple[int, ...], ...]
     multipliers: tuple[tuple[int, ...], ...]
-    K: int
+    K: int | tuple[tuple[int, ...], ...]
     pairs: tuple[tuple[int, int], ...]
     phases: tuple[int, ...] = ()
 
@@ -97,6 +100,21 @@ class Structure:
         """
         return self.phases[a] if self.phases else 0
 
+    def group_levels(self, g: int) -> tuple[int, ...]:
+        """The clip level of each fast station of group g, in the group's order.
+
+        Parameters
+        ----------
+        g : int
+            The group's index.
+
+        Returns
+        -------
+        tuple of int
+            K for each station, or the group's own levels.
+        """
+        return (self.K,) * len(self.groups[g]) if isinstance(self.K, int) else self.K[g]
+
     def cell_count(self, g: int) -> int:
         """How many cells group g has, computed without listing them (sizes are checked before anything is built).
 
@@ -108,15 +126,15 @@ class Structure:
         Returns
         -------
         int
-            (K + 1) per fast station times (phases + 1) per phase-type one.
+            (K_a + 1) per fast station a times (phases + 1) per phase-type one.
         """
         n = 1
-        for a in self.groups[g]:
-            n *= (self.K + 1) * (self.phase_count(a) + 1 if self.phase_count(a) else 1)
+        for a, k in zip(self.groups[g], self.group_levels(g)):
+            n *= (k + 1) * (self.phase_count(a) + 1 if self.phase_count(a) else 1)
         return n
 
     def cells(self, g: int) -> list[tuple[int, ...]]:
-        """The cells of group g: min(x_a, K) for its fast stations, then the phase (-1: empty) of each phase-type one.
+        """The cells of group g: min(x_a, K_a) for its fast stations, then the phase (-1: empty) of each phase-type one.
 
         Parameters
         ----------
@@ -129,7 +147,7 @@ class Structure:
             Every cell, in lexicographic order.
         """
         F = self.groups[g]
-        ranges = [range(self.K + 1) for _ in F] + [range(-1, self.phase_count(a)) for a in F if self.phase_count(a)]
+        ranges = [range(k + 1) for k in self.group_levels(g)] + [range(-1, self.phase_count(a)) for a in F if self.phase_count(a)]
         return [tuple(c) for c in product(*ranges)]
 
 
@@ -525,10 +543,11 @@ def cluster_levels(st: Structure, c: Cluster) -> dict[int, int]:
     >>> [cluster_levels(st, c) for c in clusters(ch, st)]
     [{0: 4, 1: 4}, {2: 1}]
     """
+    fast = {a: k for g in c.groups for a, k in zip(st.groups[g], st.group_levels(g))}
     levels: dict[int, int] = {}
     for a in c.stations:
-        if any(a in st.groups[g] for g in c.groups):
-            levels[a] = st.K
+        if a in fast:
+            levels[a] = fast[a]
         elif st.phase_count(a):
             levels[a] = 1
     return levels
@@ -609,11 +628,12 @@ def cell_change(st: Structure, g: int, s: LocalState, jump: Jump, index: Mapping
     ({0: 0, 1: 0}, (0, 2))
     """
     F = st.groups[g]
-    K = st.K
+    K = st.group_levels(g)
     _, d, newph = jump
     phased = [a for a in F if st.phase_count(a)]
-    before = tuple(min(s.levels[a], K) for a in F) + tuple(s.phases[a] for a in phased)
-    after = tuple(min(s.levels[a] + d.get(a, 0), K) for a in F) + tuple(newph.get(a, s.phases[a]) for a in phased)
+    before = tuple(min(s.levels[a], k) for a, k in zip(F, K)) + tuple(s.phases[a] for a in phased)
+    after = (tuple(min(s.levels[a] + d.get(a, 0), k) for a, k in zip(F, K))
+             + tuple(newph.get(a, s.phases[a]) for a in phased))
     if before == after:
         return None
     return index[before], index[after]

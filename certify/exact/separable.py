@@ -4,7 +4,8 @@ The theorem is in ``docs/math/separable.md``.  The function is
 
     V(x) = x'Px + sum_g sum_{l in L_g} x_l T_{g,l}(min(x_{F_g}, K)),
 
-with disjoint *groups* F_g of fast stations, each with its own table.  The
+with disjoint *groups* F_g of fast stations, each with its own table (one clip level K for every
+fast station, or a level K_a per fast station a: the cell is then (min(x_a, K_a))_{a in F_g}).  The
 chain's jumps come in *families* (the arrivals of one choice set, the services
 of one station); a family's jumps depend on its *active* stations alone (its
 choice set, or its station and feedback sets), and it changes the table cells
@@ -195,6 +196,26 @@ def region_bound(chain: Chain, st: Structure) -> int:
     return total
 
 
+def _is_level(k: object) -> bool:
+    return isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= MAX_CLIP_LEVEL
+
+
+def _levels_problem(st: Structure, ids: Sequence[str]) -> str | None:
+    """Why the clip levels are not one K or one level per fast station (each in 1..MAX_CLIP_LEVEL), or None."""
+    if isinstance(st.K, int) and not isinstance(st.K, bool):
+        return None if _is_level(st.K) else f"K: {st.K!r} must be an integer in 1..{MAX_CLIP_LEVEL}"
+    if not isinstance(st.K, tuple) or len(st.K) != len(st.groups):
+        given: object = [list(k) if isinstance(k, tuple) else k for k in st.K] if isinstance(st.K, tuple) else st.K
+        return (f"K: {given!r} must be an integer in 1..{MAX_CLIP_LEVEL}, or one list of levels per group "
+                f"({len(st.groups)} groups)")
+    for g, (F, levels) in enumerate(zip(st.groups, st.K)):
+        if not isinstance(levels, tuple) or len(levels) != len(F) or not all(_is_level(k) for k in levels):
+            shown: object = list(levels) if isinstance(levels, tuple) else levels
+            return (f"K[{g}]: {shown!r} must list one integer in 1..{MAX_CLIP_LEVEL} per station of group {g} "
+                    f"({', '.join(ids[a] for a in F)}), in its order")
+    return None
+
+
 def structure_problem(chain: Chain, st: Structure) -> str | None:
     """Why the structure cannot be checked (sized before anything is enumerated), or None.
 
@@ -222,8 +243,9 @@ def structure_problem(chain: Chain, st: Structure) -> str | None:
         return "phase_expansion: a separable certificate is for exponential interarrival times (phase-type service only)"
     if st.phases != station_phases(chain):
         return f"phase_expansion: the structure's phase counts {st.phases} are not the chain's {station_phases(chain)}"
-    if not isinstance(st.K, int) or isinstance(st.K, bool) or not 1 <= st.K <= MAX_CLIP_LEVEL:
-        return f"K: {st.K!r} must be an integer in 1..{MAX_CLIP_LEVEL}"
+    problem = _levels_problem(st, ids)
+    if problem:
+        return problem
     if len(st.multipliers) != len(st.groups):
         return "multipliers: one list per group"
     seen: set[int] = set()
@@ -464,7 +486,7 @@ def check_separable(
         for i, v in cb.items():
             total[i] += v
         local = {a: k for k, a in enumerate(c.stations)}
-        levels = {local[a]: st.K for g in c.groups for a in st.groups[g]}
+        levels = {local[a]: k for g in c.groups for a, k in zip(st.groups[g], st.group_levels(g))}
         L = vertex_bound(len(c.stations), levels)
         worst = Fraction(0)
         for form in cluster_forms(chain, st, c, deadline):

@@ -58,15 +58,16 @@ class GrowthForm:
     phases: dict[int, int] | None = None
 
 
-def growth_structure(groups: Sequence[tuple[int, ...]], K: int, phases: tuple[int, ...] = ()) -> Structure:
+def growth_structure(groups: Sequence[tuple[int, ...]], K: int | tuple[tuple[int, ...], ...],
+                     phases: tuple[int, ...] = ()) -> Structure:
     """The shape of a separable growth function: its groups and clip level (no multipliers, no P).
 
     Parameters
     ----------
     groups : sequence of tuple of int
         The fast stations of each table (disjoint, sorted).
-    K : int
-        The clip level.
+    K : int or tuple of tuple of int
+        The clip level, or one level per station of each group (:class:`~certify.exact.clusters.Structure`).
     phases : tuple of int
         Per station, its service law's phase count (:func:`~certify.exact.clusters.station_phases`).
 

@@ -15,10 +15,18 @@ from ..exact.facts import SeparableFacts, SeparableGrowthFacts
 from ..exact.separable import Structure, cluster_name, clusters, families
 from ..exact.separable_growth import growth_forms
 from ..markov.chain import Chain
+from ..markov.drift import clip_text
 from .common import Context, claim_section, hypotheses_section, network_section, reachability_para, recheck_section
 from .document import Block, Math, Para, Proof, Section, Table, para, summarised
 
 __all__ = ["explain_separable", "explain_separable_growth"]
+
+
+def _clip(st: Structure) -> str:
+    """The clip levels as the page prints them: ``K = 2``, or one level per station of each group."""
+    if isinstance(st.K, int):
+        return clip_text(st.K)
+    return "; ".join(clip_text(k) for k in st.K) + " (a level per station of each group)"
 
 
 def _laws(chain: Chain) -> Para:
@@ -90,7 +98,7 @@ def explain_separable(ctx: Context) -> Proof:
     )]
     checks: list[Para] = [
         _laws(chain),
-        para(f"The tables' groups are {groups}, clipped at K = {st.K}; P is strictly diagonally dominant where it is "
+        para(f"The tables' groups are {groups}, clipped at {_clip(st)}; P is strictly diagonally dominant where it is "
              "negative, so V is bounded below."),
         reachability_para(chain),
         para(f"The {facts.clusters} clusters have {facts.regions} regions together; the {facts.rows} inequalities "
@@ -166,7 +174,7 @@ def explain_separable_growth(ctx: Context) -> Proof:
     )]
     checks: list[Para] = [
         _laws(chain),
-        para(f"f = w'x + the tables of the groups {groups}, clipped at K = {st.K}; its increments are at most ",
+        para(f"f = w'x + the tables of the groups {groups}, clipped at {_clip(st)}; its increments are at most ",
              Math(frac_tex(facts.increment_bound)), "."),
         reachability_para(chain),
         para(f"Over the {facts.clusters} clusters' {facts.regions} regions the least drifts sum to ",

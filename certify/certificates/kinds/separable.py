@@ -1,6 +1,7 @@
 """The ``separable-foster`` certificate: V = x'Px + sum_g sum_l x_l T_{g,l}(min(x_{F_g}, K)), checked cluster by cluster.
 
-The payload is the shape (``K``, ``groups``: the fast stations of each table,
+The payload is the shape (``K``: one clip level, or one list of levels per group, a level per
+station of the group; ``groups``: the fast stations of each table,
 ``multipliers``: the stations l of each group's terms), the coefficients (``P``:
 ``[a, b, value]`` for a before or equal to b in the network's order; ``tables``:
 per group, per multiplier, one canonical rational per cell ``"k1,k2,..."``) and
@@ -28,7 +29,7 @@ from ...exact.facts import Check, SeparableFacts, SeparableGrowthFacts
 from ...exact.separable import Structure, check_separable, clusters, station_phases, structure_problem
 from ...exact.separable_growth import check_separable_growth, growth_structure
 from ...markov.chain import Chain
-from ...templates.options import clip_level, station_list
+from ...templates.options import MAX_CLIP_LEVEL, clip_level, station_list
 from ..reading import Reading, cell_key, markov_of, named_rationals
 from .base import Kind, Statement, phase_expansion, primitives
 
@@ -173,7 +174,7 @@ def separable_certificate(
         tables.append(group)
     order = [c.stations for c in clusters(chain, st)]
     payload: JsonObject = {
-        "K": st.K,
+        "K": _levels_out(st),
         "groups": [[ids[a] for a in F] for F in st.groups],
         "multipliers": [[ids[a] for a in L] for L in st.multipliers],
         "P": [[ids[a], ids[b], q(theta[k])] for k, (a, b) in enumerate(st.pairs)],
@@ -186,6 +187,21 @@ def separable_certificate(
     }
     return seal(net, "separable-foster", payload, separable_claims(check.facts),
                 *separable_statement("separable-foster")(net, chain, ""))
+
+
+def _levels_out(st: Structure) -> int | list[list[int]]:
+    """The field ``K``: the clip level, or one list of levels per group."""
+    return st.K if isinstance(st.K, int) else [list(levels) for levels in st.K]
+
+
+def _levels_in(raw: Any) -> int | tuple[tuple[int, ...], ...]:
+    """The field ``K`` as read: one clip level, or one list per group (their values are checked with the groups)."""
+    if isinstance(raw, list):
+        if not all(isinstance(v, list) for v in raw):
+            raise CertificateError(None, "K", f"must be an integer in 1..{MAX_CLIP_LEVEL}, or one list of levels per "
+                                   "group (a level per station of the group)")
+        return tuple(tuple(v) for v in raw)
+    return clip_level(raw, "K")
 
 
 def _stations(chain: Chain, value: Any, field: str) -> tuple[int, ...]:
@@ -257,7 +273,7 @@ def read_separable(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     if isinstance(chain, str):
         return chain
     ids = chain.ids
-    K = clip_level(cert.get("K"), "K")
+    K = _levels_in(cert.get("K"))
     groups_raw, mult_raw = cert.get("groups"), cert.get("multipliers")
     if not isinstance(groups_raw, list) or not isinstance(mult_raw, list) or len(groups_raw) != len(mult_raw):
         raise CertificateError(None, "groups", "groups and multipliers must be lists of the same length (one per group)")
@@ -372,7 +388,7 @@ def separable_growth_certificate(
         tables.append({cell_key(c): q(theta[pos + k]) for k, c in enumerate(cells)})
         pos += len(cells)
     payload: JsonObject = {
-        "K": st.K,
+        "K": _levels_out(st),
         "groups": [[ids[a] for a in F] for F in st.groups],
         "weights": {ids[i]: q(theta[i]) for i in range(chain.J)},
         "tables": tables,
@@ -414,7 +430,7 @@ def read_separable_growth(net: Network, cert: Mapping[str, Any]) -> Reading | st
     if isinstance(chain, str):
         return chain
     ids = chain.ids
-    K = clip_level(cert.get("K"), "K")
+    K = _levels_in(cert.get("K"))
     st = _checkable(chain, growth_structure(_groups(chain, cert.get("groups"), "groups"), K, station_phases(chain)))
     ws = cert.get("weights")
     vals = named_rationals(ws if isinstance(ws, dict) else {}, list(ids), "weights")
