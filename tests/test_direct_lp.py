@@ -87,20 +87,22 @@ def test_direct_needs_a_direct_solver():
 
 
 def test_an_unknown_method_is_refused():
-    """A `method` other than None or "ipm" is refused, naming the value."""
-    with pytest.raises(ValueError, match="method must be None or 'ipm', not 'barrier'"):
+    """A `method` other than None, "ipm" or "ipm-no-presolve" is refused, naming the value."""
+    with pytest.raises(ValueError, match="method must be None or 'ipm' or 'ipm-no-presolve', not 'barrier'"):
         solve_lp([1.0], bounds=(0.0, 1.0), method="barrier")
 
 
+@pytest.mark.parametrize("method", ["ipm", "ipm-no-presolve"])
 @pytest.mark.parametrize("seed", range(4))
-def test_interior_point_optimum_matches_the_simplex(seed):
-    """HiGHS's interior-point method (no crossover) reaches the dual simplex's optimal value on random bounded LPs."""
+def test_interior_point_optimum_matches_the_simplex(seed, method):
+    """HiGHS's interior-point method (no crossover; with presolve or without) reaches the dual simplex's optimal
+    value on random bounded LPs."""
     rng = np.random.default_rng(seed)
     A = sp.csr_matrix(rng.uniform(-1, 1, (30, 12)))
     b = rng.uniform(0.5, 2.0, 30)
     c = rng.uniform(-1, 1, 12)
     simplex = solve_lp(c, A, b, bounds=(-5.0, 5.0))
-    ipm = solve_lp(c, A, b, bounds=(-5.0, 5.0), method="ipm")
+    ipm = solve_lp(c, A, b, bounds=(-5.0, 5.0), method=method)
     assert simplex.ok and ipm.ok
     assert abs(simplex.objective - ipm.objective) <= 1e-6 * (1 + abs(simplex.objective))
     assert (A @ ipm.x <= b + 1e-6).all()

@@ -25,7 +25,7 @@ from certify.markov.chain import compile_chain
 from certify.markov.phases import markov_chain
 from certify.markov.regions import signature
 from certify.proof.separable import separable_tries
-from certify.search.separable import default_structure
+from certify.search.separable import default_structure, raised_structure
 from certify.stationary import stationary
 from tests import independent
 
@@ -227,24 +227,40 @@ def _phased() -> dict:
     return doc
 
 
-@pytest.mark.parametrize("doc, merged", [(gadgets(2, F(9, 5), F(2, 5)), False), (_gadgets_fed_back(), False),
-                                         (FEEDBACK_NET, False), (_phased(), False), (cascade(F(2), F(1, 2)), False),
-                                         (cascade(F(2), F(1, 2)), True)],
-                         ids=["gadgets", "gadgets-fed-back", "feedback-mix", "phase-type", "cascade", "cascade-merged"])
-def test_cluster_forms_sum_to_the_drift_state_by_state(doc, merged):
+def _coxian_cascade() -> dict:
+    """The depth-2 cascade with Coxian service (scv 2) at its head station 1."""
+    doc = cascade(F(2), F(1, 2))
+    doc["stations"]["1"]["service"] = COXIAN
+    return doc
+
+
+def _levels_313(chain):
+    """The merged cascade group with its own level per station: 3, 1, 3, 2 on stations 1-4."""
+    st = default_structure(chain, 2, True)
+    return Structure(st.groups, st.multipliers, ((3, 1, 3, 2),), st.pairs, st.phases)
+
+
+@pytest.mark.parametrize("doc, shape", [
+    (gadgets(2, F(9, 5), F(2, 5)), False), (_gadgets_fed_back(), False), (FEEDBACK_NET, False), (_phased(), False),
+    (cascade(F(2), F(1, 2)), False), (cascade(F(2), F(1, 2)), True), (cascade(F(2), F(1, 2)), _levels_313),
+    (_phased(), lambda ch: raised_structure(ch, 2)), (_coxian_cascade(), lambda ch: raised_structure(ch, 1)),
+], ids=["gadgets", "gadgets-fed-back", "feedback-mix", "phase-type", "cascade", "cascade-merged", "cascade-levels",
+        "phase-type-raised", "coxian-cascade-raised"])
+def test_cluster_forms_sum_to_the_drift_state_by_state(doc, shape):
     """For random V and states, the clusters' linear parts plus the constant parts equal AV from the JSQ rules."""
     net = from_dict(doc)
     chain = markov_chain(net)
-    st = default_structure(chain, 2, merged)
+    st = shape(chain) if callable(shape) else default_structure(chain, 2, shape)
     rng = random.Random(5)
     pos = {i: k for k, i in enumerate(i for i, s in enumerate(net.stations) if not s.service.is_exponential)}
     P = {p: F(rng.randint(-4, 9), rng.randint(1, 4)) for p in st.pairs}
     T = {(g, l, c): F(rng.randint(-9, 9), rng.randint(1, 3)) for g in range(len(st.groups)) for l in st.multipliers[g]
          for c in st.cells(g)}
 
-    def cell(g, x, phi):
+    def cell(g, x, phi):  # the levels read from st.K here, not through the Structure's helpers
         F_g = st.groups[g]
-        return tuple(min(x[a], st.K) for a in F_g) + tuple(phi[pos[a]] for a in F_g if a in pos)
+        levels = [st.K] * len(F_g) if isinstance(st.K, int) else st.K[g]
+        return tuple(min(x[a], k) for a, k in zip(F_g, levels)) + tuple(phi[pos[a]] for a in F_g if a in pos)
 
     def V(x, phi):
         v = sum(((1 if a == b else 2) * p * x[a] * x[b] for (a, b), p in P.items()), F(0))
@@ -259,8 +275,8 @@ def test_cluster_forms_sum_to_the_drift_state_by_state(doc, merged):
     tables = []
     for c in clusters(chain, st):
         sub, loc = sub_chain(chain, c, fams)
-        fast = {a for g in c.groups for a in st.groups[g]}  # in station order, as the checker lists them
-        levels = {loc[a]: (st.K if a in fast else 1) for a in c.stations if a in fast or st.phase_count(a)}
+        fast = {a: (st.K if isinstance(st.K, int) else st.K[g][k]) for g in c.groups for k, a in enumerate(st.groups[g])}
+        levels = {loc[a]: fast.get(a, 1) for a in c.stations if a in fast or st.phase_count(a)}
         forms = {(f.region.key, tuple(sorted((f.phases or {}).items()))): f for f in cluster_forms(chain, st, c)}
         tables.append((c, sub, levels, forms))
     for _ in range(80):
@@ -321,6 +337,10 @@ def test_forged_table_is_refused_by_verify():
     (lambda c: c["P"].reverse(), "P"),
     (lambda c: c["budgets"].append({"cluster": ["a0"], "budget": {}}), "budgets"),
     (lambda c: c.update(K=0), "K"),
+    (lambda c: c.update(K=[3, 3]), "K"),
+    (lambda c: c.update(K=[[3, 3], [3]]), "K[1]"),
+    (lambda c: c.update(K=[[3, 3], [3, 0]]), "K[1]"),
+    (lambda c: c.update(K=[[3, 3]]), "K"),
     (lambda c: c.update(K=36, groups=[["a0", "b0", "a1", "b1"]], multipliers=[["s", "a0", "b0", "a1", "b1"]]), "groups"),
 ])
 def test_malformed_fields_are_named(edit, field):
@@ -338,6 +358,15 @@ def test_explain_renders_both_kinds():
         net = from_dict(gadgets(2, F(9, 5), lam))
         md = explain(net, _prove(net).certificate).render("markdown")
         assert "cluster by cluster" in md and "gadgets-2" in md
+
+
+def test_explain_names_a_level_per_station():
+    """A certificate with one clip level per station is explained with those levels, not a single K."""
+    from tests.real_certificates import case
+
+    net, cert = case("separable-levels")
+    md = explain(net, cert).render("markdown")
+    assert "clipped at K = (2, 2, 1, 1) (a level per station of each group)" in md
 
 
 @pytest.mark.slow
@@ -389,6 +418,24 @@ def test_a_depth_three_cascade_with_an_erlang_head_needs_the_merged_groups():
     tries = {a.stage: a.outcome for a in res.attempts}
     assert tries["separable certificates (K=6)"].startswith("no certificate")
     assert tries["separable certificates (K=2, merged groups)"].startswith("Foster: delta")
+    assert certify.verify(net, res.certificate).ok
+    independent.check_separable(net, copy.deepcopy(res.certificate), count=40)
+
+
+@pytest.mark.slow
+def test_a_depth_three_cascade_with_a_coxian_head_needs_a_finer_table_there():
+    """bench/variants.py's depth-3 cascade (seed 1 of --cascade-laws h2,coxian: Coxian service, scv 2, at its head
+    station 1) at 0.97 of its exact boundary: the merged groups at K = 2 find no certificate, K = 3 on the head pair
+    with the sink as the only multiplier does, and the certificate holds state by state."""
+    from pathlib import Path
+
+    net = certify.load(Path(__file__).parent / "data" / "networks" / "cascade3-coxian-head-r0.97.json")
+    res = certify.prove(net, simulate=False, time_limit=300)
+    assert (res.verdict, res.certificate["kind"]) == ("stable", "separable-foster")
+    assert res.certificate["K"] == [[3, 3, 2, 2, 2, 2]] and res.certificate["multipliers"] == [["7"]]
+    tries = {a.stage: a.outcome for a in res.attempts}
+    assert tries["separable certificates (K=2, merged groups)"].startswith("no certificate")
+    assert tries["separable certificates (K=2, merged groups, 3 near phase-type service)"].startswith("Foster: delta")
     assert certify.verify(net, res.certificate).ok
     independent.check_separable(net, copy.deepcopy(res.certificate), count=40)
 

@@ -30,16 +30,27 @@ from ..exact.separable import (
 )
 from ..exact.separable_growth import check_separable_growth, growth_structure
 from ..markov.chain import Chain
+from ..markov.drift import clip_text
 from ..markov.regions import iter_regions
-from ..search.separable import default_structure, search_separable, search_separable_growth
+from ..search.separable import (
+    GrowthCandidate,
+    default_structure,
+    raised_structure,
+    search_separable,
+    search_separable_growth,
+)
 from .context import ProofContext, primitives
 from .stage import Decision, StageOutcome, decide
 
 __all__ = ["SEPARABLE_K", "TRY_REGIONS", "PRODUCT_LIMIT", "SeparableTry", "separable_tries", "run_separable", "product_estimate",
            "beyond_product"]
 
-#: The separable tries, in order: (clip level, merged groups); a merged try only where it differs.
-SEPARABLE_K = ((6, False), (2, True), (4, True), (12, False))
+#: The separable tries, in order: (clip level, merged groups, raised near phase-type service); a merged try only
+#: where it differs, a raised one only with phase-type service (:func:`~certify.search.separable.raised_structure`).
+SEPARABLE_K = ((6, False, False), (2, True, False), (2, True, True), (4, True, False), (12, False, False))
+
+#: The growth side's outcome on a raised try (:class:`SeparableTry`), which tries the Foster side only.
+NOT_TRIED = "not tried"
 
 #: The most cluster regions (all clusters together) a separable try of ``prove`` lists, where their bound is above
 #: :data:`~certify.exact.separable.MAX_SEPARABLE_REGIONS` (the merged group of a depth-3 cascade at K = 2 has about
@@ -61,20 +72,34 @@ class SeparableTry:
         The clip level of every group's table.
     merged : bool
         Groups merged along feedback into choice sets (:func:`~certify.search.separable.default_structure`).
+    raised : bool
+        The merged groups with K + 1 near phase-type service and only downstream multipliers
+        (:func:`~certify.search.separable.raised_structure`); the Foster side only (it is there for the stable side
+        of phase-type cascades, whose unstable side the K = 6 growth certificate decides: its growth LP, 9 s on a
+        depth-3 cascade, never decided a case measured).
 
     Examples
     --------
     >>> SeparableTry(6).stage, SeparableTry(4, True).stage
     ('separable certificates (K=6)', 'separable certificates (K=4, merged groups)')
+    >>> SeparableTry(2, True, True).stage
+    'separable certificates (K=2, merged groups, 3 near phase-type service)'
     """
 
     K: int
     merged: bool = False
+    raised: bool = False
 
     @property
     def stage(self) -> str:
         """Its name, as the attempts and the run's summary list it."""
-        return f"separable certificates (K={self.K}{', merged groups' if self.merged else ''})"
+        raised = f", {self.K + 1} near phase-type service" if self.raised else ""
+        return f"separable certificates (K={self.K}{', merged groups' if self.merged else ''}{raised})"
+
+    @property
+    def raised_note(self) -> str:
+        """What a verdict's sentence adds after the clip level of a raised try (empty for the others)."""
+        return f", {self.K + 1} near phase-type service" if self.raised else ""
 
     def structure(self, chain: Chain) -> Structure:
         """Its function's shape on ``chain``.
@@ -87,9 +112,10 @@ class SeparableTry:
         Returns
         -------
         Structure
-            :func:`~certify.search.separable.default_structure` at K, merged or not.
+            :func:`~certify.search.separable.default_structure` at K, merged or not, or
+            :func:`~certify.search.separable.raised_structure`.
         """
-        return default_structure(chain, self.K, self.merged)
+        return raised_structure(chain, self.K) if self.raised else default_structure(chain, self.K, self.merged)
 
 
 def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
@@ -123,8 +149,9 @@ def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
     plain = default_structure(chain, 1).groups
     if phased_streams(chain) or len(plain) < 2:
         return ()
-    tries = [SeparableTry(K, merged) for K, merged in SEPARABLE_K
-             if not (merged and default_structure(chain, 1, True).groups == plain)]
+    phased = any(default_structure(chain, 1).phases)
+    tries = [SeparableTry(K, merged, raised) for K, merged, raised in SEPARABLE_K
+             if not (merged and default_structure(chain, 1, True).groups == plain) and (phased or not raised)]
     return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None and _listable(chain, t.structure(chain)))
 
 
@@ -274,10 +301,11 @@ def run_separable(ctx: ProofContext, item: SeparableTry, deadline: float | None 
     run.ran.append(item.stage)
     end = earliest(deadline, run.deadline)
     st = item.structure(chain)
-    gst = growth_structure(st.groups, item.K, st.phases)
+    gst = growth_structure(st.groups, st.K, st.phases)
     with ctx.timer(item.stage) as t:
         t.size = f"{plural(len(st.groups), 'group')}, {plural(len(clusters(chain, st)), 'cluster')}"
-        grow = search_separable_growth(chain, gst, ctx.solver, end)
+        grow = GrowthCandidate(gst, None, None, NOT_TRIED) if item.raised else \
+            search_separable_growth(chain, gst, ctx.solver, end)
         if grow.theta is not None and grow.delta is not None and grow.delta > 0:
             gchk = check_separable_growth(chain, gst, grow.theta, deadline=end)
             if gchk.ok:
@@ -285,9 +313,10 @@ def run_separable(ctx: ProofContext, item: SeparableTry, deadline: float | None 
                 return decide(
                     Decision("unstable", "markovian", "separable growth certificate",
                              separable_growth_certificate(ctx.net, chain, gst, grow.theta, gchk)),
-                    f"f = w'x + per-group tables (K = {item.K}) grows by at least {float(gchk.facts.delta):.3g} per "
-                    f"unit time at every state (checked exactly cluster by cluster; Fayolle-Malyshev-Menshikov): the "
-                    f"chain is transient, for {primitives(chain)} and the given tie-breaking",
+                    f"f = w'x + per-group tables ({clip_text(item.K)}) grows by at least "
+                    f"{float(gchk.facts.delta):.3g} per unit time at every state (checked exactly cluster by cluster; "
+                    f"Fayolle-Malyshev-Menshikov): the chain is transient, for {primitives(chain)} and the given "
+                    f"tie-breaking",
                 )
         cand = search_separable(chain, st, ctx.solver, end)
         if cand.theta is not None and cand.budgets is not None and cand.delta is not None and cand.delta > 0:
@@ -297,12 +326,15 @@ def run_separable(ctx: ProofContext, item: SeparableTry, deadline: float | None 
                 return decide(
                     Decision("stable", "markovian", "separable Foster-Lyapunov certificate",
                              separable_certificate(ctx.net, chain, st, cand.theta, cand.budgets, chk)),
-                    f"V = x'Px + per-group tables ({plural(len(st.groups), 'group')} clipped at K = {item.K}): AV(x) <= "
+                    f"V = x'Px + per-group tables ({plural(len(st.groups), 'group')} clipped at K = {item.K}"
+                    f"{item.raised_note}): AV(x) <= "
                     f"{float(chk.facts.drift_bound):.4g} - {float(chk.facts.delta):.3g} |x|_1 at every state, checked "
                     f"exactly cluster by cluster ({chk.facts.clusters} clusters, {chk.facts.regions} regions; Foster's "
                     f"criterion): positive recurrent for {primitives(chain)} and the given tie-breaking",
                 )
         def said(lp_delta: float | None, status: str) -> str:
+            if status == NOT_TRIED:
+                return NOT_TRIED
             return f"best margin {lp_delta:.3g}" if lp_delta is not None else f"LP {status} (not a verdict)"
 
         t.outcome = (f"no certificate: Foster {said(cand.lp_delta, cand.status)}, "

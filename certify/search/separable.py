@@ -24,7 +24,7 @@ from ..exact.separable_growth import growth_forms, growth_variables
 from ..markov.chain import Chain
 from .linprog import solve_lp
 
-__all__ = ["SeparableCandidate", "GrowthCandidate", "default_structure", "search_separable", "search_separable_growth"]
+__all__ = ["SeparableCandidate", "GrowthCandidate", "default_structure", "raised_structure", "search_separable", "search_separable_growth"]
 
 GRID = 2**20
 P_BOUND, T_BOUND, C_BOUND, D_BOUND = 1.0, 1e3, 1e4, 1e3
@@ -35,6 +35,9 @@ ETA = 1e-3
 # 29,892 rows x 15,373 columns (0.51 per row), 15 s by IPM after presolve against 128 s by the dual simplex; the
 # unmerged tries' LPs (44,342 x 1,002 there, 0.02) stay with the dual simplex (3.7 s), and so do LPs of fewer than
 # WIDE_LP_COLUMNS columns (under a second either way; the dual simplex's vertex keeps their certificates as before).
+# A shape with a level per station (raised_structure) goes to the interior-point method without presolve from
+# WIDE_LP_COLUMNS columns whatever its rows: the Coxian-headed depth-3 cascade's (43,428 x 3,952, 0.09 per row)
+# takes 30 s alone (45 s after presolve), against more than 150 s by the dual simplex (140 s with presolve).
 WIDE_LP = 0.25
 WIDE_LP_COLUMNS = 2000
 
@@ -135,6 +138,44 @@ def default_structure(chain: Chain, K: int, merged: bool = False) -> Structure:
         fed = {b for i, C, _ in chain.feedback if i in F for b in C}
         mult.append(tuple(sorted(set(F) | fed)))
     return Structure(tuple(groups), tuple(mult), K, tuple(sorted(pairs)), station_phases(chain))
+
+
+def raised_structure(chain: Chain, K: int) -> Structure:
+    """The merged groups with a finer table near phase-type service and only downstream multipliers.
+
+    The groups of ``default_structure(chain, K, merged=True)``; the clip level K + 1 on every fast station that
+    shares a routing set with a phase-type station (that station included), K on the others; each group's
+    multipliers are the stations it feeds outside itself (the sink of a cascade), which keeps the LP small.
+    A depth-3 cascade with Coxian service (scv 2) at its head needs the finer table there: at 0.97 of its
+    boundary the merged groups at K = 2 miss by 1.7e-5 and this shape proves it (``docs/benchmarks.md``).
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain (with its phase-type stations).
+    K : int
+        The clip level away from the phase-type stations.
+
+    Returns
+    -------
+    Structure
+        The shape, its K one level per station of each group.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("a", "b", "c", "d", "s"), (F(1),) * 5, (((0, 1), F(1)),), ((0, (2, 3), F(1)), (2, (4,), F(1))),
+    ...            (F(0), F(1), F(0), F(1), F(1)))
+    >>> st = raised_structure(ch, 2)
+    >>> st.groups, st.K, st.multipliers
+    (((0, 1, 2, 3),), ((2, 2, 2, 2),), ((4,),))
+    """
+    base = default_structure(chain, K, True)
+    phased = {a for a in range(chain.J) if base.phase_count(a)}
+    near = phased | {b for C in chain.routing_sets if phased & set(C) for b in C}
+    levels = tuple(tuple(K + 1 if a in near else K for a in F) for F in base.groups)
+    mult = tuple(tuple(sorted({b for i, C, _ in chain.feedback if i in F for b in C} - set(F))) for F in base.groups)
+    return Structure(base.groups, mult, levels, base.pairs, base.phases)
 
 
 def _grid(x: float) -> Fraction:
@@ -269,7 +310,11 @@ def search_separable(chain: Chain, st: Structure, solver: str | None = None, dea
     cost = np.zeros(col)
     cost[d_col] = -1.0
     A = sp.csr_matrix((vals, (ri, ci)), shape=(len(rhs), col))
-    method = "ipm" if col >= max(WIDE_LP * len(rhs), WIDE_LP_COLUMNS) else None
+    method: str | None = None
+    if not isinstance(st.K, int) and col >= WIDE_LP_COLUMNS:
+        method = "ipm-no-presolve"
+    elif col >= max(WIDE_LP * len(rhs), WIDE_LP_COLUMNS):
+        method = "ipm"
     res = solve_lp(cost, A, np.array(rhs), bounds=(lo, hi), solver=solver, time_limit=remaining(deadline), method=method)
     if not res.ok or res.x is None:
         return SeparableCandidate(st, None, None, None, res.outcome, len(rhs), col)
