@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import prod
-from typing import TYPE_CHECKING
 
 from ..core.errors import NotSupported
 from ..core.model import Network
@@ -34,9 +33,6 @@ from ..markov.regions import TimeLimitReached, iter_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
 from ..search.sink import TableRows
 from .result import Attempt, Result
-
-if TYPE_CHECKING:
-    from .separable import SeparableTry
 
 __all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives"]
 
@@ -263,9 +259,8 @@ class ProofContext:
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}
-        #: the separable tries (certify.proof.separable.SeparableTry) that ran to their end before the Markovian
-        #: stage (it skips them)
-        self.separable_tried: set[SeparableTry] = set()
+        #: the separable tries (their stage names) that ran to their end before the Markovian stage (it skips them)
+        self.separable_tried: set[str] = set()
 
     def flow_check(self, depth: int) -> Check[FluidFlowFacts]:
         """The max-flow bound with V = total fluid mass at inflow ``depth`` (computed once: the sink and fluid stages share it)."""

@@ -245,7 +245,7 @@ class Markovian(JsqStage):
                         + " network with the given tie-breaking only",
                     ))
             elif isinstance(item, SeparableTry):
-                if item in ctx.separable_tried:
+                if item.stage in ctx.separable_tried:
                     continue  # it ran to its end before the sink stages (certify.proof.separable_first)
                 proved = run_separable(ctx, item)
             elif isinstance(item, FaceTries):

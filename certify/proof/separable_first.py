@@ -47,7 +47,7 @@ class SeparableFirst(JsqStage):
     >>> ctx = ProofContext(net, Result("g2"), RunState(time.perf_counter() + 60), None, True, ["table"])
     >>> out = SeparableFirst().run(ctx)
     >>> out.decision.verdict, out.decision.certificate["kind"], ctx.separable_tried
-    ('stable', 'separable-foster', {SeparableTry(K=6, merged=False, raised=False)})
+    ('stable', 'separable-foster', {'separable certificates (K=6)'})
     """
 
     name = "separable certificates (first try, before the sink stages)"
@@ -71,5 +71,5 @@ class SeparableFirst(JsqStage):
         except TimeLimitReached:
             return NEXT  # cut by the share: the Markovian stage tries it again
         if time.perf_counter() <= stop:  # ran to its end (an LP stopped by the share is not a failure of the try)
-            ctx.separable_tried.add(item)
+            ctx.separable_tried.add(item.stage)
         return NEXT if out is None else out
