@@ -301,6 +301,22 @@ def test_cluster_forms_sum_to_the_drift_state_by_state(doc, shape):
         assert linear + constant == total, (x, phi)
 
 
+def test_the_raised_try_needs_phase_type_service_and_a_station_downstream():
+    """The try with levels raised near phase-type service is scheduled for a Coxian-headed cascade into a sink, and
+    neither for its exponential twin nor for the same cascade without the sink (no multiplier left)."""
+    def stages(doc):
+        return [t.stage for t in separable_tries(markov_chain(from_dict(doc)), ["table"])]
+
+    raised = "separable certificates (K=2, merged groups, 3 near phase-type service)"
+    assert raised in stages(_coxian_cascade())
+    assert raised not in stages(cascade(F(2), F(1, 2)))
+    no_sink = _coxian_cascade()
+    del no_sink["stations"]["5"]
+    no_sink["streams"] = no_sink["streams"][:1]
+    no_sink["feedback"] = no_sink["feedback"][:1]
+    assert "separable certificates (K=2, merged groups)" in stages(no_sink) and raised not in stages(no_sink)
+
+
 def test_a_raised_budget_is_refused():
     """Raising one station's budget in one cluster breaks a generator's slope: the exact check refuses it."""
     chain = compile_chain(from_dict(gadgets(1, F(9, 5), F(2, 5))))

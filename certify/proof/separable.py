@@ -149,9 +149,10 @@ def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
     plain = default_structure(chain, 1).groups
     if phased_streams(chain) or len(plain) < 2:
         return ()
-    phased = any(default_structure(chain, 1).phases)
+    # a raised try needs phase-type service and a station downstream of a group (its only multipliers)
+    raisable = any(default_structure(chain, 1).phases) and any(raised_structure(chain, 1).multipliers)
     tries = [SeparableTry(K, merged, raised) for K, merged, raised in SEPARABLE_K
-             if not (merged and default_structure(chain, 1, True).groups == plain) and (phased or not raised)]
+             if not (merged and default_structure(chain, 1, True).groups == plain) and (raisable or not raised)]
     return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None and _listable(chain, t.structure(chain)))
 
 
