@@ -333,8 +333,9 @@ def cluster_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | Non
         yield _copy(form)
     if size <= FORM_CACHE:
         _listed[key] = (tuple(done), size)
-        while sum(n for _, n in _listed.values()) > FORM_CACHE:
-            _listed.popitem(last=False)
+        total = sum(n for _, n in _listed.values())
+        while total > FORM_CACHE:
+            total -= _listed.popitem(last=False)[1][1]
 
 
 def _forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None) -> Iterator[RegionForm]:

@@ -32,13 +32,7 @@ from ..exact.separable_growth import check_separable_growth, growth_structure
 from ..markov.chain import Chain
 from ..markov.drift import clip_text
 from ..markov.regions import iter_regions
-from ..search.separable import (
-    GrowthCandidate,
-    default_structure,
-    raised_structure,
-    search_separable,
-    search_separable_growth,
-)
+from ..search.separable import default_structure, raised_structure, search_separable, search_separable_growth
 from .context import ProofContext, primitives
 from .stage import Decision, StageOutcome, decide
 
@@ -48,9 +42,6 @@ __all__ = ["SEPARABLE_K", "TRY_REGIONS", "PRODUCT_LIMIT", "SeparableTry", "separ
 #: The separable tries, in order: (clip level, merged groups, raised near phase-type service); a merged try only
 #: where it differs, a raised one only with phase-type service (:func:`~certify.search.separable.raised_structure`).
 SEPARABLE_K = ((6, False, False), (2, True, False), (2, True, True), (4, True, False), (12, False, False))
-
-#: The growth side's outcome on a raised try (:class:`SeparableTry`), which tries the Foster side only.
-NOT_TRIED = "not tried"
 
 #: The most cluster regions (all clusters together) a separable try of ``prove`` lists, where their bound is above
 #: :data:`~certify.exact.separable.MAX_SEPARABLE_REGIONS` (the merged group of a depth-3 cascade at K = 2 has about
@@ -93,8 +84,7 @@ class SeparableTry:
     @property
     def stage(self) -> str:
         """Its name, as the attempts and the run's summary list it."""
-        raised = f", {self.K + 1} near phase-type service" if self.raised else ""
-        return f"separable certificates (K={self.K}{', merged groups' if self.merged else ''}{raised})"
+        return f"separable certificates (K={self.K}{', merged groups' if self.merged else ''}{self.raised_note})"
 
     @property
     def raised_note(self) -> str:
@@ -146,13 +136,14 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
 @lru_cache(maxsize=256)
 def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
     """The separable tries of a chain, computed once (the schedule, the fluid stage and the size guard all ask)."""
-    plain = default_structure(chain, 1).groups
-    if phased_streams(chain) or len(plain) < 2:
+    base = default_structure(chain, 1)
+    if phased_streams(chain) or len(base.groups) < 2:
         return ()
+    merges = default_structure(chain, 1, True).groups != base.groups
     # a raised try needs phase-type service and a station downstream of a group (its only multipliers)
-    raisable = any(default_structure(chain, 1).phases) and any(raised_structure(chain, 1).multipliers)
+    raisable = any(base.phases) and any(raised_structure(chain, 1).multipliers)
     tries = [SeparableTry(K, merged, raised) for K, merged, raised in SEPARABLE_K
-             if not (merged and default_structure(chain, 1, True).groups == plain) and (raisable or not raised)]
+             if (merges or not merged) and (raisable or not raised)]
     return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None and _listable(chain, t.structure(chain)))
 
 
@@ -305,9 +296,8 @@ def run_separable(ctx: ProofContext, item: SeparableTry, deadline: float | None 
     gst = growth_structure(st.groups, st.K, st.phases)
     with ctx.timer(item.stage) as t:
         t.size = f"{plural(len(st.groups), 'group')}, {plural(len(clusters(chain, st)), 'cluster')}"
-        grow = GrowthCandidate(gst, None, None, NOT_TRIED) if item.raised else \
-            search_separable_growth(chain, gst, ctx.solver, end)
-        if grow.theta is not None and grow.delta is not None and grow.delta > 0:
+        grow = None if item.raised else search_separable_growth(chain, gst, ctx.solver, end)  # raised: Foster only
+        if grow is not None and grow.theta is not None and grow.delta is not None and grow.delta > 0:
             gchk = check_separable_growth(chain, gst, grow.theta, deadline=end)
             if gchk.ok:
                 t.outcome = f"growth: delta {float(gchk.facts.delta):.3g} (exact)"
@@ -334,10 +324,8 @@ def run_separable(ctx: ProofContext, item: SeparableTry, deadline: float | None 
                     f"criterion): positive recurrent for {primitives(chain)} and the given tie-breaking",
                 )
         def said(lp_delta: float | None, status: str) -> str:
-            if status == NOT_TRIED:
-                return NOT_TRIED
             return f"best margin {lp_delta:.3g}" if lp_delta is not None else f"LP {status} (not a verdict)"
 
-        t.outcome = (f"no certificate: Foster {said(cand.lp_delta, cand.status)}, "
-                     f"growth {said(grow.lp_delta, grow.status)}")
+        growth = "not tried" if grow is None else said(grow.lp_delta, grow.status)
+        t.outcome = f"no certificate: Foster {said(cand.lp_delta, cand.status)}, growth {growth}"
     return None

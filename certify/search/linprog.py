@@ -29,7 +29,7 @@ from ..core.clock import remaining
 from .capture import run_captured
 from .solvers import DIRECT, OPTIMAL, TIME_LIMIT, Solved, default_solver, time_limited
 
-__all__ = ["LPSolution", "solve_lp", "VIA", "HIGHS_OPTIONS", "IPM_OPTIONS", "METHODS"]
+__all__ = ["LPSolution", "solve_lp", "VIA", "HIGHS_OPTIONS", "IPM_OPTIONS", "METHOD_OPTIONS", "METHODS"]
 
 # How an LP reaches its solver: the direct call where there is one, else cvxpy; or always one of them.
 VIA = ("auto", "direct", "cvxpy")
@@ -79,10 +79,16 @@ HIGHS_OPTIONS: dict[str, str] = {"presolve": "off"}
 #: x 2,195 columns, a sink rate LP) it loses (96 s against 27 s).
 IPM_OPTIONS: dict[str, str] = {"solver": "ipm", "run_crossover": "off", "presolve": "on"}
 
-#: The values of ``method``: None (HiGHS's default, the dual simplex), ``ipm`` (:data:`IPM_OPTIONS`) or
-#: ``ipm-no-presolve`` (the same without presolve: on the tall LP of a separable shape with a level per station,
-#: 43,428 rows x 3,952 columns, 30 s against 45 s with presolve and more than 150 s by the dual simplex).
-METHODS = (None, "ipm", "ipm-no-presolve")
+#: HiGHS's options (beyond :data:`HIGHS_OPTIONS`) of each ``method``: None (HiGHS's default, the dual simplex),
+#: ``ipm`` (:data:`IPM_OPTIONS`) or ``ipm-no-presolve`` (the same without presolve: on the tall LP of a separable
+#: shape with a level per station, 43,428 rows x 3,952 columns, 30 s against 45 s with presolve and more than 150 s
+#: by the dual simplex).
+METHOD_OPTIONS: dict[str | None, dict[str, str]] = {
+    None: {}, "ipm": IPM_OPTIONS, "ipm-no-presolve": {**IPM_OPTIONS, "presolve": "off"},
+}
+
+#: The values of ``method``.
+METHODS = tuple(METHOD_OPTIONS)
 
 
 class _Failed(Exception):
@@ -132,8 +138,7 @@ def _highs(c: np.ndarray, A: sp.csr_matrix, row_lo: np.ndarray, row_hi: np.ndarr
     inf = highspy.kHighsInf
     h = highspy.Highs()  # the first one in a process prints a banner: captured, then dropped
     h.setOptionValue("output_flag", False)
-    ipm = {**IPM_OPTIONS, "presolve": "off"} if method == "ipm-no-presolve" else IPM_OPTIONS if method == "ipm" else {}
-    for key, value in {**HIGHS_OPTIONS, **ipm}.items():
+    for key, value in {**HIGHS_OPTIONS, **METHOD_OPTIONS[method]}.items():
         h.setOptionValue(key, value)
     if limit is not None:
         h.setOptionValue("time_limit", float(limit))
