@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
+import time
 from fractions import Fraction as F
 
 import numpy as np
@@ -24,7 +25,9 @@ from certify.io.loader import from_dict
 from certify.markov.chain import compile_chain
 from certify.markov.phases import markov_chain
 from certify.markov.regions import signature
-from certify.proof.separable import separable_tries
+from certify.proof.context import ProofContext, RunState
+from certify.proof.result import Result
+from certify.proof.separable import SeparableTry, run_separable, separable_tries
 from certify.search.separable import default_structure, raised_structure
 from certify.stationary import stationary
 from tests import independent
@@ -177,6 +180,17 @@ def test_a_merged_shape_over_its_bound_is_tried_when_its_regions_are_few():
     assert st.groups == ((0, 1, 2, 3, 4, 5),)
     assert region_bound(chain, st) > MAX_SEPARABLE_REGIONS
     assert any(t.K == 2 and t.merged for t in separable_tries(chain, ["table"]))
+
+
+def test_where_the_groups_merge_the_merged_try_comes_first():
+    """A cascade's separable tries start with the merged groups at K = 2 (the default groups at K = 6 come later);
+    gadgets, whose groups do not merge, start at K = 6."""
+    def tries(doc):
+        return [(t.K, t.merged, t.raised) for t in separable_tries(compile_chain(from_dict(doc)), ["table"])]
+
+    on_cascade = tries(cascade(F(2), F(1, 2)))
+    assert on_cascade[0] == (2, True, False) and on_cascade.index((6, False, False)) > 0
+    assert tries(gadgets(2, F(9, 5), F(2, 5)))[0] == (6, False, False)
 
 
 def test_the_checks_stop_listing_past_their_cap(monkeypatch):
@@ -432,10 +446,11 @@ def test_a_depth_three_cascade_with_an_erlang_head_needs_the_merged_groups():
     res = certify.prove(net, simulate=False, time_limit=300)
     assert (res.verdict, res.certificate["kind"]) == ("stable", "separable-foster")
     tries = {a.stage: a.outcome for a in res.attempts}
-    assert tries["separable certificates (K=6)"].startswith("no certificate")
     assert tries["separable certificates (K=2, merged groups)"].startswith("Foster: delta")
     assert certify.verify(net, res.certificate).ok
     independent.check_separable(net, copy.deepcopy(res.certificate), count=40)
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
+    assert run_separable(ctx, SeparableTry(6)) is None  # the default groups at K = 6 find no certificate
 
 
 @pytest.mark.slow

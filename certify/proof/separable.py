@@ -41,7 +41,10 @@ __all__ = ["SEPARABLE_K", "TRY_REGIONS", "PRODUCT_LIMIT", "SeparableTry", "separ
 
 #: The separable tries, in order: (clip level, merged groups, raised near phase-type service); a merged try only
 #: where it differs, a raised one only with phase-type service (:func:`~certify.search.separable.raised_structure`).
-SEPARABLE_K = ((6, False, False), (2, True, False), (2, True, True), (4, True, False), (12, False, False))
+#: Where the groups merge (cascades) the merged K = 2 try comes first: it decided both sides of every depth-2 and
+#: depth-3 cascade measured (exponential, Erlang-2, H2, Coxian), where the default groups at K = 6 never did and
+#: cost 3-18 s before it (``docs/benchmarks.md``); elsewhere the tries are K = 6, then K = 12.
+SEPARABLE_K = ((2, True, False), (2, True, True), (6, False, False), (4, True, False), (12, False, False))
 
 #: The most cluster regions (all clusters together) a separable try of ``prove`` lists, where their bound is above
 #: :data:`~certify.exact.separable.MAX_SEPARABLE_REGIONS` (the merged group of a depth-3 cascade at K = 2 has about
@@ -66,8 +69,8 @@ class SeparableTry:
     raised : bool
         The merged groups with K + 1 near phase-type service and only downstream multipliers
         (:func:`~certify.search.separable.raised_structure`); the Foster side only (it is there for the stable side
-        of phase-type cascades, whose unstable side the K = 6 growth certificate decides: its growth LP, 9 s on a
-        depth-3 cascade, never decided a case measured).
+        of phase-type cascades, whose unstable side the merged K = 2 growth certificate, tried before it, decides:
+        a raised growth LP, 9 s on a depth-3 cascade, never decided a case measured).
 
     Examples
     --------
