@@ -160,6 +160,24 @@ def test_cascade_both_sides_with_merged_groups():
         assert res.certificate["groups"] == [["1", "2", "3", "4"]]
 
 
+@pytest.mark.parametrize("law", [{"dist": "erlang", "k": 2}, {"dist": "coxian", "scv": 2}], ids=["erlang2", "coxian"])
+def test_a_phase_type_sink_is_a_group_of_its_own(law):
+    """A depth-2 cascade whose sink has Erlang-2 or Coxian service (the boundary is the exponential one's: the sink
+    does not feed back): both sides at 0.97 / 1.03, the sink a group of its own whose table sees its phase."""
+    def build(mu_5, lam_5):
+        doc = cascade(mu_5, lam_5)
+        doc["stations"]["5"]["service"] = law
+        return doc
+
+    for _, want, net in cascade_sides(build, "5", "3", 14):
+        res = _prove(net)
+        assert res.verdict == want, res.reasons
+        assert res.certificate["groups"] == [["1", "2", "3", "4"], ["5"]]
+        assert certify.verify(net, res.certificate).ok
+        check = independent.check_separable if want == "stable" else independent.check_separable_growth
+        check(net, copy.deepcopy(res.certificate), count=40)
+
+
 def cascade3(mu_7: F, lam_7: F) -> dict:
     """The depth-3 cascade: {1,2} -> 1's output joins JSQ{3,4} -> 3's joins JSQ{5,6} -> 5's goes on to the sink 7."""
     doc = cascade(F(1), F(1))

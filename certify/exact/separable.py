@@ -89,8 +89,10 @@ __all__ = [
 #: stop and fail past it.
 MAX_SEPARABLE_REGIONS = 2_000_000
 #: The most regions the clusters' shape may allow before anything is listed (:func:`region_bound`, an upper
-#: bound that can be far above the count: a 6-station merged group at K = 2 bounds 7,077,890 and has about 10,000).
-MAX_SEPARABLE_BOUND = 100_000_000
+#: bound that can be far above the count: a 6-station merged group at K = 2 bounds 7,077,890 and has about 10,000;
+#: with an Erlang-2 sink in its cluster, 113,246,208 against 23,328).  Past it a shape is refused at once; below it
+#: the listing itself stops at :data:`MAX_SEPARABLE_REGIONS`.
+MAX_SEPARABLE_BOUND = 1_000_000_000
 
 # A linear form in the coefficients: variable index -> exact factor.
 Form = dict[int, Fraction]

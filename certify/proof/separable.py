@@ -140,11 +140,12 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
 def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
     """The separable tries of a chain, computed once (the schedule, the fluid stage and the size guard all ask)."""
     base = default_structure(chain, 1)
-    if phased_streams(chain) or len(base.groups) < 2:
+    if phased_streams(chain) or sum(len(F) > 1 for F in base.groups) < 2:  # two or more groups sharing choice sets
         return ()
     merges = default_structure(chain, 1, True).groups != base.groups
     # a raised try needs phase-type service and a station downstream of a group (its only multipliers)
-    raisable = any(base.phases) and any(raised_structure(chain, 1).multipliers)
+    raised = raised_structure(chain, 1)
+    raisable = any(base.phases) and any(m for F, m in zip(raised.groups, raised.multipliers) if len(F) > 1)
     tries = [SeparableTry(K, merged, raised) for K, merged, raised in SEPARABLE_K
              if (merges or not merged) and (raisable or not raised)]
     return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None and _listable(chain, t.structure(chain)))

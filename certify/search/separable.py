@@ -84,9 +84,12 @@ def default_structure(chain: Chain, K: int, merged: bool = False) -> Structure:
 
     Two stations are linked when a choice set (of a stream or a feedback route) of
     two or more stations holds both; a group is a linked component of two or
-    more stations.  Its multipliers are its stations and every station they feed
-    back into.  P may use every pair (its cross terms carry the workload a group
-    hands on downstream).
+    more stations, and a phase-type station in no such component is a group of
+    its own (its table sees its phase: without it the sink of a cascade with
+    Erlang-2 service has no certificate, with it both sides are proved as for
+    exponential service).  A group's multipliers are its stations and every
+    station they feed back into.  P may use every pair (its cross terms carry the
+    workload a group hands on downstream).
 
     Parameters
     ----------
@@ -133,11 +136,14 @@ def default_structure(chain: Chain, K: int, merged: bool = False) -> Structure:
     for a in range(J):
         comps.setdefault(find(a), []).append(a)
     groups = sorted(tuple(sorted(c)) for c in comps.values() if len(c) > 1)
+    phases = station_phases(chain)
+    grouped = {a for F in groups for a in F}
+    groups += [(a,) for a in range(J) if phases and phases[a] and a not in grouped]  # a table over its phase
     mult = []
     for F in groups:
         fed = {b for i, C, _ in chain.feedback if i in F for b in C}
         mult.append(tuple(sorted(set(F) | fed)))
-    return Structure(tuple(groups), tuple(mult), K, tuple(sorted(pairs)), station_phases(chain))
+    return Structure(tuple(groups), tuple(mult), K, tuple(sorted(pairs)), phases)
 
 
 def raised_structure(chain: Chain, K: int) -> Structure:
@@ -174,7 +180,9 @@ def raised_structure(chain: Chain, K: int) -> Structure:
     phased = {a for a in range(chain.J) if base.phase_count(a)}
     near = phased | {b for C in chain.routing_sets if phased & set(C) for b in C}
     levels = tuple(tuple(K + 1 if a in near else K for a in F) for F in base.groups)
-    mult = tuple(tuple(sorted({b for i, C, _ in chain.feedback if i in F for b in C} - set(F))) for F in base.groups)
+    # a phase-type station alone in its group keeps itself as a multiplier: its table is there for its own phase
+    mult = tuple(tuple(sorted({b for i, C, _ in chain.feedback if i in F for b in C} - set(F) | (set(F) if len(F) == 1 else set())))
+                 for F in base.groups)
     return Structure(base.groups, mult, levels, base.pairs, base.phases)
 
 
