@@ -17,7 +17,9 @@ bench/frontier.py measures each family at one choice of rates and ties.  Here ev
    than mu_S / 300 (a tenth of the 3 % between a case and its boundary) is drawn again.
 
 A case at load factor r sets mu_S = d + 1/2 and the sink's own stream lam_S = r mu_S - d, so
-the exact boundary is r = 1; each case is proved at r = 0.97 and 1.03 by ``certify prove FILE --json
+the exact boundary is r = 1 (``--sink-law erlang2`` or ``coxian`` gives the sink that service law, mean 1/mu_S
+kept: the sink feeds nothing back, so its boundary is the same, and the case is named ``...-sink-erlang2``);
+each case is proved at r = 0.97 and 1.03 by ``certify prove FILE --json
 --sim-budget 0 --time-limit T`` in a fresh process (bench/frontier.py's ``prove_case``: wall time and peak memory).
 A verdict on the wrong side is a wrong verdict: the run prints it and exits 1.
 
@@ -52,6 +54,8 @@ from certify.stationary import stationary  # noqa: E402
 HEADING = "## Frontier: randomised gadgets and cascades (issue 21)"
 PAIR_MU = [0.5, 1, 1.5, 2]
 CASCADE_MU = [0.8, 1, 1.25, 1.5, 2]
+#: The sink's laws (H2 is not among them: frontier's H2 fixes its mean at 1).
+SINK_LAWS = ("exponential", "erlang2", "coxian")
 
 
 def _throughput(doc: dict, station: str, truncate: int) -> float:
@@ -148,6 +152,8 @@ def main() -> int:
     ap.add_argument("--seeds", default="1,2", help="seeds: one drawn case per seed (and G) (default 1,2)")
     ap.add_argument("--cascade-laws", default="erlang2",
                     help="laws a cascade's phase-type station draws from, of erlang2,h2,coxian (default erlang2)")
+    ap.add_argument("--sink-law", default="exponential", choices=SINK_LAWS,
+                    help="the sink's service law, its mean kept (default exponential)")
     ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
     ap.add_argument("--quick", action="store_true", help="print only (docs/benchmarks.md is not written)")
     args = ap.parse_args()
@@ -167,8 +173,13 @@ def main() -> int:
             name = f"{family}{G if G else ''}-s{seed}"
             if family != "gadgets" and laws != ("erlang2",):
                 name += f"-{'+'.join(laws)}"  # another draw than the default's: its own rows
+            if args.sink_law != "exponential":
+                name += f"-sink-{args.sink_law}"
             for r in (0.97, 1.03):
-                res = prove_case(at_load(head, sink, dd, r, name), Path(d), args.limit)
+                doc = at_load(head, sink, dd, r, name)
+                if args.sink_law != "exponential":
+                    doc["stations"][sink]["service"] = LAWS[args.sink_law]
+                res = prove_case(doc, Path(d), args.limit)
                 want = "stable" if r < 1 else "unstable"
                 row = [f"{name} @ {r}", str(len(head["stations"]) + 1), label, f"{dd:.6f}", want, res["verdict"],
                        res["method"], f"{res['s']:.1f}", f"{res['mb']:.0f}", datetime.date.today().isoformat()]

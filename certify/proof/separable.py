@@ -144,8 +144,8 @@ def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
         return ()
     merges = default_structure(chain, 1, True).groups != base.groups
     # a raised try needs phase-type service and a station downstream of a group (its only multipliers)
-    raised = raised_structure(chain, 1)
-    raisable = any(base.phases) and any(m for F, m in zip(raised.groups, raised.multipliers) if len(F) > 1)
+    rs = raised_structure(chain, 1)
+    raisable = any(base.phases) and any(m for F, m in zip(rs.groups, rs.multipliers) if len(F) > 1)
     tries = [SeparableTry(K, merged, raised) for K, merged, raised in SEPARABLE_K
              if (merges or not merged) and (raisable or not raised)]
     return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None and _listable(chain, t.structure(chain)))
