@@ -117,6 +117,17 @@ def _gadgets(lam_s, law=None):
     return lambda: from_dict(gadgets(2, Fraction(9, 5), lam_s, law))
 
 
+def _erlang_sink(lam_s):
+    from tests.test_separable import gadgets
+
+    def build():
+        doc = gadgets(2, Fraction(9, 5), lam_s)
+        doc["stations"]["s"]["service"] = {"dist": "erlang", "k": 2}
+        return from_dict(doc)
+
+    return build
+
+
 def _coxian_cascade(lam_5):
     from tests.test_separable import COXIAN, cascade
 
@@ -273,6 +284,9 @@ CASES = {
     # a level per station: K = 2 on the Coxian head pair of a depth-2 cascade, 1 on the pair downstream
     "separable-levels": (_coxian_cascade(Fraction(1, 2)), _raised, "separable-foster"),
     "separable-levels-growth": (_coxian_cascade(Fraction(2)), _raised_growth, "separable-growth"),
+    # the sink's Erlang-2 service: the sink a group of its own, its table over its phase
+    "separable-sink-phases": (_erlang_sink(Fraction(2, 5)), _prove, "separable-foster"),
+    "separable-sink-phases-growth": (_erlang_sink(Fraction(3, 5)), _prove, "separable-growth"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
     "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),

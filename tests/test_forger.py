@@ -426,6 +426,8 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("separable-levels", lambda c: c.update(P=[[a, b, str(-Fraction(v))] for a, b, v in c["P"]])),
         ("separable-levels-growth", lambda c: c.update(weights={k: "0" for k in c["weights"]},
                                                        tables=[{k: "0" for k in t} for t in c["tables"]])),
+        # the sink's own table made blind to its phase (one value everywhere): x'Px drifts up where no service ends
+        ("separable-sink-phases", lambda c: c["tables"][2].update(s={k: "1000" for k in c["tables"][2]["s"]})),
         ("sink-growth", lambda c: c.update(rate=str(Fraction(c["rate"]) + Fraction(1, 10)))),
         ("sink-set", lambda c: c["subsets"][0].update(rate=str(Fraction(c["subsets"][0]["rate"]) + Fraction(1, 10)))),
         ("sink-set", lambda c: c.pop("subsets")),

@@ -13,7 +13,8 @@ unreleased) cases were corrected to claim only what their theorems give;
 The four ``sink-drain*`` files were rewritten, and ``sink-drain-ties`` (the claim ``tie_excess``) added, when the
 drain theorem admitted ties that send R' more than it sends itself: its statement now names that case.
 ``separable-levels`` and ``separable-levels-growth`` (the separable kinds' ``K`` a list of levels per group) were
-added with per-station levels in those kinds.
+added with per-station levels in those kinds, ``separable-sink-phases`` and ``separable-sink-phases-growth`` (a
+phase-type sink as a group of its own) with that group.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 
