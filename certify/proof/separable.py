@@ -142,9 +142,9 @@ def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
     base = default_structure(chain, 1)
     if phased_streams(chain) or sum(len(F) > 1 for F in base.groups) < 2:  # two or more groups sharing choice sets
         return ()
-    merges = default_structure(chain, 1, True).groups != base.groups
+    rs = raised_structure(chain, 1)  # its groups are the merged ones
+    merges = rs.groups != base.groups
     # a raised try needs phase-type service and a station downstream of a group (its only multipliers)
-    rs = raised_structure(chain, 1)
     raisable = any(base.phases) and any(m for F, m in zip(rs.groups, rs.multipliers) if len(F) > 1)
     tries = [SeparableTry(K, merged, raised) for K, merged, raised in SEPARABLE_K
              if (merges or not merged) and (raisable or not raised)]

@@ -139,11 +139,13 @@ def default_structure(chain: Chain, K: int, merged: bool = False) -> Structure:
     phases = station_phases(chain)
     grouped = {a for F in groups for a in F}
     groups += [(a,) for a in range(J) if phases and phases[a] and a not in grouped]  # a table over its phase
-    mult = []
-    for F in groups:
-        fed = {b for i, C, _ in chain.feedback if i in F for b in C}
-        mult.append(tuple(sorted(set(F) | fed)))
-    return Structure(tuple(groups), tuple(mult), K, tuple(sorted(pairs)), phases)
+    mult = tuple(tuple(sorted(set(F) | _fed(chain, F))) for F in groups)
+    return Structure(tuple(groups), mult, K, tuple(sorted(pairs)), phases)
+
+
+def _fed(chain: Chain, F: tuple[int, ...]) -> set[int]:
+    """The stations the stations of F feed back into."""
+    return {b for i, C, _ in chain.feedback if i in F for b in C}
 
 
 def raised_structure(chain: Chain, K: int) -> Structure:
@@ -181,8 +183,8 @@ def raised_structure(chain: Chain, K: int) -> Structure:
     near = phased | {b for C in chain.routing_sets if phased & set(C) for b in C}
     levels = tuple(tuple(K + 1 if a in near else K for a in F) for F in base.groups)
     # a phase-type station alone in its group keeps itself as a multiplier: its table is there for its own phase
-    mult = tuple(tuple(sorted({b for i, C, _ in chain.feedback if i in F for b in C} - set(F) | (set(F) if len(F) == 1 else set())))
-                 for F in base.groups)
+    own = [set(F) if len(F) == 1 else set() for F in base.groups]
+    mult = tuple(tuple(sorted(_fed(chain, F) - set(F) | mine)) for F, mine in zip(base.groups, own))
     return Structure(base.groups, mult, levels, base.pairs, base.phases)
 
 
