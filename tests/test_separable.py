@@ -23,6 +23,7 @@ from certify.exact.separable_growth import check_separable_growth, growth_struct
 from certify.explain import explain
 from certify.io.loader import from_dict
 from certify.markov.chain import compile_chain
+from certify.markov.laws import NotPhaseType
 from certify.markov.phases import markov_chain
 from certify.markov.regions import signature
 from certify.proof.context import ProofContext, RunState
@@ -41,10 +42,10 @@ H2_B = {"dist": "hyperexponential", "probs": ["9/10", "1/10"], "rates": ["27/10"
 COXIAN = {"dist": "coxian", "rates": ["2", "1/2"], "probs": ["1/4"]}  # mean 1/2 + (1/4)(2) = 1, scv 2 (station a)
 
 
-def gadgets(G: int, mu_s: F, lam_s: F, law: dict | None = None) -> dict:
+def gadgets(G: int, mu_s: F, lam_s: F, law: dict | None = None, law_b: dict | None = None) -> dict:
     """G gadgets (a: mu 1, b: mu 3/2, a JSQ stream 8/5, ties 3/10 : 7/10; a's output to s) into one sink s.
 
-    ``law``: the service law of every gadget's station a (default exponential).
+    ``law``, ``law_b``: the service law of every gadget's station a, b (default exponential).
     """
     stations = {"s": {"mu": str(mu_s)}}
     streams = [{"choice": ["s"], "rate": str(lam_s)}]
@@ -52,6 +53,8 @@ def gadgets(G: int, mu_s: F, lam_s: F, law: dict | None = None) -> dict:
     for g in range(G):
         a, b = f"a{g}", f"b{g}"
         stations[a], stations[b] = ({"mu": 1, "service": law} if law else {"mu": 1}), {"mu": "3/2"}
+        if law_b:
+            stations[b]["service"] = law_b
         streams.append({"choice": [a, b], "rate": "8/5"})
         ties.append({"set": [a, b], "probs": {a: str(GADGET_TIES[0]), b: str(GADGET_TIES[1])}})
         fb.append({"from": a, "choice": ["s"], "prob": 1})
@@ -59,9 +62,9 @@ def gadgets(G: int, mu_s: F, lam_s: F, law: dict | None = None) -> dict:
             "feedback": fb, "tie_breaking": ties}
 
 
-def throughput(law: dict | None = None) -> float:
+def throughput(law: dict | None = None, law_b: dict | None = None) -> float:
     """d: the stationary throughput of a gadget's station a, from the gadget's own chain truncated at 40 per station."""
-    doc = gadgets(1, F(1), F(1), law)
+    doc = gadgets(1, F(1), F(1), law, law_b)
     doc["stations"].pop("s")
     doc["streams"] = doc["streams"][1:]
     doc["feedback"] = []
@@ -69,12 +72,12 @@ def throughput(law: dict | None = None) -> float:
     return stationary(net, truncate=40).throughput[net.station_ids.index("a0")]
 
 
-def at_load(G: int, r: float, law: dict | None = None) -> certify.Network:
+def at_load(G: int, r: float, law: dict | None = None, law_b: dict | None = None) -> certify.Network:
     """G gadgets, the sink at load factor r of the exact boundary lam_s + G d = mu_s (mu_s = G d + 1/2)."""
-    d = F(throughput(law)).limit_denominator(10**6)
+    d = F(throughput(law, law_b)).limit_denominator(10**6)
     mu = (G * d + F(1, 2)).limit_denominator(10**6)
     lam = (F(r).limit_denominator(1000) * mu - G * d).limit_denominator(10**6)
-    return from_dict(gadgets(G, mu, lam, law))
+    return from_dict(gadgets(G, mu, lam, law, law_b))
 
 
 def _prove(net):
@@ -116,6 +119,28 @@ def test_both_sides_at_three_percent_of_the_exact_boundary(G, law):
     if law is not None:  # the phase-type side, re-checked state by state (with phases) from the JSQ rules
         independent.check_separable(below, copy.deepcopy(low.certificate), count=60)
         independent.check_separable_growth(above, copy.deepcopy(high.certificate), count=80)
+
+
+def test_gadgets_beyond_the_phase_vector_limit_are_proved_on_both_sides():
+    """Five gadgets with Erlang-2 service at both stations (3^10 phase vectors, beyond the whole-network limit) at
+    0.97 and 1.03 of the exact boundary: stable below and unstable above by separable certificates that verify."""
+    below, above = at_load(5, 0.97, ERLANG2, ERLANG2), at_load(5, 1.03, ERLANG2, ERLANG2)
+    with pytest.raises(NotPhaseType, match="59049 phase vectors"):
+        markov_chain(below)
+    low, high = _prove(below), _prove(above)
+    assert (low.verdict, low.certificate["kind"]) == ("stable", "separable-foster")
+    assert (high.verdict, high.certificate["kind"]) == ("unstable", "separable-growth")
+    assert certify.verify(below, low.certificate).ok and certify.verify(above, high.certificate).ok
+    independent.check_separable(below, copy.deepcopy(low.certificate), count=60)
+    independent.check_separable_growth(above, copy.deepcopy(high.certificate), count=80)
+
+
+def test_beyond_the_phase_vector_limit_the_whole_network_searches_are_skipped():
+    """Where only the separable tries can use the expansion, every whole-network search says it was skipped and why."""
+    res = _prove(at_load(5, 0.97, ERLANG2, ERLANG2))
+    skipped = [a for a in res.attempts if "59049 phase vectors" in a.outcome]
+    assert {a.stage for a in skipped} >= {"quadratic Foster", "linear growth (transience)"}
+    assert all(a.outcome.startswith("skipped") for a in skipped)
 
 
 FEEDBACK_NET = {  # JSQ sets fed back into, one holding the station served (compared after its departure), ties

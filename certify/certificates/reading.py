@@ -18,7 +18,7 @@ from ..core.errors import CertificateError
 from ..core.numbers import unq
 from ..markov.chain import Chain
 from ..markov.laws import NotPhaseType
-from ..markov.phases import markov_chain
+from ..markov.phases import MAX_PHASE_VECTORS, markov_chain
 from ..markov.symmetry import Symmetry
 from ..templates.options import station_list
 from .claims import same_json
@@ -186,7 +186,7 @@ def named_rationals(values: Mapping[str, object], want: list[str], field: str) -
     return {n: unq(values[n], f"{field}.{n}") for n in want}
 
 
-def markov_of(net: Any, cert: Mapping[str, Any]) -> Chain | str:
+def markov_of(net: Any, cert: Mapping[str, Any], max_vectors: int | None = MAX_PHASE_VECTORS) -> Chain | str:
     """The Markov chain a certificate is about, or why the network has none matching its ``phase_expansion``.
 
     Parameters
@@ -195,6 +195,8 @@ def markov_of(net: Any, cert: Mapping[str, Any]) -> Chain | str:
         The network.
     cert : dict
         The certificate (its optional ``phase_expansion`` field).
+    max_vectors : int or None
+        The most phase vectors of the expansion (None: no limit, for the separable kinds).
 
     Returns
     -------
@@ -210,7 +212,7 @@ def markov_of(net: Any, cert: Mapping[str, Any]) -> Chain | str:
     (1, "phase_expansion: ['x'] but the network's phase-type expansion is None")
     """
     try:
-        chain = markov_chain(net)
+        chain = markov_chain(net, max_vectors)
     except NotPhaseType as exc:
         return f"the network has no Markovian (phase-type) form: {exc}"
     want = list(chain.expansion) if chain.has_phases else None

@@ -246,7 +246,7 @@ def check_finite(chain: Chain, capacities: Sequence[int | None]) -> Check[Finite
         failures.append("the empty state is not shown reachable from every state")
     if failures:
         return Check.failed(failures)
-    return Check.passed(FiniteStateFacts(states=len(chain.phase_space()) * prod(k + 1 for k in capacities if k is not None)))
+    return Check.passed(FiniteStateFacts(states=chain.phase_vectors * prod(k + 1 for k in capacities if k is not None)))
 
 
 def check_fluid(

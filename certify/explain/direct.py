@@ -92,7 +92,7 @@ def explain_finite_state(ctx: Context) -> Proof:
     chain, caps = ctx.reading.args[0], list(ctx.reading.args[1])
     facts: FiniteStateFacts = ctx.facts.checked
     ids = chain.ids
-    phases = len(chain.phase_space())
+    phases = chain.phase_vectors
     count = phases * prod(k + 1 for k in caps)
     factors = " \\cdot ".join(f"({k} + 1)" for k in caps) + (f" \\cdot {phases}" if chain.has_phases else "")
     # the checker's count is the one stated; the product is its formula, shown when it agrees

@@ -150,7 +150,7 @@ def _hypotheses(chain: Chain, facts: FosterFacts, ctx: Context) -> Section:
 
 def _exceptional(chain: Chain, facts: FosterFacts) -> Section:
     J, N = chain.J, int(facts.exceptional_l1_bound)
-    states = comb(N - 1 + J, J) * (len(chain.phase_space()) if chain.has_phases else 1)
+    states = comb(N - 1 + J, J) * chain.phase_vectors
     return Section("The exceptional set", (para(
         "C = ", Math(f"\\{{x \\in \\mathbb{{N}}^{{{J}}} : {norm_tex()} < {N}\\}}"),
         (" (times the phase vectors)" if chain.has_phases else ""), " is finite: it has ", Math(count_tex(states)),

@@ -84,6 +84,11 @@ class Chain:
         """One line per primitive expanded into phases."""
         return ()
 
+    @property
+    def phase_vectors(self) -> int:
+        """How many phase vectors :meth:`phase_space` has (one without phases)."""
+        return 1
+
     def phase_space(self) -> list[tuple[int, ...]]:
         """Every phase vector of the chain (one empty vector when there are no phases)."""
         return [()]

@@ -91,8 +91,28 @@ class PhaseChain(Chain):
         """Clip level 1 at every phase-type station: whether a finishing service empties it decides the next phase."""
         return {i: 1 for i in self.ph_stations}
 
+    @property
+    def phase_vectors(self) -> int:
+        """How many phase vectors :meth:`phase_space` has (counted, not listed)."""
+        n = 1
+        for s in self.service:
+            n *= s.n + 1 if s is not None else 1
+        for ph, _ in self.ph_streams:
+            n *= ph.n
+        return n
+
     def phase_space(self) -> list[tuple[int, ...]]:
-        """Every phase vector: PH stations (``-1`` = empty) then PH streams."""
+        """Every phase vector: PH stations (``-1`` = empty) then PH streams.
+
+        Raises
+        ------
+        NotPhaseType
+            When there are more than :data:`MAX_PHASE_VECTORS` (a chain expanded without that limit, for the
+            separable kinds, whose clusters see only their own stations' phases, is never listed whole).
+        """
+        if self.phase_vectors > MAX_PHASE_VECTORS:
+            raise NotPhaseType(f"the phase-type expansion has {self.phase_vectors} phase vectors (limit "
+                               f"{MAX_PHASE_VECTORS}): not listed whole")
         opts = [range(-1, s.n) for s in self.service if s is not None]
         opts += [range(ph.n) for ph, _ in self.ph_streams]
         return [tuple(v) for v in product(*opts)]
@@ -139,13 +159,16 @@ def _describe(ph: PhaseType, what: str, stated: Fraction) -> str:
     return " ".join(parts)
 
 
-def expand(net: Network) -> PhaseChain:
+def expand(net: Network, max_vectors: int | None = MAX_PHASE_VECTORS) -> PhaseChain:
     """The phase-type expansion of ``net``.
 
     Parameters
     ----------
     net : Network
         A validated network.
+    max_vectors : int or None
+        The most phase vectors allowed (None: no limit; only the separable kinds, which never list the whole
+        phase space, ask for that).
 
     Returns
     -------
@@ -156,7 +179,7 @@ def expand(net: Network) -> PhaseChain:
     ------
     NotPhaseType
         If a primitive has no finite phase-type form, or the expansion would exceed
-        :data:`MAX_LAW_PHASES` or :data:`MAX_PHASE_VECTORS`.
+        :data:`MAX_LAW_PHASES` or ``max_vectors``.
 
     Examples
     --------
@@ -168,7 +191,7 @@ def expand(net: Network) -> PhaseChain:
     >>> ch.expansion, ch.phase_space()
     (('service at 1: Erlang-2, 2 phases',), [(-1,), (0,), (1,)])
     """
-    _check_size(net)
+    _check_size(net, max_vectors)
     base = compile_chain(net)
     idx = {sid: i for i, sid in enumerate(net.station_ids)}
     service: list[PhaseType | None] = []
@@ -219,8 +242,8 @@ def expand(net: Network) -> PhaseChain:
     )
 
 
-def _check_size(net: Network) -> None:
-    """Raise :class:`NotPhaseType` when the expansion would exceed :data:`MAX_PHASE_VECTORS` (nothing built)."""
+def _check_size(net: Network, max_vectors: int | None) -> None:
+    """Raise :class:`NotPhaseType` when the expansion would exceed ``max_vectors`` (nothing built)."""
     vectors = 1
     for what, dist in [*((f"service at station {st.id}", st.service) for st in net.stations),
                        *((f"interarrival times of stream {k + 1}", s.interarrival) for k, s in enumerate(net.streams))]:
@@ -232,17 +255,19 @@ def _check_size(net: Network) -> None:
         if n > MAX_LAW_PHASES:
             raise NotPhaseType(f"{what}: {dist.describe()} would have {n} phases (limit {MAX_LAW_PHASES})")
         vectors *= n + 1 if what.startswith("service") else n
-    if vectors > MAX_PHASE_VECTORS:
-        raise NotPhaseType(f"the phase-type expansion would have {vectors} phase vectors (limit {MAX_PHASE_VECTORS})")
+    if max_vectors is not None and vectors > max_vectors:
+        raise NotPhaseType(f"the phase-type expansion would have {vectors} phase vectors (limit {max_vectors})")
 
 
-def markov_chain(net: Network) -> Chain:
+def markov_chain(net: Network, max_vectors: int | None = MAX_PHASE_VECTORS) -> Chain:
     """The CTMC of ``net``: :func:`compile_chain` when every primitive is exponential, else :func:`expand`.
 
     Parameters
     ----------
     net : Network
         A validated network.
+    max_vectors : int or None
+        :func:`expand`'s limit on the phase vectors (None: none).
 
     Returns
     -------
@@ -252,7 +277,7 @@ def markov_chain(net: Network) -> Chain:
     Raises
     ------
     NotPhaseType
-        When a primitive has no finite phase-type form.
+        When a primitive has no finite phase-type form, or the expansion is beyond ``max_vectors``.
 
     Examples
     --------
@@ -262,4 +287,4 @@ def markov_chain(net: Network) -> Chain:
     >>> markov_chain(mm1(Distribution())).has_phases, markov_chain(mm1(Distribution("erlang", (("k", 2),)))).has_phases
     (False, True)
     """
-    return compile_chain(net) if net.is_markovian else expand(net)
+    return compile_chain(net) if net.is_markovian else expand(net, max_vectors)

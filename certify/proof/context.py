@@ -34,7 +34,7 @@ from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
 from ..search.sink import TableRows
 from .result import Attempt, Result
 
-__all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives"]
+__all__ = ["MAX_REGIONS", "RunState", "Timer", "Regions", "ProofContext", "size_text", "primitives", "separable_only"]
 
 # Refined (regions x cells) problems larger than this are not attempted.
 MAX_REGIONS = 250_000
@@ -247,7 +247,7 @@ class ProofContext:
         try:
             self.chain = self.base if net.is_markovian else markov_chain(net)
         except NotPhaseType as exc:
-            self.chain, self.why = None, str(exc)
+            self.chain, self.why = separable_only(net, templates), str(exc)
         self._use_symmetry = symmetry
         self.flow_bound = flow_bound
         self._symmetry: Symmetry | None = None
@@ -379,3 +379,46 @@ def primitives(chain: Chain) -> str:
     'exponential laws'
     """
     return "the phase-type laws above (the chain is on queue lengths x phases)" if chain.has_phases else "exponential laws"
+
+
+def separable_only(net: Network, templates: list[str]) -> Chain | None:
+    """The phase-type expansion beyond :data:`~certify.markov.phases.MAX_PHASE_VECTORS`, where separable tries apply.
+
+    The separable kinds see, in each cluster, only the phases of its own stations (``docs/math/separable.md``), so
+    a network whose whole phase space is too large to list (eight gadgets with Erlang-2 service at both stations:
+    3^16 phase vectors) is still in their reach.  The chain is returned only where a separable try applies (then
+    :func:`~certify.proof.separable.beyond_product` keeps every whole-network search off it); otherwise None, as
+    before (no Markovian form).
+
+    Parameters
+    ----------
+    net : Network
+        A validated network whose expansion within the limit was refused.
+    templates : list of str
+        The Foster templates asked for (the separable tries need ``table``).
+
+    Returns
+    -------
+    Chain or None
+        The expansion without the limit on its phase vectors, or None.
+
+    Examples
+    --------
+    Seven M/E2/1 queues in a row of JSQ pairs is one group, so no separable try applies:
+
+    >>> from certify.core.model import Distribution, Station, Stream
+    >>> e2 = Distribution("erlang", (("k", 2),))
+    >>> st = tuple(Station(str(i), Fraction(2), service=e2) for i in range(9))
+    >>> net = Network("e2", st, tuple(Stream(Fraction(1, 2), choice=(str(i), str(i + 1))) for i in range(8)))
+    >>> separable_only(net, ["table"]) is None
+    True
+    """
+    from .separable import separable_tries  # the separable stage imports this module
+
+    if net.has_capacities:
+        return None
+    try:
+        chain = markov_chain(net, max_vectors=None)
+    except NotPhaseType:
+        return None
+    return chain if separable_tries(chain, templates) else None

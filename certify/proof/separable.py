@@ -31,6 +31,7 @@ from ..exact.separable import (
 from ..exact.separable_growth import check_separable_growth, growth_structure
 from ..markov.chain import Chain
 from ..markov.drift import clip_text
+from ..markov.phases import MAX_PHASE_VECTORS
 from ..markov.regions import iter_regions
 from ..search.separable import default_structure, raised_structure, search_separable, search_separable_growth
 from .context import ProofContext, primitives
@@ -231,7 +232,8 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
     Returns
     -------
     str or None
-        The reason, when separable tries will run and :func:`product_estimate` exceeds :data:`PRODUCT_LIMIT`.
+        The reason, when separable tries will run and the phase vectors exceed
+        :data:`~certify.markov.phases.MAX_PHASE_VECTORS` or :func:`product_estimate` exceeds :data:`PRODUCT_LIMIT`.
 
     Examples
     --------
@@ -242,6 +244,10 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
     """
     if not separable_tries(chain, templates):
         return None
+    if chain.phase_vectors > MAX_PHASE_VECTORS:
+        return (f"skipped: the phase-type expansion has {chain.phase_vectors} phase vectors, beyond "
+                f"{MAX_PHASE_VECTORS}; the separable certificates check cluster by cluster, each with its own "
+                "stations' phases")
     n = product_estimate(chain)
     if n is None or n <= PRODUCT_LIMIT:
         return None

@@ -222,7 +222,7 @@ def table_options(chain: Chain, options: Mapping[str, JsonValue]) -> TableOption
         a = chain.ids.index(s)
         levels[a] = max(levels.get(a, 0), K)
     size = refinement_factor(levels)
-    cells = (K + 1) ** len(fast) * max(1, len(chain.phase_space()))
+    cells = (K + 1) ** len(fast) * chain.phase_vectors
     if size > MAX_REFINEMENT or cells * len(mult) > MAX_REFINEMENT:
         raise CertificateError(
             None,

@@ -209,8 +209,11 @@ def _stations(chain: Chain, value: Any, field: str) -> tuple[int, ...]:
 
 
 def _chain_of(net: Network, cert: Mapping[str, Any]) -> Chain | str:
-    """The chain both separable kinds are about (its phase-type service expanded), or why they do not apply."""
-    chain = markov_of(net, cert)
+    """The chain both separable kinds are about (its phase-type service expanded), or why they do not apply.
+
+    No limit on the phase vectors: a cluster sees only its own stations' phases, and nothing lists the whole space.
+    """
+    chain = markov_of(net, cert, max_vectors=None)
     if isinstance(chain, str):
         return chain
     if phased_streams(chain):
