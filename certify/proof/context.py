@@ -22,6 +22,7 @@ from ..core.model import Network
 from ..core.render import plural
 from ..core.vocabulary import NecessaryState
 from ..exact import Check, FluidFlowFacts, check_fluid_flow
+from ..exact.clusters import phased_streams
 from ..exact.fluid_flow import inflow_depths
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
@@ -31,6 +32,7 @@ from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, iter_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
+from ..search.separable import default_structure
 from ..search.sink import TableRows
 from .result import Attempt, Result
 
@@ -386,9 +388,9 @@ def separable_only(net: Network, templates: list[str]) -> Chain | None:
 
     The separable kinds see, in each cluster, only the phases of its own stations (``docs/math/separable.md``), so
     a network whose whole phase space is too large to list (eight gadgets with Erlang-2 service at both stations:
-    3^16 phase vectors) is still in their reach.  The chain is returned only where a separable try applies (then
-    :func:`~certify.proof.separable.beyond_product` keeps every whole-network search off it); otherwise None, as
-    before (no Markovian form).
+    3^16 phase vectors) is still in their reach.  The chain is returned only where a separable try may apply (two
+    or more groups share choice sets, no phase-type stream); otherwise None, as before (no Markovian form).
+    :func:`~certify.proof.separable.beyond_product` keeps every whole-network search off such a chain.
 
     Parameters
     ----------
@@ -413,12 +415,12 @@ def separable_only(net: Network, templates: list[str]) -> Chain | None:
     >>> separable_only(net, ["table"]) is None
     True
     """
-    from .separable import separable_tries  # the separable stage imports this module
-
-    if net.has_capacities:
+    if net.has_capacities or "table" not in templates:
         return None
     try:
         chain = markov_chain(net, max_vectors=None)
     except NotPhaseType:
         return None
-    return chain if separable_tries(chain, templates) else None
+    if phased_streams(chain) or sum(len(F) > 1 for F in default_structure(chain, 1).groups) < 2:
+        return None  # no separable try (certify.proof.separable.separable_tries asks the same first)
+    return chain

@@ -232,8 +232,8 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
     Returns
     -------
     str or None
-        The reason, when separable tries will run and the phase vectors exceed
-        :data:`~certify.markov.phases.MAX_PHASE_VECTORS` or :func:`product_estimate` exceeds :data:`PRODUCT_LIMIT`.
+        The reason, when the phase vectors exceed :data:`~certify.markov.phases.MAX_PHASE_VECTORS`, or separable
+        tries will run and :func:`product_estimate` exceeds :data:`PRODUCT_LIMIT`.
 
     Examples
     --------
@@ -242,12 +242,12 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
     >>> beyond_product(compile_chain(load("models/symmetric-jsq-J4.json")), ["table"]) is None
     True
     """
-    if not separable_tries(chain, templates):
-        return None
-    if chain.phase_vectors > MAX_PHASE_VECTORS:
+    if chain.phase_vectors > MAX_PHASE_VECTORS:  # listed whole by no search (certify.proof.context.separable_only)
         return (f"skipped: the phase-type expansion has {chain.phase_vectors} phase vectors, beyond "
                 f"{MAX_PHASE_VECTORS}; the separable certificates check cluster by cluster, each with its own "
                 "stations' phases")
+    if not separable_tries(chain, templates):
+        return None
     n = product_estimate(chain)
     if n is None or n <= PRODUCT_LIMIT:
         return None
