@@ -18,6 +18,7 @@ import pytest
 
 import certify
 import certify.exact.separable as separable_module
+from certify.exact.clusters import form_evaluator, form_value
 from certify.exact.separable import Structure, check_separable, cluster_forms, clusters, families, sub_chain
 from certify.exact.separable_growth import check_separable_growth, growth_structure
 from certify.explain import explain
@@ -564,3 +565,22 @@ def test_forms_past_the_cap_are_not_kept(monkeypatch):
     again = _listed_fresh(chain, st)
     kept = sum(n for _, n in separable_module._listed.values())
     assert again == fresh and kept <= max(sizes) - 1
+
+
+_PRIMES = [p for p in range(2, 2000) if all(p % q for q in range(2, p))]
+
+
+@pytest.mark.parametrize("denominators, cap", [([2**20], 4096), ([3, 7, 2**20], 4096), (_PRIMES, 4096), (_PRIMES, 64)],
+                         ids=["grid", "few", "many-primes", "past-the-cap"])
+def test_the_integer_evaluation_equals_the_term_by_term_one(denominators, cap, monkeypatch):
+    """form_evaluator gives form_value's exact value on the forms of a phase-type network, for coefficients over one
+    grid, a few denominators, or hundreds of primes (also past the common denominator's cap, where it falls back)."""
+    monkeypatch.setattr("certify.exact.clusters.MAX_COMMON_BITS", cap)
+    chain = markov_chain(from_dict(_phased()))
+    st = default_structure(chain, 2)
+    forms = [f for fs in _listed_fresh(chain, st) for form in fs for f in form.coefs.values()]
+    rng = random.Random(7)
+    n = 1 + max(v for f in forms for v in f)
+    theta = [F(rng.randint(-10**6, 10**6), rng.choice(denominators)) for _ in range(n)]
+    value = form_evaluator(theta)
+    assert [value(f) for f in forms] == [form_value(f, theta) for f in forms]

@@ -17,10 +17,11 @@ not supported here.  Pure Python: no numpy, no solver.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
+from math import lcm
 
 from ..markov.chain import Chain
 from ..markov.laws import PhaseType
@@ -43,6 +44,7 @@ __all__ = [
     "local_states",
     "cell_change",
     "form_value",
+    "form_evaluator",
     "coefficient_vector",
 ]
 
@@ -660,6 +662,55 @@ def form_value(form: Mapping[int, Fraction], theta: Sequence[Fraction]) -> Fract
     Fraction(-1, 1)
     """
     return sum((x * theta[v] for v, x in form.items()), Fraction(0))
+
+
+#: The largest common denominator (in bits) :func:`form_evaluator` puts the coefficients over; past it (a
+#: certificate's coefficients with many unrelated denominators) it evaluates as :func:`form_value` does.
+MAX_COMMON_BITS = 4096
+
+
+def form_evaluator(theta: Sequence[Fraction]) -> Callable[[Mapping[int, Fraction]], Fraction]:
+    """:func:`form_value` at fixed coefficients, in integer arithmetic: theta is put over one denominator once.
+
+    A form's terms are summed as integers by their own denominators (a form has one or two), so a cluster's
+    thousands of forms cost one fraction each instead of one per term (the exact checks of a depth-3 cascade or of
+    eight Erlang-2 gadgets spent a quarter of their time in :func:`form_value`).
+
+    Parameters
+    ----------
+    theta : sequence of Fraction
+        The coefficients.
+
+    Returns
+    -------
+    callable
+        form -> sum of factor x theta[index], exactly (equal to :func:`form_value`).
+
+    Examples
+    --------
+    >>> value = form_evaluator([Fraction(1), Fraction(5, 2), Fraction(3, 4)])
+    >>> value({0: Fraction(2), 2: Fraction(-1, 3)}), form_value({0: Fraction(2), 2: Fraction(-1, 3)},
+    ...                                                         [Fraction(1), Fraction(5, 2), Fraction(3, 4)])
+    (Fraction(7, 4), Fraction(7, 4))
+    """
+    G = lcm(*(Fraction(t).denominator for t in theta)) if theta else 1
+    if G.bit_length() > MAX_COMMON_BITS:
+        return lambda form: form_value(form, theta)
+    T = [Fraction(t).numerator * (G // Fraction(t).denominator) for t in theta]
+
+    def value(form: Mapping[int, Fraction]) -> Fraction:
+        acc: dict[int, int] = {}
+        for v, x in form.items():
+            t = T[v]
+            if t:
+                q = x.denominator
+                acc[q] = acc.get(q, 0) + x.numerator * t
+        if len(acc) == 1:
+            (q, n), = acc.items()
+            return Fraction(n, q * G)
+        return sum((Fraction(n, q * G) for q, n in acc.items()), Fraction(0))
+
+    return value
 
 
 def coefficient_vector(names: Sequence[str], theta: Sequence[Fraction] | Mapping[str, Fraction], what: str) -> list[Fraction] | str:

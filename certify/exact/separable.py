@@ -57,7 +57,7 @@ from .clusters import (
     clusters,
     coefficient_vector,
     families,
-    form_value,
+    form_evaluator,
     local_states,
     phased_streams,
     station_phases,
@@ -482,6 +482,7 @@ def check_separable(
 
     total = [Fraction(0)] * chain.J
     bound = Fraction(0)
+    value = form_evaluator(theta)
     regions = rows = 0
     for c in cl:
         name = cluster_name(chain, c)
@@ -497,7 +498,7 @@ def check_separable(
             if regions > MAX_SEPARABLE_REGIONS:
                 return Check.failed([f"groups: the clusters have more than {MAX_SEPARABLE_REGIONS} local states together "
                                      f"(at most {MAX_SEPARABLE_REGIONS}); stopped listing them"])
-            coef = {i: form_value(f, theta) for i, f in form.coefs.items()}
+            coef = {i: value(f) for i, f in form.coefs.items()}
             where = f"cluster {{{name}}}, region {form.region.describe(tuple(ids[a] for a in c.stations))}"
             for i in sorted(set(coef) | set(cb)):
                 if i in local:

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from ..markov.chain import Chain, drain_order
 from ..markov.regions import Region
-from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, coefficient_vector, form_value, local_states
+from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, coefficient_vector, form_evaluator, local_states
 from .facts import Check, SeparableGrowthFacts
 from .separable import MAX_SEPARABLE_REGIONS, structure_problem
 
@@ -214,6 +214,7 @@ def check_separable_growth(
     if isinstance(vector, str):
         return Check.failed([vector])
     theta = vector
+    value = form_evaluator(theta)
     regions = 0
     minima: list[tuple[str, Fraction]] = []
     for c in clusters(chain, st):
@@ -223,7 +224,7 @@ def check_separable_growth(
             if regions > MAX_SEPARABLE_REGIONS:
                 return Check.failed([f"groups: the clusters have more than {MAX_SEPARABLE_REGIONS} local states together "
                                      f"(at most {MAX_SEPARABLE_REGIONS}); stopped listing them"])
-            v = form_value(gf.form, theta)
+            v = value(gf.form)
             worst = v if worst is None else min(worst, v)
         minima.append((cluster_name(chain, c), worst if worst is not None else Fraction(0)))
     delta = sum((m for _, m in minima), Fraction(0))

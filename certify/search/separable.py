@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.clock import remaining
-from ..exact.clusters import form_value
+from ..exact.clusters import form_evaluator
 from ..exact.separable import Cluster, RegionForm, Structure, cluster_forms, clusters, station_phases, variables
 from ..exact.separable_growth import growth_forms, growth_variables
 from ..markov.chain import Chain
@@ -197,8 +197,9 @@ def _exact_budgets(
     start: dict[tuple[int, ...], dict[int, float]],
 ) -> dict[tuple[int, ...], dict[int, Fraction]]:
     out: dict[tuple[int, ...], dict[int, Fraction]] = {}
+    value = form_evaluator(theta)
     for c, fs in zip(cl, forms):
-        values = [{i: form_value(f, theta) for i, f in form.coefs.items()} for form in fs]
+        values = [{i: value(f) for i, f in form.coefs.items()} for form in fs]
         b: dict[int, Fraction] = {}
         passive = sorted({i for v in values for i in v if i not in c.stations})
         for i in passive:
@@ -453,6 +454,7 @@ def search_separable_growth(chain: Chain, st: Structure, solver: str | None = No
     theta = [_grid(float(v)) for v in res.x[:n]]
     theta[: chain.J] = [max(Fraction(0), w) for w in theta[: chain.J]]
     delta = Fraction(0)
+    value = form_evaluator(theta)
     for fs in forms:
-        delta += min((form_value(gf.form, theta) for gf in fs), default=Fraction(0))
+        delta += min((value(gf.form) for gf in fs), default=Fraction(0))
     return GrowthCandidate(st, theta, delta, res.status, float(res.x[d_col]))
