@@ -13,7 +13,8 @@ peak memory per case (the wrapper of ``bench/symmetry.py``).
    factor r sets mu_S = G d + 1/2 and lam_S = r mu_S - G d, so the exact boundary is r = 1.
    Laws: exponential, or phase-type service at every gadget's station a, mean kept (``--laws``): Erlang-2
    (``erlang2``), a hyperexponential of scv 4.56 (``h2``: probabilities 1/10, 9/10, rates 1/5, 9/5), a Coxian-2 of
-   scv 2 (``coxian``).
+   scv 2 (``coxian``); with ``-both`` (``erlang2-both``, ...) at both stations of every gadget (H2 then has mean 1
+   at b too), where the whole phase space (3^(2G) vectors for Erlang-2) is beyond the whole-network searches.
 2. ``cascade``: depth 2 — stations 1, 2 share a stream (the gadget), 1's output joins JSQ{3, 4}, 3's output goes
    on to 5 (the sink, with its own stream).  The throughput into 5 is station 3's in the chain of 1..4 (truncated
    at 14 per station).  Depth 3: 3's output joins JSQ{5, 6} instead, 5's output goes on to the sink 7 (the
@@ -81,8 +82,11 @@ LAWS = {"erlang2": ERLANG2, "h2": {"dist": "hyperexponential", "probs": [0.1, 0.
 def _gadget(g: int, law: str) -> tuple[dict, list[dict], dict]:
     a, b = f"a{g}", f"b{g}"
     st = {a: {"mu": 1}, b: {"mu": 1.5}}
-    if law != "exponential":
-        st[a]["service"] = LAWS[law]
+    name, both = law.removesuffix("-both"), law.endswith("-both")
+    if name != "exponential":
+        st[a]["service"] = LAWS[name]
+    if both and name != "exponential":
+        st[b] = {"mu": 1 if name == "h2" else 1.5, "service": LAWS[name]}  # frontier's H2 has mean 1
     return st, [{"choice": [a, b], "rate": 1.6}], {"set": [a, b], "probs": {a: 0.3, b: 0.7}}
 
 
@@ -292,7 +296,7 @@ def main() -> int:
     ap.add_argument("--boundary-limit", type=float, default=300.0, help="--time-limit of each boundary (default 300)")
     ap.add_argument("--gadgets", default="2,3,4,6,8", help="the G values (default 2,3,4,6,8)")
     ap.add_argument("--laws", default="exponential,erlang2,h2,coxian",
-                    help="gadget laws (default exponential,erlang2,h2,coxian)")
+                    help="gadget laws (default exponential,erlang2,h2,coxian; erlang2-both etc.: at both stations)")
     ap.add_argument("--random", default="4,6,8", help="J of the random networks (default 4,6,8)")
     ap.add_argument("--seeds", default="1,2,3", help="seeds of the random networks (default 1,2,3)")
     ap.add_argument("--sink-boundary", default="4", help="G of the sink-boundary cases (default 4; '' for none)")
