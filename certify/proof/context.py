@@ -406,7 +406,7 @@ def separable_only(net: Network, templates: list[str]) -> Chain | None:
 
     Examples
     --------
-    Seven M/E2/1 queues in a row of JSQ pairs is one group, so no separable try applies:
+    Nine Erlang-2 stations chained by JSQ pairs form one group, so no separable try applies:
 
     >>> from certify.core.model import Distribution, Station, Stream
     >>> e2 = Distribution("erlang", (("k", 2),))
