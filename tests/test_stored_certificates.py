@@ -14,7 +14,10 @@ The four ``sink-drain*`` files were rewritten, and ``sink-drain-ties`` (the clai
 drain theorem admitted ties that send R' more than it sends itself: its statement now names that case.
 ``separable-levels`` and ``separable-levels-growth`` (the separable kinds' ``K`` a list of levels per group) were
 added with per-station levels in those kinds, ``separable-sink-phases`` and ``separable-sink-phases-growth`` (a
-phase-type sink as a group of its own) with that group.
+phase-type sink as a group of its own) with that group. The five separable files whose search changed
+(``separable-foster``, ``-levels``, ``-phases``, ``-sink-phases``, ``-sink-phases-growth``) were rewritten when the
+separable LPs began to hold each inequality once (fewer rows; another optimal vertex, the same format), and the
+earlier files still verify (their copies are in git history, commit 5cea4f7).
 Regenerate only on purpose: a change here is a change of the file format.
 """
 
