@@ -30,7 +30,8 @@ GRID = 2**20
 P_BOUND, T_BOUND, C_BOUND, D_BOUND = 1.0, 1e3, 1e4, 1e3
 # The margin of the strict diagonal dominance of P (V bounded below).
 ETA = 1e-3
-# A Foster LP with at least this many columns per row is solved by HiGHS's interior-point method
+# A Foster LP with at least this many columns per row is solved by HiGHS's interior-point method (the sizes below
+# were measured before each row was added once; they are fewer rows now)
 # (linprog.IPM_OPTIONS): the merged groups of a depth-3 cascade with Erlang-2 service at its head give
 # 29,892 rows x 15,373 columns (0.51 per row), 15 s by IPM after presolve against 128 s by the dual simplex; the
 # unmerged tries' LPs (44,342 x 1,002 there, 0.02) stay with the dual simplex (3.7 s), and so do LPs of fewer than
