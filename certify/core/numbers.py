@@ -6,7 +6,8 @@ One place for every exact number the package reads or writes:
 * :func:`exact_str` -- a rational as a user reads it (a decimal where one is finite);
 * :func:`approx_str` -- 6 significant digits, unless rounding would hide which side of 1 (or 0) a value lies on;
 * :func:`parse_number` / :func:`as_fraction` -- text and Python numbers as exact Fractions;
-* :func:`solve` -- exact Gauss-Jordan elimination.
+* :func:`solve` -- exact Gauss-Jordan elimination;
+* :func:`over_common_denominator` -- rationals as integers over one denominator.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from math import lcm
 from typing import Any
 
 from .errors import CertificateError
 
-__all__ = ["MAX_NUMBER_CHARS", "MAX_EXPONENT", "q", "unq", "exact_str", "approx_str", "parse_number", "as_fraction", "solve"]
+__all__ = ["MAX_NUMBER_CHARS", "MAX_EXPONENT", "q", "unq", "exact_str", "approx_str", "parse_number", "as_fraction", "solve",
+           "over_common_denominator"]
 
 #: A rational in a certificate: "p" or "p/q", lowest terms, q > 1, at most this many characters.
 MAX_NUMBER_CHARS = 2000
@@ -246,3 +249,28 @@ def solve(A: Sequence[Sequence[Fraction | int]], b: Sequence[Fraction | int]) ->
                 f = M[k][c] / M[c][c]
                 M[k] = [x - f * y for x, y in zip(M[k], M[c])]
     return [M[i][n] / M[i][i] for i in range(n)]
+
+
+def over_common_denominator(values: Sequence[Fraction | int]) -> tuple[list[int], int]:
+    """Rationals as integers over their least common denominator.
+
+    Parameters
+    ----------
+    values : sequence of Fraction or int
+        The rationals.
+
+    Returns
+    -------
+    ints : list of int
+        Each value times ``den``.
+    den : int
+        The least common denominator (1 for no values).
+
+    Examples
+    --------
+    >>> over_common_denominator([Fraction(1, 2), Fraction(-2, 3), 4])
+    ([3, -4, 24], 6)
+    """
+    fs = [Fraction(v) for v in values]
+    den = lcm(*(f.denominator for f in fs)) if fs else 1
+    return [f.numerator * (den // f.denominator) for f in fs], den

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
-from math import lcm
 
+from ..core.numbers import over_common_denominator
 from ..markov.chain import Chain
 from ..markov.laws import PhaseType
 from ..markov.phases import PhaseChain
@@ -693,10 +693,9 @@ def form_evaluator(theta: Sequence[Fraction]) -> Callable[[Mapping[int, Fraction
     ...                                                         [Fraction(1), Fraction(5, 2), Fraction(3, 4)])
     (Fraction(7, 4), Fraction(7, 4))
     """
-    G = lcm(*(Fraction(t).denominator for t in theta)) if theta else 1
+    T, G = over_common_denominator(theta)
     if G.bit_length() > MAX_COMMON_BITS:
         return lambda form: form_value(form, theta)
-    T = [Fraction(t).numerator * (G // Fraction(t).denominator) for t in theta]
 
     def value(form: Mapping[int, Fraction]) -> Fraction:
         acc: dict[int, int] = {}

@@ -22,7 +22,6 @@ from ..core.model import Network
 from ..core.render import plural
 from ..core.vocabulary import NecessaryState
 from ..exact import Check, FluidFlowFacts, check_fluid_flow
-from ..exact.clusters import phased_streams
 from ..exact.fluid_flow import inflow_depths
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import compile_drifts
@@ -32,7 +31,7 @@ from ..markov.laws import NotPhaseType
 from ..markov.phases import markov_chain
 from ..markov.regions import TimeLimitReached, iter_regions
 from ..markov.symmetry import TRIVIAL, Symmetry, reducing, station_classes
-from ..search.separable import default_structure
+from ..search.separable import shares_choice_sets
 from ..search.sink import TableRows
 from .result import Attempt, Result
 
@@ -421,6 +420,4 @@ def separable_only(net: Network, templates: list[str]) -> Chain | None:
         chain = markov_chain(net, max_vectors=None)
     except NotPhaseType:
         return None
-    if phased_streams(chain) or sum(len(F) > 1 for F in default_structure(chain, 1).groups) < 2:
-        return None  # no separable try (certify.proof.separable.separable_tries asks the same first)
-    return chain
+    return chain if shares_choice_sets(chain) else None

@@ -29,7 +29,7 @@ from ..markov.symmetry import Symmetry
 from .context import ProofContext
 from .loop import found_text, search_round_check
 from .result import Attempt
-from .separable import beyond_product, separable_tries
+from .separable import beyond_product
 from .stage import Decision, Interrupted, JsqStage, StageOutcome, decide, go_on
 
 __all__ = ["FLUID_KINDS", "FLOW_FIRST_ORBITS", "Fluid"]
@@ -97,10 +97,7 @@ class Fluid(JsqStage):
                     return proved
         sym = ctx.symmetry  # found only now: the bound needs no station classes (all pairs are tried: 3 s at J = 400)
         faces = ctx.fluid_faces  # listed once per run: the linear and quadratic instances share them
-        # skipped only where separable tries will run (a chain expanded past the phase-vector limit for them has
-        # none otherwise, and the fluid certificates, which need no phases, ran there before it existed)
-        chain = ctx.chain
-        too_many = beyond_product(chain, ctx.templates) if chain is not None and separable_tries(chain, ctx.templates) else None
+        too_many = beyond_product(ctx.chain, ctx.templates) if ctx.chain is not None else None
         for kind in self.kinds:
             reduced = kind == "linear" and not sym.trivial
             if kind == "quadratic" and not sym.trivial and ctx.base.J > MAX_UNREDUCED_J:

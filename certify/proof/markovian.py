@@ -37,7 +37,7 @@ from .faces import (
 )
 from .loop import found_text, round_and_check, search_round_check
 from .result import Attempt
-from .separable import SeparableTry, beyond_product, run_separable, separable_tries
+from .separable import SeparableTry, beyond_phases, beyond_product, run_separable, separable_tries
 from .stage import NEXT, Decision, Interrupted, JsqStage, StageOutcome, decide, go_on, stop
 
 __all__ = ["GROWTH_TABLE_K", "FosterTry", "GrowthTry", "MarkovianForm", "Markovian", "schedule"]
@@ -210,7 +210,7 @@ class Markovian(JsqStage):
         """
         assert ctx.chain is not None
         items = schedule(ctx.chain, ctx.templates)
-        too_many = beyond_product(ctx.chain, ctx.templates)
+        too_many = beyond_phases(ctx.chain) or beyond_product(ctx.chain, ctx.templates)
         if too_many is not None:  # only the separable tries, which never list the whole network's regions
             for item in items:
                 if not isinstance(item, SeparableTry):

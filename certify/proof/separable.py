@@ -17,7 +17,7 @@ from functools import lru_cache
 from ..certificates.kinds.separable import separable_certificate, separable_growth_certificate
 from ..core.clock import earliest
 from ..core.render import plural
-from ..exact.clusters import cluster_levels, phased_streams
+from ..exact.clusters import cluster_levels
 from ..exact.separable import (
     MAX_SEPARABLE_REGIONS,
     Structure,
@@ -33,12 +33,18 @@ from ..markov.chain import Chain
 from ..markov.drift import clip_text
 from ..markov.phases import MAX_PHASE_VECTORS
 from ..markov.regions import iter_regions
-from ..search.separable import default_structure, raised_structure, search_separable, search_separable_growth
+from ..search.separable import (
+    default_structure,
+    raised_structure,
+    search_separable,
+    search_separable_growth,
+    shares_choice_sets,
+)
 from .context import ProofContext, primitives
 from .stage import Decision, StageOutcome, decide
 
 __all__ = ["SEPARABLE_K", "TRY_REGIONS", "PRODUCT_LIMIT", "SeparableTry", "separable_tries", "run_separable", "product_estimate",
-           "beyond_product"]
+           "beyond_product", "beyond_phases"]
 
 #: The separable tries, in order: (clip level, merged groups, raised near phase-type service); a merged try only
 #: where it differs, a raised one only with phase-type service (:func:`~certify.search.separable.raised_structure`).
@@ -140,9 +146,9 @@ def separable_tries(chain: Chain, templates: list[str]) -> list[SeparableTry]:
 @lru_cache(maxsize=256)
 def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
     """The separable tries of a chain, computed once (the schedule, the fluid stage and the size guard all ask)."""
-    base = default_structure(chain, 1)
-    if phased_streams(chain) or sum(len(F) > 1 for F in base.groups) < 2:  # two or more groups sharing choice sets
+    if not shares_choice_sets(chain):
         return ()
+    base = default_structure(chain, 1)
     rs = raised_structure(chain, 1)  # its groups are the merged ones
     merges = rs.groups != base.groups
     # a raised try needs phase-type service and a station downstream of a group (its only multipliers)
@@ -232,8 +238,7 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
     Returns
     -------
     str or None
-        The reason, when the phase vectors exceed :data:`~certify.markov.phases.MAX_PHASE_VECTORS`, or separable
-        tries will run and :func:`product_estimate` exceeds :data:`PRODUCT_LIMIT`.
+        The reason, when separable tries will run and :func:`product_estimate` exceeds :data:`PRODUCT_LIMIT`.
 
     Examples
     --------
@@ -242,10 +247,6 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
     >>> beyond_product(compile_chain(load("models/symmetric-jsq-J4.json")), ["table"]) is None
     True
     """
-    if chain.phase_vectors > MAX_PHASE_VECTORS:  # listed whole by no search (certify.proof.context.separable_only)
-        return (f"skipped: the phase-type expansion has {chain.phase_vectors} phase vectors, beyond "
-                f"{MAX_PHASE_VECTORS}; the separable certificates check cluster by cluster, each with its own "
-                "stations' phases")
     if not separable_tries(chain, templates):
         return None
     n = product_estimate(chain)
@@ -253,6 +254,36 @@ def beyond_product(chain: Chain, templates: list[str]) -> str | None:
         return None
     return (f"skipped: the network's regions number about {n} (the product of its clusters' regions), beyond "
             f"{PRODUCT_LIMIT}; the separable certificates check cluster by cluster instead")
+
+
+def beyond_phases(chain: Chain) -> str | None:
+    """Why no whole-network search runs on this chain: its phase space is past what they list, or None.
+
+    Such a chain exists only where separable tries may run (:func:`certify.proof.context.separable_only`); they
+    see each cluster's own phases, never the whole space.
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+
+    Returns
+    -------
+    str or None
+        The reason, when :attr:`~certify.markov.phases.PhaseChain.phase_vectors` exceeds
+        :data:`~certify.markov.phases.MAX_PHASE_VECTORS`.
+
+    Examples
+    --------
+    >>> from certify.io.loader import load
+    >>> from certify.markov.chain import compile_chain
+    >>> beyond_phases(compile_chain(load("models/symmetric-jsq-J4.json"))) is None
+    True
+    """
+    if chain.phase_vectors <= MAX_PHASE_VECTORS:
+        return None
+    return (f"skipped: the phase-type expansion has {chain.phase_vectors} phase vectors, beyond {MAX_PHASE_VECTORS}; "
+            "the separable certificates check cluster by cluster, each with its own stations' phases")
 
 
 def run_separable(ctx: ProofContext, item: SeparableTry, deadline: float | None = None) -> StageOutcome | None:

@@ -18,13 +18,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.clock import remaining
-from ..exact.clusters import form_evaluator
+from ..exact.clusters import form_evaluator, phased_streams
 from ..exact.separable import Cluster, RegionForm, Structure, cluster_forms, clusters, station_phases, variables
 from ..exact.separable_growth import growth_forms, growth_variables
 from ..markov.chain import Chain
 from .linprog import solve_lp
 
-__all__ = ["SeparableCandidate", "GrowthCandidate", "default_structure", "raised_structure", "search_separable", "search_separable_growth"]
+__all__ = ["SeparableCandidate", "GrowthCandidate", "default_structure", "raised_structure", "shares_choice_sets",
+           "search_separable", "search_separable_growth"]
 
 GRID = 2**20
 P_BOUND, T_BOUND, C_BOUND, D_BOUND = 1.0, 1e3, 1e4, 1e3
@@ -81,6 +82,30 @@ class SeparableCandidate:
     rows: int = 0
     columns: int = 0
     lp_delta: float | None = None
+
+
+def shares_choice_sets(chain: Chain) -> bool:
+    """Whether the separable kinds apply at all: exponential streams and two or more groups of two or more stations.
+
+    (A phase-type station alone is a group too, :func:`default_structure`, but only to let its table see its phase.)
+
+    Parameters
+    ----------
+    chain : Chain
+        The Markovian chain.
+
+    Returns
+    -------
+    bool
+        True when some separable shape may be tried.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> shares_choice_sets(Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1))))
+    False
+    """
+    return not phased_streams(chain) and sum(len(F) > 1 for F in default_structure(chain, 1).groups) >= 2
 
 
 def default_structure(chain: Chain, K: int, merged: bool = False) -> Structure:

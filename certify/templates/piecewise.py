@@ -51,12 +51,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
-from math import lcm
 from typing import TYPE_CHECKING
 
 from ..core.errors import CertificateError, NotSupported
 from ..core.jsontypes import JsonObject, JsonValue
 from ..core.latex import poly_tex, quadratic_terms, station_tex
+from ..core.numbers import over_common_denominator
 from ..markov.cells import SPAN, Arrangement, refine, refined_vertex_bound, walls_of
 from ..markov.chain import Chain
 from ..markov.drift import Jump, RegionDrift, compile_drifts
@@ -223,8 +223,7 @@ class PiecewiseQuadratic(LinearTemplate):
     def _ints(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
         key = tuple(theta)
         if getattr(self, "_ints_key", None) != key:
-            den = lcm(*(Fraction(t).denominator for t in theta))
-            self._ints_val = ([int(Fraction(t) * den) for t in theta], den)
+            self._ints_val = over_common_denominator(theta)
             self._ints_key = key
         return self._ints_val
 

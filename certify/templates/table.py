@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
-from math import lcm
 from typing import TYPE_CHECKING
 
 from ..core.errors import CertificateError
 from ..core.jsontypes import JsonObject, JsonValue
 from ..core.latex import station_tex
+from ..core.numbers import over_common_denominator
 from ..markov.chain import Chain
 from ..markov.drift import Clip, RegionDrift, cell_moves, cell_of, clip_levels
 from .linear import SideRow
@@ -388,8 +388,7 @@ class LinearTable(Quadratic):
 
     # The shared part with the quadratic: theta[:nq] is P.
     def _integer_theta(self, theta: Sequence[Fraction]) -> tuple[list[int], int]:
-        den = lcm(*(Fraction(t).denominator for t in theta))
-        return [int(t * den) for t in theta], den
+        return over_common_denominator(theta)
 
     def _q_values(self, T: Sequence[int], k: int) -> dict[int, int]:
         """sum_d rate_d (T_l[c+d] - T_l[c]) for each multiplier l, in scaled integers."""
