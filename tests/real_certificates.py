@@ -1,7 +1,7 @@
 """Real certificates of every kind, built once per test session (the forger mutates them, explain writes them out).
 
 ``case(name)`` gives ``(network, certificate)`` for a name of :data:`CASES`
-(J = 2..3, each built in a few seconds) or :data:`SLOW_CASES`.
+(mostly J = 2..3, each built in a few seconds) or :data:`SLOW_CASES`.
 """
 
 from __future__ import annotations
@@ -128,6 +128,14 @@ def _erlang_sink(lam_s):
     return build
 
 
+def _beyond_phases(lam_s):
+    """Three gadgets with Erlang-4 service at both stations: 5^6 = 15,625 phase vectors, past MAX_PHASE_VECTORS."""
+    from tests.test_separable import gadgets
+
+    erlang4 = {"dist": "erlang", "k": 4}
+    return lambda: from_dict(gadgets(3, Fraction(27, 10), lam_s, erlang4, erlang4))
+
+
 def _coxian_cascade(lam_5):
     from tests.test_separable import COXIAN, cascade
 
@@ -247,7 +255,7 @@ def _theorem(net):
     return theorem_certificate(net, next(t for t in theorem_verdicts(compile_chain(net), net) if t.decides))
 
 
-# name -> (network loader, certificate builder, expected kind); J = 2..3, each built in well under a few seconds.
+# name -> (network loader, certificate builder, expected kind); J = 2..3 (a few up to 7), each built in a few seconds.
 CASES = {
     "quadratic": (lambda: load(CORPUS / "dhk2-A-m0.90.json"), lambda n: _prove(n, templates=["quadratic"]), "foster"),
     "table": (lambda: load(MODELS / "tie-breaking-J3.json"), lambda n: _prove(n, templates=["table"]), "foster"),
@@ -287,6 +295,10 @@ CASES = {
     # the sink's Erlang-2 service: the sink a group of its own, its table over its phase
     "separable-sink-phases": (_erlang_sink(Fraction(2, 5)), _prove, "separable-foster"),
     "separable-sink-phases-growth": (_erlang_sink(Fraction(3, 5)), _prove, "separable-growth"),
+    # past the phase-vector limit: the whole chain is never listed, each cluster sees only its own phases
+    # (d = 0.6485 per gadget from its own chain: the boundary is lam_s = 0.754)
+    "separable-beyond-phases": (_beyond_phases(Fraction(3, 5)), _prove, "separable-foster"),
+    "separable-beyond-phases-growth": (_beyond_phases(Fraction(9, 10)), _prove, "separable-growth"),
     "fj-foster": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho0.90.json"), lambda n: _prove(n), "fork-join-foster"),
     "fj-capacity": (lambda: load(CORPUS / "fjr-n3k2-max-333333-rho1.05.json"), lambda n: _prove(n), "fork-join-capacity"),
     "fj-independent": (lambda: load(CORPUS / "fjr-n3k3-nonmax-403030-rho0.84.json"), lambda n: _prove(n), "fork-join-independent"),

@@ -17,7 +17,9 @@ added with per-station levels in those kinds, ``separable-sink-phases`` and ``se
 phase-type sink as a group of its own) with that group. The five separable files whose search changed
 (``separable-foster``, ``-levels``, ``-phases``, ``-sink-phases``, ``-sink-phases-growth``) were rewritten when the
 separable LPs began to hold each inequality once (fewer rows; another optimal vertex, the same format), and the
-earlier files still verify (their copies are in git history, commit 5cea4f7).
+earlier files still verify (their copies are in git history, commit 5cea4f7). ``separable-beyond-phases`` and
+``separable-beyond-phases-growth`` (three gadgets with Erlang-4 service at both stations: 15,625 phase vectors, past
+the limit of certify.markov.phases, so nothing lists the whole phase space) were added with that reading.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 
