@@ -13,7 +13,7 @@ One place for every exact number the package reads or writes:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from math import lcm
@@ -22,7 +22,7 @@ from typing import Any
 from .errors import CertificateError
 
 __all__ = ["MAX_NUMBER_CHARS", "MAX_EXPONENT", "q", "unq", "exact_str", "approx_str", "parse_number", "as_fraction", "solve",
-           "over_common_denominator"]
+           "over_common_denominator", "fraction_memo"]
 
 #: A rational in a certificate: "p" or "p/q", lowest terms, q > 1, at most this many characters.
 MAX_NUMBER_CHARS = 2000
@@ -249,6 +249,32 @@ def solve(A: Sequence[Sequence[Fraction | int]], b: Sequence[Fraction | int]) ->
                 f = M[k][c] / M[c][c]
                 M[k] = [x - f * y for x, y in zip(M[k], M[c])]
     return [M[i][n] / M[i][i] for i in range(n)]
+
+
+def fraction_memo() -> Callable[[int, int], Fraction]:
+    """A function (n, d) -> Fraction(n, d) that builds each distinct value once (the drift forms repeat few values).
+
+    Returns
+    -------
+    callable
+        (n, d) -> Fraction(n, d); equal arguments give the same (immutable) object.
+
+    Examples
+    --------
+    >>> ratio = fraction_memo()
+    >>> ratio(6, 4), ratio(6, 4) is ratio(6, 4)
+    (Fraction(3, 2), True)
+    """
+    memo: dict[tuple[int, int], Fraction] = {}
+
+    def ratio(n: int, d: int) -> Fraction:
+        key = (n, d)
+        f = memo.get(key)
+        if f is None:
+            f = memo[key] = Fraction(n, d)
+        return f
+
+    return ratio
 
 
 def over_common_denominator(values: Sequence[Fraction | int]) -> tuple[list[int], int]:

@@ -41,8 +41,9 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import floor
+from math import floor, lcm
 
+from ..core.numbers import fraction_memo
 from ..markov.chain import Chain, drain_order
 from ..markov.cones import cone_generators, vertex_bound
 from ..markov.regions import Region
@@ -351,27 +352,32 @@ def _forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None) -> I
             tbase[(g, l)] = pos
             pos += st.cell_count(g)
     index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
+    ratio = fraction_memo()
     for s in local_states(chain, st, c, deadline):
-        coefs: dict[int, Form] = {}
+        # Integer sums over the least common denominator D of this state's rates: the same exact forms as
+        # Fraction sums, without a Fraction per term.
+        D = lcm(*(jump[0].denominator for jump in s.jumps))
+        coefs: dict[int, dict[int, int]] = {}
 
-        def add(i: int, v: int, x: Fraction, coefs: dict[int, Form] = coefs) -> None:
+        def add(i: int, v: int, x: int, coefs: dict[int, dict[int, int]] = coefs) -> None:
             form = coefs.setdefault(i, {})
-            form[v] = form.get(v, Fraction(0)) + x
+            form[v] = form.get(v, 0) + x
 
         for jump in s.jumps:
             rho, d, _ = jump
+            r = rho.numerator * (D // rho.denominator)
             for a, da in d.items():
                 for b in nb[a]:
-                    add(b, pidx[(min(a, b), max(a, b))], 2 * rho * da)
+                    add(b, pidx[(min(a, b), max(a, b))], 2 * r * da)
             for g in c.groups:
                 change = cell_change(st, g, s, jump, index[g])
                 if change is None:
                     continue
                 k0, k1 = change
                 for l in st.multipliers[g]:
-                    add(l, tbase[(g, l)] + k1, rho)
-                    add(l, tbase[(g, l)] + k0, -rho)
-        clean = {i: {v: x for v, x in form.items() if x} for i, form in coefs.items()}
+                    add(l, tbase[(g, l)] + k1, r)
+                    add(l, tbase[(g, l)] + k0, -r)
+        clean = {i: {v: ratio(x, D) for v, x in form.items() if x} for i, form in coefs.items()}
         yield RegionForm(s.region, cone_generators(s.region), {i: f for i, f in clean.items() if f}, s.phases or None)
 
 

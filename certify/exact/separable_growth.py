@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import lcm
 
+from ..core.numbers import fraction_memo
 from ..markov.chain import Chain, drain_order
 from ..markov.regions import Region
 from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, coefficient_vector, form_evaluator, local_states
@@ -143,19 +145,22 @@ def growth_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None
     for g in range(len(st.groups)):
         base.append(base[-1] + st.cell_count(g))
     index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
+    ratio = fraction_memo()
     for s in local_states(chain, st, c, deadline):
-        form: dict[int, Fraction] = {}
+        D = lcm(*(jump[0].denominator for jump in s.jumps))  # integer sums over one denominator, as in _forms
+        form: dict[int, int] = {}
         for jump in s.jumps:
             rho, d, _ = jump
+            r = rho.numerator * (D // rho.denominator)
             for i, di in d.items():
-                form[i] = form.get(i, Fraction(0)) + rho * di
+                form[i] = form.get(i, 0) + r * di
             for g in c.groups:
                 change = cell_change(st, g, s, jump, index[g])
                 if change is not None:
                     k0, k1 = change
-                    form[base[g] + k1] = form.get(base[g] + k1, Fraction(0)) + rho
-                    form[base[g] + k0] = form.get(base[g] + k0, Fraction(0)) - rho
-        yield GrowthForm(s.region, {v: x for v, x in form.items() if x}, s.phases or None)
+                    form[base[g] + k1] = form.get(base[g] + k1, 0) + r
+                    form[base[g] + k0] = form.get(base[g] + k0, 0) - r
+        yield GrowthForm(s.region, {v: ratio(x, D) for v, x in form.items() if x}, s.phases or None)
 
 
 def check_separable_growth(
