@@ -42,7 +42,7 @@ __all__ = [
     "sub_chain",
     "cluster_levels",
     "local_states",
-    "cell_change",
+    "GroupCells",
     "form_value",
     "form_evaluator",
     "coefficient_vector",
@@ -599,26 +599,15 @@ def local_states(chain: Chain, st: Structure, c: Cluster, deadline: float | None
             yield LocalState(R, psi, lev, jumps)
 
 
-def cell_change(st: Structure, g: int, s: LocalState, jump: Jump, index: Mapping[tuple[int, ...], int]) -> tuple[int, int] | None:
-    """The cell of group g before and after a jump of a local state (indices into ``st.cells(g)``), or None if unchanged.
+class GroupCells:
+    """A group's cells (:meth:`Structure.cells`): the cell a local state is in, and the one a jump moves it to.
 
     Parameters
     ----------
     st : Structure
         The shape.
     g : int
-        A group inside the local state's cluster.
-    s : LocalState
-        The local state.
-    jump : Jump
-        One of its jumps.
-    index : mapping
-        ``{cell: k for k, cell in enumerate(st.cells(g))}``.
-
-    Returns
-    -------
-    (int, int) or None
-        The indices of the cells before and after.
+        One of its groups.
 
     Examples
     --------
@@ -626,19 +615,34 @@ def cell_change(st: Structure, g: int, s: LocalState, jump: Jump, index: Mapping
     >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
     >>> st = Structure(((0, 1),), ((0,),), 1, ((0, 0), (1, 1)))
     >>> s = next(s for s in local_states(ch, st, clusters(ch, st)[0]) if s.levels == {0: 0, 1: 0})
-    >>> s.levels, cell_change(st, 0, s, s.jumps[0], {c: k for k, c in enumerate(st.cells(0))})
+    >>> cells = GroupCells(st, 0)
+    >>> s.levels, cells.change(s, cells.key(s), s.jumps[0])
     ({0: 0, 1: 0}, (0, 2))
     """
-    F = st.groups[g]
-    K = st.group_levels(g)
-    _, d, newph = jump
-    phased = [a for a in F if st.phase_count(a)]
-    before = tuple(min(s.levels[a], k) for a, k in zip(F, K)) + tuple(s.phases[a] for a in phased)
-    after = (tuple(min(s.levels[a] + d.get(a, 0), k) for a, k in zip(F, K))
-             + tuple(newph.get(a, s.phases[a]) for a in phased))
-    if before == after:
-        return None
-    return index[before], index[after]
+
+    def __init__(self, st: Structure, g: int) -> None:
+        self.stations = st.groups[g]
+        self.levels = st.group_levels(g)
+        self.phased = tuple(a for a in self.stations if st.phase_count(a))
+        self.index = {cell: k for k, cell in enumerate(st.cells(g))}
+        self._queues = frozenset(self.stations)
+        self._phases = frozenset(self.phased)
+
+    def key(self, s: LocalState) -> tuple[int, ...]:
+        """The cell of a local state: its clipped queues, then the phases of the group's phase-type stations."""
+        return (tuple(min(s.levels[a], k) for a, k in zip(self.stations, self.levels))
+                + tuple(s.phases[a] for a in self.phased))
+
+    def change(self, s: LocalState, before: tuple[int, ...], jump: Jump) -> tuple[int, int] | None:
+        """The indices of the cells before (``before`` = :meth:`key` of ``s``) and after a jump; None if unchanged."""
+        _, d, newph = jump
+        if self._queues.isdisjoint(d) and self._phases.isdisjoint(newph):
+            return None
+        after = (tuple(min(s.levels[a] + d.get(a, 0), k) for a, k in zip(self.stations, self.levels))
+                 + tuple(newph.get(a, s.phases[a]) for a in self.phased))
+        if before == after:
+            return None
+        return self.index[before], self.index[after]
 
 
 def form_value(form: Mapping[int, Fraction], theta: Sequence[Fraction]) -> Fraction:

@@ -51,8 +51,8 @@ from ..templates.options import MAX_CLIP_LEVEL, MAX_REFINEMENT, refinement_facto
 from .clusters import (
     Cluster,
     Family,
+    GroupCells,
     Structure,
-    cell_change,
     cluster_levels,
     cluster_name,
     clusters,
@@ -351,9 +351,10 @@ def _forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None) -> I
         for l in L:
             tbase[(g, l)] = pos
             pos += st.cell_count(g)
-    index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
+    cells = {g: GroupCells(st, g) for g in c.groups}
     ratio = fraction_memo()
     for s in local_states(chain, st, c, deadline):
+        before = {g: cg.key(s) for g, cg in cells.items()}
         # Integer sums over the least common denominator D of this state's rates: the same exact forms as
         # Fraction sums, without a Fraction per term.
         D = lcm(*(jump[0].denominator for jump in s.jumps))
@@ -369,8 +370,8 @@ def _forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None) -> I
             for a, da in d.items():
                 for b in nb[a]:
                     add(b, pidx[(min(a, b), max(a, b))], 2 * r * da)
-            for g in c.groups:
-                change = cell_change(st, g, s, jump, index[g])
+            for g, cg in cells.items():
+                change = cg.change(s, before[g], jump)
                 if change is None:
                     continue
                 k0, k1 = change

@@ -26,7 +26,7 @@ from math import lcm
 from ..core.numbers import fraction_memo
 from ..markov.chain import Chain, drain_order
 from ..markov.regions import Region
-from .clusters import Cluster, Structure, cell_change, cluster_name, clusters, coefficient_vector, form_evaluator, local_states
+from .clusters import Cluster, GroupCells, Structure, cluster_name, clusters, coefficient_vector, form_evaluator, local_states
 from .facts import Check, SeparableGrowthFacts
 from .separable import MAX_SEPARABLE_REGIONS, structure_problem
 
@@ -144,9 +144,10 @@ def growth_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None
     base = [chain.J]
     for g in range(len(st.groups)):
         base.append(base[-1] + st.cell_count(g))
-    index = {g: {cell: k for k, cell in enumerate(st.cells(g))} for g in c.groups}
+    cells = {g: GroupCells(st, g) for g in c.groups}
     ratio = fraction_memo()
     for s in local_states(chain, st, c, deadline):
+        before = {g: cg.key(s) for g, cg in cells.items()}
         D = lcm(*(jump[0].denominator for jump in s.jumps))  # integer sums over one denominator, as in _forms
         form: dict[int, int] = {}
         for jump in s.jumps:
@@ -154,8 +155,8 @@ def growth_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None
             r = rho.numerator * (D // rho.denominator)
             for i, di in d.items():
                 form[i] = form.get(i, 0) + r * di
-            for g in c.groups:
-                change = cell_change(st, g, s, jump, index[g])
+            for g, cg in cells.items():
+                change = cg.change(s, before[g], jump)
                 if change is not None:
                     k0, k1 = change
                     form[base[g] + k1] = form.get(base[g] + k1, 0) + r

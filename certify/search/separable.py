@@ -40,8 +40,13 @@ ETA = 1e-3
 # A shape with a level per station (raised_structure) goes to the interior-point method without presolve from
 # WIDE_LP_COLUMNS columns whatever its rows: the Coxian-headed depth-3 cascade's (43,428 x 3,952, 0.09 per row)
 # takes 30 s alone (45 s after presolve), against more than 150 s by the dual simplex (140 s with presolve).
+# Since each row is added once, tall LPs of many columns are the interior-point method's too: from IPM_COLUMNS
+# columns whatever the rows (a depth-3 cascade whose sink has Erlang-2 service, merged groups at K = 2: 31,435 x
+# 5,169, 8.5 s against 39.3 s by the dual simplex; with a Coxian sink 41,591 x 5,169, 12.0 s against 61.7 s; an LP
+# of 10,227 x 2,197 stays with the dual simplex, 1.9 s against 3.4 s).
 WIDE_LP = 0.25
 WIDE_LP_COLUMNS = 2000
+IPM_COLUMNS = 4000
 # Both searches add each inequality once: many local states give the same row (regions or phases that differ only
 # where no coefficient does). Eight gadgets with Erlang-2 service at every station and the sink: 403,978 rows, 4,148
 # of them distinct.
@@ -357,7 +362,7 @@ def search_separable(chain: Chain, st: Structure, solver: str | None = None, dea
     method: str | None = None
     if not isinstance(st.K, int) and col >= WIDE_LP_COLUMNS:
         method = "ipm-no-presolve"
-    elif col >= max(WIDE_LP * len(rhs), WIDE_LP_COLUMNS):
+    elif col >= min(max(WIDE_LP * len(rhs), WIDE_LP_COLUMNS), IPM_COLUMNS):
         method = "ipm"
     res = solve_lp(cost, A, np.array(rhs), bounds=(lo, hi), solver=solver, time_limit=remaining(deadline), method=method)
     if not res.ok or res.x is None:
