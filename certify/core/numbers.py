@@ -297,6 +297,6 @@ def over_common_denominator(values: Sequence[Fraction | int]) -> tuple[list[int]
     >>> over_common_denominator([Fraction(1, 2), Fraction(-2, 3), 4])
     ([3, -4, 24], 6)
     """
-    fs = [Fraction(v) for v in values]
+    fs = [v if isinstance(v, (Fraction, int)) else Fraction(v) for v in values]  # rationals as they are
     den = lcm(*(f.denominator for f in fs)) if fs else 1
     return [f.numerator * (den // f.denominator) for f in fs], den

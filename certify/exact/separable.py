@@ -41,9 +41,9 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import floor, lcm
+from math import floor
 
-from ..core.numbers import fraction_memo
+from ..core.numbers import fraction_memo, over_common_denominator
 from ..markov.chain import Chain, drain_order
 from ..markov.cones import cone_generators, vertex_bound
 from ..markov.regions import Region
@@ -357,16 +357,15 @@ def _forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None) -> I
         before = {g: cg.key(s) for g, cg in cells.items()}
         # Integer sums over the least common denominator D of this state's rates: the same exact forms as
         # Fraction sums, without a Fraction per term.
-        D = lcm(*(jump[0].denominator for jump in s.jumps))
+        rates, D = over_common_denominator([jump[0] for jump in s.jumps])
         coefs: dict[int, dict[int, int]] = {}
 
         def add(i: int, v: int, x: int, coefs: dict[int, dict[int, int]] = coefs) -> None:
             form = coefs.setdefault(i, {})
             form[v] = form.get(v, 0) + x
 
-        for jump in s.jumps:
-            rho, d, _ = jump
-            r = rho.numerator * (D // rho.denominator)
+        for r, jump in zip(rates, s.jumps):
+            d = jump[1]
             for a, da in d.items():
                 for b in nb[a]:
                     add(b, pidx[(min(a, b), max(a, b))], 2 * r * da)

@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import lcm
 
-from ..core.numbers import fraction_memo
+from ..core.numbers import fraction_memo, over_common_denominator
 from ..markov.chain import Chain, drain_order
 from ..markov.regions import Region
 from .clusters import Cluster, GroupCells, Structure, cluster_name, clusters, coefficient_vector, form_evaluator, local_states
@@ -148,11 +147,10 @@ def growth_forms(chain: Chain, st: Structure, c: Cluster, deadline: float | None
     ratio = fraction_memo()
     for s in local_states(chain, st, c, deadline):
         before = {g: cg.key(s) for g, cg in cells.items()}
-        D = lcm(*(jump[0].denominator for jump in s.jumps))  # integer sums over one denominator, as in _forms
+        rates, D = over_common_denominator([jump[0] for jump in s.jumps])  # integer sums, as in _forms
         form: dict[int, int] = {}
-        for jump in s.jumps:
-            rho, d, _ = jump
-            r = rho.numerator * (D // rho.denominator)
+        for r, jump in zip(rates, s.jumps):
+            d = jump[1]
             for i, di in d.items():
                 form[i] = form.get(i, 0) + r * di
             for g, cg in cells.items():

@@ -31,19 +31,13 @@ GRID = 2**20
 P_BOUND, T_BOUND, C_BOUND, D_BOUND = 1.0, 1e3, 1e4, 1e3
 # The margin of the strict diagonal dominance of P (V bounded below).
 ETA = 1e-3
-# A Foster LP with at least this many columns per row is solved by HiGHS's interior-point method (the sizes below
-# were measured before each row was added once; they are fewer rows now)
-# (linprog.IPM_OPTIONS): the merged groups of a depth-3 cascade with Erlang-2 service at its head give
-# 29,892 rows x 15,373 columns (0.51 per row), 15 s by IPM after presolve against 128 s by the dual simplex; the
-# unmerged tries' LPs (44,342 x 1,002 there, 0.02) stay with the dual simplex (3.7 s), and so do LPs of fewer than
-# WIDE_LP_COLUMNS columns (under a second either way; the dual simplex's vertex keeps their certificates as before).
-# A shape with a level per station (raised_structure) goes to the interior-point method without presolve from
-# WIDE_LP_COLUMNS columns whatever its rows: the Coxian-headed depth-3 cascade's (43,428 x 3,952, 0.09 per row)
-# takes 30 s alone (45 s after presolve), against more than 150 s by the dual simplex (140 s with presolve).
-# Since each row is added once, tall LPs of many columns are the interior-point method's too: from IPM_COLUMNS
-# columns whatever the rows (a depth-3 cascade whose sink has Erlang-2 service, merged groups at K = 2: 31,435 x
-# 5,169, 8.5 s against 39.3 s by the dual simplex; with a Coxian sink 41,591 x 5,169, 12.0 s against 61.7 s; an LP
-# of 10,227 x 2,197 stays with the dual simplex, 1.9 s against 3.4 s).
+# HiGHS's method for a Foster LP (:func:`_lp_method`), measured on this machine: fewer than WIDE_LP_COLUMNS columns,
+# the dual simplex (an LP of 10,227 x 2,197: 1.9 s against 3.4 s by the interior-point method; its vertex keeps the
+# small LPs' certificates as before); a shape with a level per station (raised_structure), the interior-point method
+# without presolve (the Coxian-headed depth-3 cascade's 16,988 x 3,952: 31.5 s, 49.3 s with presolve, more than
+# 150 s by the dual simplex); otherwise the interior-point method from IPM_COLUMNS columns, or from WIDE_LP columns
+# per row (a depth-3 cascade with an Erlang-2 sink, merged groups at K = 2: 31,435 x 5,169, 8.5 s against 39.3 s;
+# with a Coxian sink 41,591 x 5,169, 12.0 s against 61.7 s).
 WIDE_LP = 0.25
 WIDE_LP_COLUMNS = 2000
 IPM_COLUMNS = 4000
@@ -111,6 +105,15 @@ def shares_choice_sets(chain: Chain) -> bool:
     False
     """
     return not phased_streams(chain) and sum(len(F) > 1 for F in default_structure(chain, 1).groups) >= 2
+
+
+def _lp_method(st: Structure, rows: int, cols: int) -> str | None:
+    """HiGHS's method for a Foster LP of this shape and size (the rule above :data:`WIDE_LP`); None: the dual simplex."""
+    if cols < WIDE_LP_COLUMNS:
+        return None
+    if not isinstance(st.K, int):
+        return "ipm-no-presolve"
+    return "ipm" if cols >= min(IPM_COLUMNS, WIDE_LP * rows) else None
 
 
 def default_structure(chain: Chain, K: int, merged: bool = False) -> Structure:
@@ -359,11 +362,7 @@ def search_separable(chain: Chain, st: Structure, solver: str | None = None, dea
     cost = np.zeros(col)
     cost[d_col] = -1.0
     A = sp.csr_matrix((vals, (ri, ci)), shape=(len(rhs), col))
-    method: str | None = None
-    if not isinstance(st.K, int) and col >= WIDE_LP_COLUMNS:
-        method = "ipm-no-presolve"
-    elif col >= min(max(WIDE_LP * len(rhs), WIDE_LP_COLUMNS), IPM_COLUMNS):
-        method = "ipm"
+    method = _lp_method(st, len(rhs), col)
     res = solve_lp(cost, A, np.array(rhs), bounds=(lo, hi), solver=solver, time_limit=remaining(deadline), method=method)
     if not res.ok or res.x is None:
         return SeparableCandidate(st, None, None, None, res.outcome, len(rhs), col)
