@@ -363,3 +363,29 @@ def test_the_growth_stage_gives_its_drain_lp_part_of_the_drain_stage_time(monkey
     stop = now + 10
     assert not proof_sink.SinkGrowth._below(ctx, Timer(Result("n"), "t"), red, chain, [], 0, stop)
     assert stop + 40 < seen[0] <= ctx.run.deadline
+
+
+def test_a_candidate_refused_by_a_hair_is_checked_again_halfway_to_the_capacity(monkeypatch):
+    """A drain rate claimed just below what its own g gives is refused, then passes halfway to the capacity."""
+    from certify.exact import drain as exact_drain
+    from certify.proof import drain as proof_drain
+    from certify.proof import sink as proof_sink
+
+    def lowered(*a, **kw):
+        got = solve_drain_rate(*a, **kw)
+        return None if got is None else (got[0], got[1], got[2] - F(1, 1000))
+
+    checks = []
+
+    def spy(*a, **kw):
+        checks.append(exact_drain.check_sink_drain(*a, **kw))
+        return checks[-1]
+
+    monkeypatch.setattr(proof_sink, "solve_drain_rate", lowered)
+    monkeypatch.setattr(proof_drain, "check_sink_drain", spy)
+    net = at_load(1, 0.95)
+    out, _ = _stage(net)
+    assert [c.ok for c in checks] == [False, True]
+    cert = out.decision.certificate.to_json()
+    assert F(cert["rate"]) < F(cert["claims"]["capacity"])
+    independent.check_sink_drain(net, copy.deepcopy(cert))

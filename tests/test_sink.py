@@ -214,3 +214,30 @@ def test_no_growth_search_where_the_max_flow_bound_proves_the_fluid_model_stable
     out, attempts = _sink(net)
     assert out.decision is None and not out.stop
     assert not any(a.stage.startswith("sink growth") for a in attempts)
+
+
+def test_a_candidate_refused_by_a_hair_is_checked_again_halfway_to_the_capacity(monkeypatch):
+    """A growth rate claimed just above what its own g gives is refused, then passes halfway to the capacity."""
+    from certify.exact import sink as exact_sink
+    from certify.proof import sink as proof_sink
+
+    original = proof_sink.solve_sink_rate
+
+    def raised(*a, **kw):
+        got = original(*a, **kw)
+        return None if got is None else (got[0], got[1], got[2] + F(1, 1000))
+
+    checks = []
+
+    def spy(*a, **kw):
+        checks.append(exact_sink.check_sink_growth(*a, **kw))
+        return checks[-1]
+
+    monkeypatch.setattr(proof_sink, "solve_sink_rate", raised)
+    monkeypatch.setattr(proof_sink, "check_sink_growth", spy)
+    net = at_load(1, 1.2)
+    out, _ = _sink(net)
+    assert [c.ok for c in checks] == [False, True]
+    cert = out.decision.certificate
+    assert F(cert["rate"]) > F(cert["claims"]["capacity"])
+    independent.check_sink_growth(net, copy.deepcopy(cert))

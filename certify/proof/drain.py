@@ -24,6 +24,7 @@ from ..markov.chain import Chain, compile_chain, drain_order
 from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
+from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .sink import (
     drain_bound,
@@ -160,9 +161,14 @@ class SinkDrain(JsqStage):
                     return None
                 if subsets is None:
                     continue
-                w, table, rate = got
-                chk = check_sink_drain(net, sink, P, w, rate, table, fast, K, deadline=earliest(stop, ctx.run.deadline),
-                                       drifts=drifts, subsets=subsets)
+                for _ in range(2):  # a refused candidate once more with its rates halfway to the capacities
+                    w, table, rate = got
+                    chk = check_sink_drain(net, sink, P, w, rate, table, fast, K,
+                                           deadline=earliest(stop, ctx.run.deadline), drifts=drifts, subsets=subsets)
+                    looser = None if chk.ok else loosened(got, subsets, red.served(), red.served)
+                    if looser is None:
+                        break
+                    got, subsets = looser
                 if not chk.ok:
                     say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
                     continue

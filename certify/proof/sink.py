@@ -36,6 +36,7 @@ from ..search.sink import (
     SinkCandidate,
     TableRows,
     jump_rows,
+    loosened,
     mixed_levels,
     set_candidates,
     sink_candidates,
@@ -196,11 +197,18 @@ class SinkGrowth(JsqStage):
                     subsets = self._subsets(ctx, t, red, chain, got[1], fast, K, stop)
                 if got is not None and subsets is not None:
                     found, drifts = got
-                    w, table, rate = found
+                    nested = nested_verdict(red.network, sub.certificate)
                     try:
-                        chk = check_sink_growth(net, sink, w, rate, nested_verdict(red.network, sub.certificate), table,
-                                                fast, K, deadline=earliest(stop, ctx.run.deadline), drifts=drifts,
-                                                subsets=subsets)
+                        for _ in range(2):  # a refused candidate once more with its rates halfway to the capacities
+                            w, table, rate = found
+                            chk = check_sink_growth(net, sink, w, rate, nested, table, fast, K,
+                                                    deadline=earliest(stop, ctx.run.deadline), drifts=drifts,
+                                                    subsets=subsets)
+                            looser = None if chk.ok else loosened(found, subsets, red.capacity,
+                                                                  lambda H: red.part(H).capacity)
+                            if looser is None:
+                                break
+                            found, subsets = looser
                     except TimeLimitReached:
                         say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
                         return None
