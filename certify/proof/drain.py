@@ -14,19 +14,26 @@ time left (:data:`DRAIN_SHARE`).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from itertools import combinations
+from math import prod
 
 from ..certificates.kinds.sink_drain import sink_drain_certificate
 from ..core.clock import earliest, within
 from ..exact.drain import check_sink_drain, directions, excess_network, largest_drain_rate, tie_excess
+from ..exact.facts import Check, SinkDrainFacts
 from ..exact.sink import Subset
 from ..markov.chain import Chain, compile_chain, drain_order
-from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
+from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
 from ..search.sink import loosened
 from .context import ProofContext, Timer
+from .poisson import poisson_found, poisson_try
 from .sink import (
+    POISSON_AFTER_CELLS,
+    box_lister,
     drain_bound,
     nested_run,
     no_table,
@@ -142,7 +149,16 @@ class SinkDrain(JsqStage):
                 t.outcome = f"R' ({what}): no quadratic Foster function with P >= 0 found: not tried"
                 return None
             P, _ = lyap
-            for fast, K in tries:
+            boxed = not isinstance(sink, str)  # the Poisson tables are for a single sink, tried once
+            for item in [*tries, None]:
+                if not boxed and (item is None or prod(k + 1 for k in clip_levels(*item)) > POISSON_AFTER_CELLS):
+                    boxed = True
+                    out = self._poisson(ctx, t, cand, chain, P, stop, bool(excess))
+                    if out is not None:
+                        return out
+                if item is None:
+                    break
+                fast, K = item
                 where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} ({clip_text(K)})"
                 t.size = f"R' without {name}, {where}"
                 drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)
@@ -172,26 +188,65 @@ class SinkDrain(JsqStage):
                 if not chk.ok:
                     say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
                     continue
-                t.outcome = (f"found, exact check passed (rate {float(rate):.4g} < capacity "
-                             f"{float(chk.facts.capacity):.4g})")
-                cert = sink_drain_certificate(net, sink, P, w, rate, chk, table, fast, K, subsets)
-                plus = ", with the ties' largest excess added as Poisson streams," if excess else ""
-                if isinstance(sink, str):
-                    what = (f"the network without station {sink}{plus} drains (a quadratic Foster function that no "
-                            f"arrival decreases) and the work that can reach {sink} averages at most {float(rate):.4g} < "
-                            f"{float(chk.facts.capacity):.4g}, what {sink} serves")
-                else:
-                    what = (f"the network without stations {name}{plus} drains (a quadratic Foster function that no "
-                            f"arrival decreases), the work that can reach them averages at most {float(rate):.4g} < "
-                            f"{float(chk.facts.capacity):.4g}, what they serve, and the work that can reach each "
-                            "subset of them while it holds their longest queues less than what it serves")
-                return decide(
-                    Decision("stable", "markovian", "sink-drain certificate", cert),
-                    f"{what} (u + A'g <= rate at every state of it, checked exactly on {chk.facts.regions} regions): "
-                    "the chain is positive recurrent, for exponential laws and the given tie-breaking "
-                    "(docs/math/drain.md)",
-                )
+                return self._decided(ctx, t, cand, P, w, rate, chk, table, fast, K, subsets, bool(excess))
         return None
+
+    @staticmethod
+    def _decided(ctx: ProofContext, t: Timer, cand: DrainCandidate, P: Sequence[Fraction], w: Sequence[Fraction],
+                 rate: Fraction, chk: Check[SinkDrainFacts], table: Mapping[tuple[int, ...], Fraction] | None,
+                 fast: list[int], K: Clip, subsets: list[Subset], excess: bool) -> StageOutcome:
+        """The stable decision of a candidate that passed the exact check: its certificate and its sentence."""
+        net, sink, name = ctx.net, cand.sink, sink_name(cand.sink)
+        t.outcome = (f"found, exact check passed (rate {float(rate):.4g} < capacity "
+                     f"{float(chk.facts.capacity):.4g})")
+        cert = sink_drain_certificate(net, sink, P, w, rate, chk, table, fast, K, subsets)
+        plus = ", with the ties' largest excess added as Poisson streams," if excess else ""
+        if isinstance(sink, str):
+            what = (f"the network without station {sink}{plus} drains (a quadratic Foster function that no "
+                    f"arrival decreases) and the work that can reach {sink} averages at most {float(rate):.4g} < "
+                    f"{float(chk.facts.capacity):.4g}, what {sink} serves")
+        else:
+            what = (f"the network without stations {name}{plus} drains (a quadratic Foster function that no "
+                    f"arrival decreases), the work that can reach them averages at most {float(rate):.4g} < "
+                    f"{float(chk.facts.capacity):.4g}, what they serve, and the work that can reach each "
+                    "subset of them while it holds their longest queues less than what it serves")
+        return decide(
+            Decision("stable", "markovian", "sink-drain certificate", cert),
+            f"{what} (u + A'g <= rate at every state of it, checked exactly on {chk.facts.regions} regions): "
+            "the chain is positive recurrent, for exponential laws and the given tie-breaking "
+            "(docs/math/drain.md)",
+        )
+
+    def _poisson(self, ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, P: Sequence[Fraction],
+                 stop: float, ties: bool) -> StageOutcome | None:
+        """The Poisson-table drain candidate (the growth stage's, or this stage's own try), checked exactly."""
+        red, sink = cand.reduction, cand.sink
+        assert isinstance(sink, str)
+        got = poisson_found(ctx, red)
+        if got is None and time.perf_counter() < stop:
+            try:
+                with within(earliest(stop, ctx.run.deadline)):
+                    got = poisson_try(ctx, red, chain, stop, box_lister(ctx, red.sinks, chain))
+            except TimeLimitReached:
+                say_outcome(t, "Poisson table: stopped by the stage's share of the time limit (nothing is concluded "
+                               "from it)")
+                return None
+        if got is None:
+            return None
+        K, drifts, rates = got
+        where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {len(drifts)} regions)"
+        if rates.drain is None:
+            say_outcome(t, f"{where}: no rate below the capacity found (its worst region {rates.drain_value:.5g}, "
+                           "floating point)")
+            return None
+        w, table, rate = rates.drain
+        fast = list(range(chain.J))
+        chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K,
+                               deadline=earliest(stop, ctx.run.deadline), drifts=drifts, subsets=[])
+        if not chk.ok:
+            say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
+            return None
+        return self._decided(ctx, t, cand, P, w, rate, chk, table, fast, K, [], ties)
 
     @staticmethod
     def _subsets(ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, drifts: list[RegionDrift],

@@ -46,6 +46,7 @@ from ..search.sink import (
 from ..search.sink_sets import WIDE_SETS
 from ..simulation.simulate import simulate
 from .context import ProofContext, Timer
+from .poisson import Lister, poisson_try
 from .result import Result
 from .separable import product_estimate
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
@@ -85,6 +86,11 @@ LIGHT_BUSY = 0.3
 LIGHT_HORIZON = 20_000.0
 #: The most regions of R' (refined) the stage lists for one candidate.
 SINK_REGIONS = 400_000
+#: The sink stages try the Poisson tables (certify.proof.poisson) before their first rate-LP table with more cells
+#: than this: the smaller LPs decide far from the boundary in a second or two (J = 6 seed 21: a five-station table at
+#: K = 3, 5,839 rows x 1,030 columns, 1.5 s), the larger ones take tens of seconds and bound the rate less tightly
+#: than a box (at 0.85 the table at K = 4 bounds the drain rate by 0.9892 in 49 s, a box of 32,400 states by 0.974).
+POISSON_AFTER_CELLS = 1_100
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
@@ -184,7 +190,34 @@ class SinkGrowth(JsqStage):
                 return None
             chk, found = None, None
             drain_first = False  # the last table's two LP optima put the drain side nearer its capacity
-            for fast, K in tries:
+            boxed = not isinstance(sink, str)  # the Poisson tables are for a single sink, tried once
+            subsets: list[Subset] | None = []
+            fast: list[int]
+            K: Clip
+            for item in [*tries, None]:
+                if not boxed and (item is None or prod(k + 1 for k in clip_levels(*item)) > POISSON_AFTER_CELLS):
+                    boxed = True
+                    got_box = self._poisson(ctx, t, red, chain, stop)
+                    if got_box == "drain":
+                        break  # the drain candidate is kept for the drain stage
+                    if got_box is not None and not isinstance(got_box, str):
+                        fast, K, drifts, found = got_box
+                        try:
+                            w, table, rate = found
+                            chk = check_sink_growth(net, sink, w, rate, nested_verdict(red.network, sub.certificate),
+                                                    table, fast, K, deadline=earliest(stop, ctx.run.deadline),
+                                                    drifts=drifts)
+                        except TimeLimitReached:
+                            say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
+                            return None
+                        if chk.ok:
+                            subsets = []
+                            break
+                        say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
+                        chk, found = None, None
+                if item is None:
+                    break
+                fast, K = item
                 t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, {clip_text(K)}"
                 if drain_first and self._below(ctx, t, red, chain, fast, K, stop, first=True):
                     break  # the drain LP decided: this table's growth LP is not solved
@@ -192,7 +225,7 @@ class SinkGrowth(JsqStage):
                 if got is None and self._below(ctx, t, red, chain, fast, K, stop):
                     break
                 drain_first = nearer_drain(ctx, red, fast, K)
-                subsets: list[Subset] | None = []
+                subsets = []
                 if got is not None and not isinstance(sink, str):
                     subsets = self._subsets(ctx, t, red, chain, got[1], fast, K, stop)
                 if got is not None and subsets is not None:
@@ -235,6 +268,37 @@ class SinkGrowth(JsqStage):
             "without bound with positive probability, so the chain is not positive recurrent, for exponential laws and "
             "the given tie-breaking (docs/math/sink.md)",
         )
+
+    @staticmethod
+    def _poisson(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, stop: float
+                 ) -> str | tuple[list[int], tuple[int, ...], list[RegionDrift], RateSolution] | None:
+        """The Poisson-table try (:mod:`certify.proof.poisson`): the growth candidate with its box, ``"drain"`` when
+        only the drain side's candidate is below its capacity (kept for the drain stage), or None."""
+        if time.perf_counter() > stop:
+            return None
+        # both sides' candidates come from one solve: the try may use part of the drain stage's time too (as _below)
+        later = min(stop + BELOW_SHARE * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
+        try:
+            with within(later):
+                got = poisson_try(ctx, red, chain, later, box_lister(ctx, red.sinks, chain))
+        except TimeLimitReached:
+            say_outcome(t, "Poisson table: stopped by the stage's share of the time limit (nothing is concluded from it)")
+            return None
+        if got is None:
+            say_outcome(t, f"Poisson table: not tried (more than {SINK_REGIONS} regions, or too little of the stage's "
+                           "time left for a box)")
+            return None
+        K, drifts, rates = got
+        where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {len(drifts)} regions)"
+        if rates.growth is not None:
+            return list(range(chain.J)), K, drifts, rates.growth
+        if rates.drain is not None:
+            say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
+                           "the capacity: left to the drain stage")
+            return "drain"
+        say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst region "
+                       f"{rates.growth_value:.5g}; the drain side's {rates.drain_value:.5g}, floating point)")
+        return None
 
     @staticmethod
     def _subsets(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, drifts: list[RegionDrift],
@@ -510,6 +574,32 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
         ctx.reduced[key] = TableRows(compile_drifts(chain, regions, deadline=stop))
     rows = ctx.reduced[key]
     return None if rows is None else rows.drifts
+
+
+def box_lister(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain) -> Lister:
+    """The Poisson try's lister of a box's regions and rows (:data:`certify.proof.poisson.Lister`), kept on
+    ``ctx.reduced`` as every table's are (None past :data:`SINK_REGIONS`).
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    sinks : tuple of str
+        G.
+    chain : Chain
+        R''s chain.
+
+    Returns
+    -------
+    callable
+        (levels, deadline) -> (drifts, JumpRows) or None.
+    """
+    def lister(K: tuple[int, ...], stop: float) -> tuple[list[RegionDrift], JumpRows] | None:
+        fast = list(range(chain.J))
+        drifts = reduced_drifts(ctx, sinks, chain, fast, K, stop)
+        return None if drifts is None else (drifts, reduced_jumps(ctx, sinks, chain, fast, K, drifts))
+
+    return lister
 
 
 def table_key(sinks: tuple[str, ...], fast: Sequence[int], K: Clip) -> tuple[tuple[str, ...], tuple[int, ...],

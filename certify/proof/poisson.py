@@ -1,0 +1,211 @@
+"""The sink stages' Poisson-table try (:mod:`certify.search.poisson`): two boxes of R', both sides' candidates.
+
+The sink-growth stage runs it once per single sink after its small rate LPs (tables of at most
+:data:`certify.proof.sink.POISSON_AFTER_CELLS` cells) and keeps what it found on ``ctx.poisson``, so that the sink-drain stage checks
+the drain candidate without solving again (and runs the try itself when the growth stage did not).  The
+candidates are the kinds' own functions (a table over every station of R' with a clip level per station); each
+passes the exact check of :func:`certify.exact.sink.check_sink_growth` or
+:func:`certify.exact.drain.check_sink_drain` or is not used.
+
+Public: :func:`poisson_try`, :func:`poisson_found`, :func:`listed`, :data:`SECONDS_PER_STATE`, :data:`MIN_STATES`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..exact.drain import drain_rate
+from ..exact.growth import growth_levels
+from ..exact.sink import Reduction, forced_rate
+from ..markov.chain import Chain
+from ..markov.drift import RegionDrift, compile_drifts
+from ..markov.regions import iter_regions
+from ..search.poisson import (
+    FIRST_STATES,
+    POISSON_STATES,
+    PoissonRates,
+    box_law,
+    box_levels,
+    box_rows,
+    poisson_rates,
+    raised_levels,
+)
+from ..search.sink import JumpRows, jump_rows, rate_rows
+from .context import ProofContext
+
+__all__ = ["SECONDS_PER_STATE", "MIN_STATES", "Lister", "listed", "poisson_try", "poisson_found"]
+
+#: Seconds per state of a box, for sizing it to the time left: the J = 6 seed 21 network at 0.875 (boxes of 7,776
+#: and 32,400 states, 129,122 regions in all) took 50-88 s (alone / beside two other runs) for the whole try.
+SECONDS_PER_STATE = 0.002
+
+#: The smallest second box worth solving.
+MIN_STATES = 2_000
+
+Found = tuple[tuple[int, ...], list[RegionDrift], PoissonRates]
+
+
+#: Lists a box's regions of R' and their rows: (levels, deadline) -> (drifts, JumpRows), or None past a bound.
+Lister = Callable[[tuple[int, ...], float], "tuple[list[RegionDrift], JumpRows] | None"]
+
+
+def listed(chain: Chain) -> Lister:
+    """A :data:`Lister` that lists every time (the sink stages pass one that keeps them on ``ctx.reduced``).
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+
+    Returns
+    -------
+    callable
+        (levels, deadline) -> (drifts, JumpRows).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (F(1),), (((0,), F(1, 2)),), (), (F(1),))
+    >>> drifts, rows = listed(mm1)((2,), time.perf_counter() + 60)
+    >>> len(drifts), rows.B.shape
+    (4, (4, 3))
+    """
+    def lister(K: tuple[int, ...], stop: float) -> tuple[list[RegionDrift], JumpRows] | None:
+        fast = list(range(chain.J))
+        drifts = compile_drifts(chain, list(iter_regions(chain, growth_levels(chain, fast, K), deadline=stop)),
+                                deadline=stop)
+        return drifts, jump_rows(chain, drifts, fast, K)
+
+    return lister
+
+
+def _box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], stop: float, lister: Lister,
+         law_only: bool = False) -> tuple[list[RegionDrift], PoissonRates | None, np.ndarray, np.ndarray] | None:
+    """One box: its regions, the Poisson candidates (None with ``law_only``), the box chain's law and its cells."""
+    fast = list(range(chain.J))
+    rows = lister(K, stop)
+    if rows is None:
+        return None
+    drifts, jumps = rows
+    M, B, f, pos = rate_rows(chain, drifts, fast, K, lambda empty: forced_rate(red, chain, empty), jumps)
+    box = box_rows(drifts, list(range(chain.J)), K, pos)
+    if box is None:
+        return None
+    cells = np.array(sorted(pos, key=pos.__getitem__), dtype=int)
+    if law_only:
+        return drifts, None, box_law(B, box, stop)[0], cells
+    by_empty: dict[tuple[int, ...], float] = {}
+    for rd in drifts:
+        if rd.region.empty not in by_empty:
+            by_empty[rd.region.empty] = float(drain_rate(red, chain, red.sinks, rd.region.empty))
+    u = np.array([by_empty[rd.region.empty] for rd in drifts])
+    got, pi = poisson_rates(M, B, f, u, box, pos, red.capacity, red.served(), deadline=stop, solver=ctx.solver)
+    return drifts, got, pi, cells
+
+
+def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float, lister: Lister | None = None
+                ) -> Found | None:
+    """Both sides' Poisson candidates for one sink: a first box, then one raised where its law leaves the most mass.
+
+    The boxes are sized to the time left before ``stop`` (:data:`SECONDS_PER_STATE`; at most
+    :data:`~certify.search.poisson.POISSON_STATES` states): the factorisation and the regions' rows are not
+    interrupted once started.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run (the boxes' regions and the answer are kept on ``ctx.reduced``).
+    red : Reduction
+        The reduction by a single sink.
+    chain : Chain
+        R''s chain.
+    stop : float
+        A ``time.perf_counter()`` value.
+    lister : callable, optional
+        Lists a box's regions and rows (default :func:`listed`).
+
+    Returns
+    -------
+    (tuple of int, list of RegionDrift, PoissonRates) or None
+        The second box's levels, its regions and the candidates (kept on ``ctx.poisson``: a second call returns
+        them); None when a box has too many regions or the time left allows no box of :data:`MIN_STATES` states.
+
+    Raises
+    ------
+    TimeLimitReached
+        Past ``stop``.
+
+    Examples
+    --------
+    Station 1 (an M/M/1 queue at load 1/2) feeds everything it serves to the sink 2 (mu 3/5): the stationary inflow
+    is 1/2, so only the drain side has a candidate.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> from certify.markov.chain import compile_chain
+    >>> from certify.proof.context import RunState
+    >>> from certify.proof.result import Result
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(3, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["table"])
+    >>> red = reduced_network(net, "2")
+    >>> K, drifts, rates = poisson_try(ctx, red, compile_chain(red.network), time.perf_counter() + 60)
+    >>> K, rates.growth is None, F(1, 2) <= rates.drain[2] < F(3, 5)
+    ((100,), True, True)
+    >>> poisson_found(ctx, red) == (K, drifts, rates)
+    True
+    """
+    if red.sinks in ctx.poisson:
+        return ctx.poisson[red.sinks]
+    states = min(POISSON_STATES, int(max(0.0, stop - time.perf_counter()) / SECONDS_PER_STATE))
+    if states < MIN_STATES:
+        return None  # not kept: the drain stage may have the time
+    lister = lister or listed(chain)
+    first = box_levels(chain.J, min(FIRST_STATES, states // 4))
+    one = _box(ctx, red, chain, first, stop, lister, law_only=True)
+    if one is None:
+        ctx.poisson[red.sinks] = None
+        return None
+    left = int(max(0.0, stop - time.perf_counter()) / SECONDS_PER_STATE)
+    K = raised_levels(one[2], one[3], first, min(states, left))
+    two = _box(ctx, red, chain, K, stop, lister)
+    if two is None or two[1] is None:
+        ctx.poisson[red.sinks] = None
+        return None
+    ctx.poisson[red.sinks] = K, two[0], two[1]
+    return ctx.poisson[red.sinks]
+
+
+def poisson_found(ctx: ProofContext, red: Reduction) -> Found | None:
+    """The Poisson try's answer for this sink if a stage ran it already (``ctx.poisson``), else None.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    red : Reduction
+        The reduction by a single sink.
+
+    Returns
+    -------
+    (tuple of int, list of RegionDrift, PoissonRates) or None
+        As :func:`poisson_try` returned it.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> from certify.proof.context import RunState
+    >>> from certify.proof.result import Result
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1))), (Stream(F(1, 2), choice=("1", "2")),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["table"])
+    >>> poisson_found(ctx, reduced_network(net, "2")) is None
+    True
+    """
+    return ctx.poisson.get(red.sinks)

@@ -1,0 +1,135 @@
+"""Poisson tables (certify.search.poisson): sink candidates from the Poisson equations of R' cut to a box.
+
+Truth comes from outside the search and the checker: a gadget's exact throughput (its own chain truncated at 40 per
+station) gives the sink's exact boundary and the exact stationary inflow, which every certified drain rate must
+bound from above and every certified growth rate from below; tests/independent.py re-checks each certificate state
+by state on R' rebuilt from the network's fields.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from fractions import Fraction as F
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import certify
+from certify.certificates import nested_verdict
+from certify.certificates.kinds.sink_drain import sink_drain_certificate
+from certify.certificates.kinds.sink_growth import sink_growth_certificate
+from certify.exact.drain import check_sink_drain
+from certify.exact.sink import check_sink_growth, reduced_network
+from certify.markov.chain import compile_chain
+from certify.markov.drift import compile_drifts
+from certify.proof.context import ProofContext, RunState
+from certify.proof.poisson import poisson_try
+from certify.proof.result import Result
+from certify.search.drain import solve_reduced_lyapunov
+from certify.search.sink import rate_rows
+from tests import independent
+from tests.test_separable import at_load, throughput
+
+DATA = Path(__file__).parent / "data" / "networks"
+
+
+def _try(net):
+    """The Poisson try on the sink s of ``net``: (levels, regions, candidates) and R''s chain."""
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
+    red = reduced_network(net, "s")
+    chain = compile_chain(red.network)
+    return poisson_try(ctx, red, chain, time.perf_counter() + 120), red, chain
+
+
+def _exact_inflow(net) -> F:
+    """lambda_S + d: the sink's exact stationary inflow (d from the gadget's own chain)."""
+    lam = next(s.rate for s in net.streams if s.choice == ("s",))
+    return lam + F(throughput()).limit_denominator(10**9)
+
+
+@pytest.fixture(scope="module")
+def below():
+    """One gadget at 0.995 of its exact boundary, the Poisson try's drain candidate and its exact check."""
+    net = at_load(1, 0.995)
+    (K, drifts, rates), red, chain = _try(net)
+    P, _ = solve_reduced_lyapunov(chain, compile_drifts(chain))
+    w, table, rate = rates.drain
+    fast = list(range(chain.J))
+    chk = check_sink_drain(net, "s", P, w, rate, table, fast, K, drifts=drifts)
+    return net, chk, sink_drain_certificate(net, "s", P, w, rate, chk, table, fast, K, []).to_json(), (drifts, red, chain)
+
+
+@pytest.fixture(scope="module")
+def above():
+    """One gadget at 1.005 of its exact boundary, the Poisson try's growth candidate and its exact check."""
+    net = at_load(1, 1.005)
+    (K, drifts, rates), red, chain = _try(net)
+    sub = certify.prove(red.network, time_limit=60, simulate=False)
+    w, table, rate = rates.growth
+    fast = list(range(chain.J))
+    chk = check_sink_growth(net, "s", w, rate, nested_verdict(red.network, sub.certificate), table, fast, K,
+                            drifts=drifts)
+    return net, chk, sink_growth_certificate(net, "s", w, rate, sub.certificate, chk, table, fast, K, ()).to_json()
+
+
+def test_a_drain_candidate_half_a_percent_below_the_boundary_passes_the_exact_check(below):
+    """At 0.995 of the exact boundary the Poisson drain candidate passes the exact check, and verify agrees."""
+    net, chk, cert, _ = below
+    assert chk.ok, chk.failures
+    assert certify.verify(net, cert).ok
+
+
+def test_the_certified_drain_rate_bounds_the_exact_inflow_from_above(below):
+    """c >= lambda_S + d (exact), and c < mu_S: the bound is a true one, and tight enough to decide."""
+    net, _, cert, _ = below
+    assert _exact_inflow(net) - F(1, 10**7) <= F(cert["rate"]) < F(cert["claims"]["capacity"])
+
+
+def test_the_drain_certificate_holds_state_by_state(below):
+    """Every hypothesis re-checked state by state on R' rebuilt from the network's fields."""
+    net, _, cert, _ = below
+    independent.check_sink_drain(net, copy.deepcopy(cert))
+
+
+def test_u_plus_the_generator_of_g_is_the_same_on_every_state_of_the_box(below):
+    """The construction's identity: on the box, u + A'g is one number (pi_K(u) + w . pi_K(d)), up to rounding."""
+    _, _, cert, (drifts, red, chain) = below
+    from certify.exact.drain import drain_rate
+    from certify.search.poisson import box_rows
+
+    K = tuple(cert["table"]["K"])
+    fast = [chain.ids.index(i) for i in cert["table"]["fast"]]
+    assert fast == list(range(chain.J))  # a table over every station of R'
+    M, B, _, pos = rate_rows(chain, drifts, fast, K, lambda e: drain_rate(red, chain, red.sinks, e))
+    u = np.array([float(drain_rate(red, chain, red.sinks, d.region.empty)) for d in drifts])
+    w = np.array([float(F(cert["weights"][i])) for i in chain.ids])
+    T = np.zeros(len(pos))
+    for cell, v in cert["table"]["values"].items():
+        T[pos[tuple(int(c) for c in cell.split(","))]] = float(F(v))
+    box = box_rows(drifts, fast, K, pos)
+    values = (u + M @ w + B @ T)[box]
+    assert values.max() - values.min() < 1e-4
+
+
+def test_a_growth_candidate_half_a_percent_above_the_boundary_passes_and_stays_below_the_exact_rate(above):
+    """At 1.005 the Poisson growth candidate passes the exact check and its rate is at most lambda_S + d (exact)."""
+    net, chk, cert = above
+    assert chk.ok, chk.failures
+    assert certify.verify(net, cert).ok
+    assert F(cert["claims"]["capacity"]) < F(cert["rate"]) <= _exact_inflow(net) + F(1, 10**7)
+
+
+def test_the_growth_certificate_holds_state_by_state(above):
+    """f + A'g >= rate at every state of a box of R' and at far states, by the JSQ rules rebuilt in the tests."""
+    net, _, cert = above
+    independent.check_sink_growth(net, copy.deepcopy(cert))
+
+
+@pytest.mark.slow
+def test_the_random_J6_seed21_network_at_0875_is_proved_stable_by_a_poisson_table():
+    """J = 6 seed 21 of bench/frontier.py at 0.875 (its rate LPs stop near 0.86): stable, by the Poisson table."""
+    res = certify.prove(certify.load(DATA / "random-J6-s21-r0.875.json"), time_limit=150, simulate=False)
+    assert res.verdict == "stable" and res.certificate["kind"] == "sink-drain"
+    assert len(res.certificate["table"]["fast"]) == 5
