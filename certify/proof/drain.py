@@ -17,7 +17,6 @@ import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from itertools import combinations
-from math import prod
 
 from ..certificates.kinds.sink_drain import sink_drain_certificate
 from ..core.clock import earliest, within
@@ -25,18 +24,18 @@ from ..exact.drain import check_sink_drain, directions, excess_network, largest_
 from ..exact.facts import Check, SinkDrainFacts
 from ..exact.sink import Subset
 from ..markov.chain import Chain, compile_chain, drain_order
-from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text, compile_drifts
+from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
 from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .poisson import poisson_found, poisson_try
 from .sink import (
-    POISSON_AFTER_CELLS,
     box_lister,
     drain_bound,
     nested_run,
     no_table,
+    poisson_before,
     reduced_drifts,
     reduced_jumps,
     say_outcome,
@@ -151,7 +150,7 @@ class SinkDrain(JsqStage):
             P, _ = lyap
             boxed = not isinstance(sink, str)  # the Poisson tables are for a single sink, tried once
             for item in [*tries, None]:
-                if not boxed and (item is None or prod(k + 1 for k in clip_levels(*item)) > POISSON_AFTER_CELLS):
+                if not boxed and (item is None or poisson_before(chain, *item)):
                     boxed = True
                     out = self._poisson(ctx, t, cand, chain, P, stop, bool(excess))
                     if out is not None:

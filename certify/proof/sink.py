@@ -91,6 +91,11 @@ SINK_REGIONS = 400_000
 #: K = 3, 5,839 rows x 1,030 columns, 1.5 s), the larger ones take tens of seconds and bound the rate less tightly
 #: than a box (at 0.85 the table at K = 4 bounds the drain rate by 0.9892 in 49 s, a box of 32,400 states by 0.974).
 POISSON_AFTER_CELLS = 1_100
+#: Above this many stations of R' the Poisson tables come after every rate-LP table: a box of a few ten thousand
+#: states is then only three or four levels deep at each station, and J = 8 seeds 16 and 26 of bench/frontier.py
+#: (R' of seven stations), whose large LP tables decide probes of ``certify boundary``, lost them to it (bands 0.0273
+#: -> 0.0547 and 0.0137 -> 0.0219 when it came first).
+POISSON_EARLY_J = 6
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
@@ -195,7 +200,7 @@ class SinkGrowth(JsqStage):
             fast: list[int]
             K: Clip
             for item in [*tries, None]:
-                if not boxed and (item is None or prod(k + 1 for k in clip_levels(*item)) > POISSON_AFTER_CELLS):
+                if not boxed and (item is None or poisson_before(chain, *item)):
                     boxed = True
                     got_box = self._poisson(ctx, t, red, chain, stop)
                     if got_box == "drain":
@@ -574,6 +579,35 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
         ctx.reduced[key] = TableRows(compile_drifts(chain, regions, deadline=stop))
     rows = ctx.reduced[key]
     return None if rows is None else rows.drifts
+
+
+def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
+    """Whether the sink stages try the Poisson tables before this rate-LP table (:data:`POISSON_AFTER_CELLS`,
+    :data:`POISSON_EARLY_J`).
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        Its clip level (or one per station).
+
+    Returns
+    -------
+    bool
+        True when R' has at most POISSON_EARLY_J stations and the table more than POISSON_AFTER_CELLS cells.
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(tuple("12345"), (F(1),) * 5, (((0, 1), F(1)),), (), (F(1),) * 5)
+    >>> poisson_before(ch, [0, 1, 2, 3, 4], 2), poisson_before(ch, [0, 1, 2, 3, 4], 4)
+    (False, True)
+    """
+    return chain.J <= POISSON_EARLY_J and prod(k + 1 for k in clip_levels(fast, K)) > POISSON_AFTER_CELLS
 
 
 def box_lister(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain) -> Lister:
