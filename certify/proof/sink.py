@@ -290,8 +290,8 @@ class SinkGrowth(JsqStage):
             say_outcome(t, "Poisson table: stopped by the stage's share of the time limit (nothing is concluded from it)")
             return None
         if got is None:
-            say_outcome(t, f"Poisson table: not tried (more than {SINK_REGIONS} regions, or too little of the stage's "
-                           "time left for a box)")
+            say_outcome(t, f"Poisson table: not tried (R' splits into the separable certificates' groups, more than "
+                           f"{SINK_REGIONS} regions, or too little of the stage's time left for a box)")
             return None
         K, drifts, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {len(drifts)} regions)"
