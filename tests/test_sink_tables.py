@@ -110,9 +110,13 @@ def test_only_reductions_of_at_most_five_stations_try_clip_level_four():
 
 
 @pytest.mark.slow
-def test_clip_level_four_drains_the_five_station_reduction():
+def test_clip_level_four_drains_the_five_station_reduction(monkeypatch):
     """J = 6 seed 39 at 0.8432 (K = 3 bounds u by more than mu_5 = 1 there): the drain stage proves it with the K = 4
-    table, verify accepts, and tests/independent.py re-checks it state by state."""
+    table (the Poisson tables, tried before it otherwise, held back), verify accepts, and tests/independent.py
+    re-checks it state by state."""
+    from certify.proof import drain as proof_drain
+
+    monkeypatch.setattr(proof_drain, "poisson_before", lambda *a: False)
     net = certify.load(DATA / "random-J6-s39-r0.8432.json")
     ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
     out = SinkDrain().run(ctx)
@@ -172,3 +176,16 @@ def test_the_light_table_drains_j8_seed_35_at_0_95():
     assert cert["kind"] == "sink-drain" and cert["sink"] == "2"
     assert certify.verify(net, cert).ok
     independent.check_sink_drain(net, cert)
+
+
+@pytest.mark.slow
+def test_the_poisson_table_drains_the_five_station_reduction_too():
+    """The same network with the Poisson tables in their place: proved by a table over all five stations of R'."""
+    net = certify.load(DATA / "random-J6-s39-r0.8432.json")
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
+    out = SinkDrain().run(ctx)
+    assert out.decision is not None
+    cert = out.decision.certificate.to_json()
+    assert cert["sink"] == "5" and len(cert["table"]["fast"]) == 5 and isinstance(cert["table"]["K"], list)
+    assert certify.verify(net, cert).ok
+    independent.check_sink_drain(net, cert, count=100)
