@@ -133,3 +133,20 @@ def test_the_random_J6_seed21_network_at_0875_is_proved_stable_by_a_poisson_tabl
     res = certify.prove(certify.load(DATA / "random-J6-s21-r0.875.json"), time_limit=150, simulate=False)
     assert res.verdict == "stable" and res.certificate["kind"] == "sink-drain"
     assert len(res.certificate["table"]["fast"]) == 5
+
+
+@pytest.mark.parametrize("levels, rule", [
+    (lambda K: [0, *K[1:]], "must be an integer in 1..100"),
+    (lambda K: [101, *K[1:]], "must be an integer in 1..100"),
+    (lambda K: [True, *K[1:]], "must be an integer in 1..100"),
+    (lambda K: K[:-1], "one per fast station"),
+    (lambda K: [float(k) for k in K], "must be an integer in 1..100"),
+])
+def test_a_box_certificate_with_bad_levels_is_refused(above, levels, rule):
+    """A growth certificate's per-station levels out of 1..100, not integers or one short: refused, table.K named."""
+    net, _, cert = above
+    bad = copy.deepcopy(cert)
+    bad["table"]["K"] = levels(list(cert["table"]["K"]))
+    res = certify.verify(net, bad)
+    assert not res.ok
+    assert any("K" in f and rule in f for f in res.failures), res.failures
