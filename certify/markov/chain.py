@@ -97,13 +97,13 @@ class Chain:
         """The primitives whose phases cannot all finish (none without phases)."""
         return []
 
-    @property
+    @cached_property
     def routing_sets(self) -> tuple[tuple[int, ...], ...]:
         """Choice sets with two or more stations, whose argmin splits the state space."""
         sets = {c for c, _ in self.arrivals} | {c for _, c, _ in self.feedback}
         return tuple(sorted((c for c in sets if len(c) > 1), key=lambda c: (len(c), c)))
 
-    @property
+    @cached_property
     def shifted_sets(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """Feedback (i, C) with i in C: routing compares queues after i's departure."""
         return tuple(sorted({(i, c) for i, c, _ in self.feedback if len(c) > 1 and i in c}))

@@ -192,17 +192,24 @@ def cell_moves(rd: RegionDrift, fast: Sequence[int], K: Clip) -> tuple[tuple[int
     >>> cell_moves(drifts[0], [0], 1), cell_moves(drifts[1], [0], 1)
     (((0,), {(1,): 6}, 6), ((1,), {(0,): 4}, 4))
     """
-    lows = [-rd.region.dbm[0][a + 1] for a in fast]
+    row = rd.region.dbm[0]
+    lows = [-row[a + 1] for a in fast]
     levels = clip_levels(fast, K)
-    c = cell_of(rd, fast, levels)
+    here = [min(v, k) for v, k in zip(lows, levels)]
+    c = tuple(here) + rd.phase
     pos = {a: k for k, a in enumerate(fast)}
     moves: dict[tuple[int, ...], int] = defaultdict(int)
     for d, phase, rate in rd.phase_moves():
-        lv = list(lows)
+        # only the coordinates a jump moves can change: the others stay at min(low, K)
+        moved: dict[int, int] = {}
         for a, s in d:
-            if a in pos:
-                lv[pos[a]] += s
-        c2 = tuple(min(v, k) for v, k in zip(lv, levels)) + tuple(phase)
+            k = pos.get(a)
+            if k is not None:
+                moved[k] = moved.get(k, lows[k]) + s
+        to = list(here)
+        for k, v in moved.items():
+            to[k] = min(v, levels[k])
+        c2 = tuple(to) + tuple(phase)
         if c2 != c:
             moves[c2] += rate
     return c, dict(moves), sum(moves.values())

@@ -95,6 +95,9 @@ class _Rates:
         self.D = D
         self.chain = chain
         self._split: dict[tuple[tuple[int, ...], int], tuple[tuple[int, int], ...]] = {}
+        # region_jumps and region_mean read a region only through (argmin, shifted, empty): one answer per key
+        self.jumps_of: dict[tuple[object, ...], tuple[tuple[Jump, int], ...]] = {}
+        self.mean_of: dict[tuple[object, ...], tuple[int, ...]] = {}
 
     def split(self, B: tuple[int, ...], k: int) -> tuple[tuple[int, int], ...]:
         """How the move with rate ``rate_of[k]`` splits over the tied set B (scaled integers)."""
@@ -145,6 +148,15 @@ def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> l
     [[(((0, 1),), 1)], [(((0, -1),), 2), (((0, 1),), 1)]]
     """
     rates = rates or _Rates(chain)
+    key = (region.argmin, region.shifted, region.empty)
+    known = rates.jumps_of.get(key)
+    if known is None:
+        known = rates.jumps_of[key] = _jumps(chain, region, rates)
+    return list(known)
+
+
+def _jumps(chain: Chain, region: Region, rates: _Rates) -> tuple[tuple[Jump, int], ...]:
+    """:func:`region_jumps` computed (its callers memoise it by the region's routing signature)."""
     argmin = dict(zip(chain.routing_sets, region.argmin))
     shift_argmin = dict(zip(chain.shifted_sets, region.shifted))
     acc: dict[Jump, int] = defaultdict(int)
@@ -163,7 +175,7 @@ def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> l
             for j, r in split(B, k):
                 if j != i:
                     acc[((i, -1), (j, 1)) if i < j else ((j, 1), (i, -1))] += r
-    return sorted((d, r) for d, r in acc.items() if r)
+    return tuple(sorted((d, r) for d, r in acc.items() if r))
 
 
 def region_mean(chain: Chain, region: Region, rates: _Rates) -> tuple[int, ...]:
@@ -192,6 +204,15 @@ def region_mean(chain: Chain, region: Region, rates: _Rates) -> tuple[int, ...]:
     >>> [region_mean(mm1, r, _Rates(mm1)) for r in enumerate_regions(mm1)]
     [(1,), (-1,)]
     """
+    key = (region.argmin, region.shifted, region.empty)
+    known = rates.mean_of.get(key)
+    if known is None:
+        known = rates.mean_of[key] = _mean(chain, region, rates)
+    return known
+
+
+def _mean(chain: Chain, region: Region, rates: _Rates) -> tuple[int, ...]:
+    """:func:`region_mean` computed (memoised by the region's routing signature)."""
     argmin = dict(zip(chain.routing_sets, region.argmin))
     shift_argmin = dict(zip(chain.shifted_sets, region.shifted))
     mean = [0] * chain.J

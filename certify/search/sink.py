@@ -19,7 +19,7 @@ from ..core.clock import remaining
 from ..core.model import Network
 from ..exact.sink import Reduction, Subset, forced_rate, reduced_network, sink_problem
 from ..markov.chain import Chain
-from ..markov.drift import Clip, RegionDrift, cell_moves
+from ..markov.drift import Clip, RegionDrift, cell_moves, clip_levels
 from ..markov.regions import TimeLimitReached
 from ..templates.base import round_to_grid
 from ..templates.table import table_cells
@@ -476,6 +476,8 @@ def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
     pos = {c: k for k, c in enumerate(cells)}
     nc = len(cells)
     M = sp.csr_matrix(np.array([[v / chain.scale for v in rd.mean] for rd in drifts], dtype=float).reshape(n, J))
+    if cells and not chain.has_phases:
+        return JumpRows(M, _clipped_moves(chain, drifts, list(fast), K, pos), pos)
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
@@ -491,6 +493,70 @@ def jump_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], 
             vals.append(-tot / chain.scale)
     B = sp.csr_matrix((vals, (rows, cols)), shape=(n, nc))
     return JumpRows(M, B, pos)
+
+
+def _clipped_moves(chain: Chain, drifts: Sequence[RegionDrift], fast: list[int], K: Clip,
+                   pos: dict[tuple[int, ...], int]) -> sp.csr_matrix:
+    """B of :func:`jump_rows` for an exponential chain, every (region, jump) pair at once (numpy).
+
+    The same matrix as :func:`~certify.markov.drift.cell_moves` region by region: a jump d from a region whose fast
+    stations hold at least ``lows`` leads to the cell min(lows + d, K); regions sharing a routing signature share
+    their jumps (``RegionDrift.jumps``), so the jumps are listed once per signature.
+    """
+    n, F = len(drifts), len(fast)
+    levels = np.array(clip_levels(fast, K), dtype=np.int64)
+    stride = np.ones(F, dtype=np.int64)
+    for k in range(F - 2, -1, -1):
+        stride[k] = stride[k + 1] * (levels[k + 1] + 1)
+    lookup = np.full(int(stride[0] * (levels[0] + 1)), -1, dtype=np.int64)
+    for c, col in pos.items():
+        lookup[int(np.dot(c, stride))] = col
+    where = {a: k for k, a in enumerate(fast)}
+    group_of: dict[tuple[object, ...], int] = {}
+    steps: list[list[int]] = []  # per signature: its jumps' changes at the fast stations, then their rates
+    rates: list[list[int]] = []
+    sig = np.empty(n, dtype=np.int64)
+    lows = np.empty((n, F), dtype=np.int64)
+    for r, rd in enumerate(drifts):
+        reg = rd.region
+        key = (reg.argmin, reg.shifted, reg.empty)
+        g = group_of.get(key)
+        if g is None:
+            g = group_of[key] = len(steps)
+            step, rate = [], []
+            for d, v in rd.jumps():
+                delta = [0] * F
+                for a, s in d:
+                    if a in where:
+                        delta[where[a]] += s
+                step.extend(delta)
+                rate.append(v)
+            steps.append(step)
+            rates.append(rate)
+        sig[r] = g
+        row = reg.dbm[0]
+        lows[r] = [-row[a + 1] for a in fast]
+    counts = np.array([len(v) for v in rates], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    delta_all = np.array([x for step in steps for x in step], dtype=np.int64).reshape(-1, F)
+    rate_all = np.array([x for rate in rates for x in rate], dtype=float) / chain.scale
+    per = counts[sig]
+    region = np.repeat(np.arange(n), per)
+    # each (region, jump) pair's jump: its signature's first jump plus its rank among the region's pairs
+    rank = np.arange(region.size) - np.repeat(np.cumsum(per) - per, per)
+    jump = starts[sig][region] + rank
+    here = np.minimum(lows, levels) @ stride
+    to = np.minimum(lows[region] + delta_all[jump], levels) @ stride
+    moved = to != here[region]
+    region, to, jump = region[moved], to[moved], jump[moved]
+    rate = rate_all[jump]
+    out = np.bincount(region, weights=rate, minlength=n)
+    rows = np.concatenate((region, np.arange(n)))
+    cols = np.concatenate((lookup[to], lookup[here]))
+    vals = np.concatenate((rate, -out))
+    if (cols < 0).any():
+        raise ValueError("a region's cell is not among the table's cells")
+    return sp.csr_matrix((vals, (rows, cols)), shape=(n, len(pos)))
 
 
 def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
