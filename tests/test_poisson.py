@@ -150,3 +150,23 @@ def test_a_box_certificate_with_bad_levels_is_refused(above, levels, rule):
     res = certify.verify(net, bad)
     assert not res.ok
     assert any("K" in f and rule in f for f in res.failures), res.failures
+
+
+def test_a_box_is_sized_under_the_stages_region_bound_whatever_the_time_left():
+    """With an hour left, a box of R' listing 20 regions per state (seven stations) stays under BOX_REGIONS regions,
+    itself under the sink stages' SINK_REGIONS, and one listing a region per state under POISSON_STATES."""
+    from certify.proof.poisson import BOX_REGIONS, _states
+    from certify.proof.sink import SINK_REGIONS
+    from certify.search.poisson import POISSON_STATES
+
+    later = time.perf_counter() + 3600
+    assert _states(later, 20) * 20 <= BOX_REGIONS < SINK_REGIONS
+    assert _states(later, 1) == POISSON_STATES
+
+
+def test_a_box_is_sized_to_the_time_left_with_its_check():
+    """Ten seconds left allow at most 10 / SECONDS_PER_REGION regions, and a past stop no state at all."""
+    from certify.proof.poisson import SECONDS_PER_REGION, _states
+
+    assert _states(time.perf_counter() + 10, 5) * 5 <= 10 / SECONDS_PER_REGION
+    assert _states(time.perf_counter() - 1, 5) == 0

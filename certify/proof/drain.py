@@ -240,6 +240,7 @@ class SinkDrain(JsqStage):
             return None
         w, table, rate = rates.drain
         fast = list(range(chain.J))
+        t.size = f"R' without {sink}, Poisson table, {clip_text(K)}"
         chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K,
                                deadline=earliest(stop, ctx.run.deadline), drifts=drifts, subsets=[])
         if not chk.ok:

@@ -7,13 +7,15 @@ candidates are the kinds' own functions (a table over every station of R' with a
 passes the exact check of :func:`certify.exact.sink.check_sink_growth` or
 :func:`certify.exact.drain.check_sink_drain` or is not used.
 
-Public: :func:`poisson_try`, :func:`poisson_found`, :func:`listed`, :data:`SECONDS_PER_STATE`, :data:`MIN_STATES`.
+Public: :func:`poisson_try`, :func:`poisson_found`, :func:`listed`, :data:`SECONDS_PER_REGION`,
+:data:`REGIONS_PER_STATE`, :data:`BOX_REGIONS`, :data:`MIN_STATES`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from math import prod
 
 import numpy as np
 
@@ -37,11 +39,21 @@ from ..search.sink import JumpRows, jump_rows, rate_rows
 from .context import ProofContext
 from .separable import product_estimate
 
-__all__ = ["SECONDS_PER_STATE", "MIN_STATES", "Lister", "listed", "poisson_try", "poisson_found"]
+__all__ = ["SECONDS_PER_REGION", "REGIONS_PER_STATE", "BOX_REGIONS", "MIN_STATES", "Lister", "listed", "poisson_try", "poisson_found"]
 
-#: Seconds per state of a box, for sizing it to the time left: the J = 6 seed 21 network at 0.875 (boxes of 7,776
-#: and 32,400 states, 129,122 regions in all) took 50-88 s (alone / beside two other runs) for the whole try.
-SECONDS_PER_STATE = 0.002
+#: Seconds per region of a box, for sizing it to the time left: its regions' rows, the linear solves and the exact
+#: check of a candidate.  J = 7 seed 23 at 0.8172 (R' of six stations): a box of 40,768 states, 208,608 regions,
+#: tried in 11.6 s and its growth candidate checked in 4.5 s (alone); about twice that beside another run.
+SECONDS_PER_REGION = 0.00015
+
+#: The most regions of a box (under the sink stages' ``SINK_REGIONS``; about 4 KB each while it is tried): R' of
+#: seven stations lists about 20 regions per state, so a box of 100,000 states there would list 1.9 million regions
+#: (J = 8 seed 26 at 0.8758: 7.7 GB, 125 s).
+BOX_REGIONS = 360_000
+
+#: Regions per state of a box, assumed until the first box is listed (R' of five stations lists about three per
+#: state, of six about five; the second box is sized by the first's own ratio).
+REGIONS_PER_STATE = 5
 
 #: The smallest second box worth solving.
 MIN_STATES = 2_000
@@ -112,7 +124,8 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float, li
                 ) -> Found | None:
     """Both sides' Poisson candidates for one sink: a first box, then one raised where its law leaves the most mass.
 
-    The boxes are sized to the time left before ``stop`` (:data:`SECONDS_PER_STATE`; at most
+    The boxes are sized to the time left before ``stop``, their exact check included (:data:`SECONDS_PER_REGION`,
+    the second by the first box's regions per state; at most
     :data:`~certify.search.poisson.POISSON_STATES` states): the factorisation and the regions' rows are not
     interrupted once started.
 
@@ -170,7 +183,7 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float, li
         # only spends the stage's time (three exponential gadgets at 1.03: 42.9 s where the stage took seconds)
         ctx.poisson[red.sinks] = None
         return None
-    states = min(POISSON_STATES, int(max(0.0, stop - time.perf_counter()) / SECONDS_PER_STATE))
+    states = _states(stop, REGIONS_PER_STATE)
     if states < MIN_STATES:
         return None  # not kept: the drain stage may have the time
     lister = lister or listed(chain)
@@ -179,14 +192,21 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float, li
     if one is None:
         ctx.poisson[red.sinks] = None
         return None
-    left = int(max(0.0, stop - time.perf_counter()) / SECONDS_PER_STATE)
-    K = raised_levels(one[2], one[3], first, min(states, left))
+    ratio = len(one[0]) / prod(k + 1 for k in first)  # the regions per state of this R''s boxes
+    K = raised_levels(one[2], one[3], first, _states(stop, ratio))
     two = _box(ctx, red, chain, K, stop, lister)
     if two is None or two[1] is None:
         ctx.poisson[red.sinks] = None
         return None
     ctx.poisson[red.sinks] = K, two[0], two[1]
     return ctx.poisson[red.sinks]
+
+
+def _states(stop: float, ratio: float) -> int:
+    """The states of a box whose regions (``ratio`` per state) can be tried and checked before ``stop``, at most
+    :data:`~certify.search.poisson.POISSON_STATES` and :data:`BOX_REGIONS` regions."""
+    seconds = max(0.0, stop - time.perf_counter())
+    return min(POISSON_STATES, int(min(seconds / SECONDS_PER_REGION, BOX_REGIONS) / ratio))
 
 
 def poisson_found(ctx: ProofContext, red: Reduction) -> Found | None:

@@ -54,7 +54,7 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 __all__ = ["LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "SINK_REGIONS", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "table_key", "listable", "reduced_drifts",
-           "reduced_jumps", "drain_bound", "nearer_drain", "sink_name", "say_outcome", "nested_run"]
+           "reduced_jumps", "drain_bound", "nearer_drain", "sink_name", "say_outcome", "nested_run", "shared_stop"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -209,9 +209,9 @@ class SinkGrowth(JsqStage):
                         fast, K, drifts, found = got_box
                         try:
                             w, table, rate = found
+                            # checked within the try's own time (it was sized for its check: poisson_try)
                             chk = check_sink_growth(net, sink, w, rate, nested_verdict(red.network, sub.certificate),
-                                                    table, fast, K, deadline=earliest(stop, ctx.run.deadline),
-                                                    drifts=drifts)
+                                                    table, fast, K, deadline=shared_stop(ctx, stop), drifts=drifts)
                         except TimeLimitReached:
                             say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
                             return None
@@ -282,7 +282,7 @@ class SinkGrowth(JsqStage):
         if time.perf_counter() > stop:
             return None
         # both sides' candidates come from one solve: the try may use part of the drain stage's time too (as _below)
-        later = min(stop + BELOW_SHARE * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
+        later = shared_stop(ctx, stop)
         try:
             with within(later):
                 got = poisson_try(ctx, red, chain, later, box_lister(ctx, red.sinks, chain))
@@ -296,6 +296,7 @@ class SinkGrowth(JsqStage):
         K, drifts, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {len(drifts)} regions)"
         if rates.growth is not None:
+            t.size = f"R' without {','.join(red.sinks)}, Poisson table, {clip_text(K)}"
             return list(range(chain.J)), K, drifts, rates.growth
         if rates.drain is not None:
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
@@ -338,7 +339,7 @@ class SinkGrowth(JsqStage):
         if time.perf_counter() > stop:
             return False
         # the LP's answer is kept for the drain stage: it may use part of that stage's time too (BELOW_SHARE)
-        later = min(stop + BELOW_SHARE * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
+        later = shared_stop(ctx, stop)
         try:
             with within(earliest(stop, ctx.run.deadline)):
                 drifts = reduced_drifts(ctx, red.sinks, chain, fast, K, stop)  # listed already unless tried drain first
@@ -579,6 +580,36 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
         ctx.reduced[key] = TableRows(compile_drifts(chain, regions, deadline=stop))
     rows = ctx.reduced[key]
     return None if rows is None else rows.drifts
+
+
+def shared_stop(ctx: ProofContext, stop: float) -> float:
+    """Where the growth stage's answers kept for the drain stage (its drain LP, the Poisson try) must end: ``stop`` and
+    :data:`BELOW_SHARE` of what the run has left after it.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run (its deadline).
+    stop : float
+        The growth stage's own stop (a ``time.perf_counter()`` value).
+
+    Returns
+    -------
+    float
+        A ``time.perf_counter()`` value, at most the run's deadline.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.proof.context import RunState
+    >>> from certify.proof.result import Result
+    >>> net = Network("n", (Station("1", F(1)),), (Stream(F(1, 2), choice=("1",)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(100.0), None, True, ["table"])
+    >>> shared_stop(ctx, 60.0)
+    80.0
+    """
+    return min(stop + BELOW_SHARE * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
 
 
 def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:

@@ -48,7 +48,7 @@ __all__ = ["POISSON_STATES", "FIRST_STATES", "PoissonRates", "box_levels", "rais
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
 #: bench/frontier.py at load 0.875 (R' of five stations): a box of 32,400 states (levels 14, 5, 14, 3, 5) lists
 #: 143,914 regions in 11 s, solves in 23 s and its drain certificate passes the exact check in 6 s.
-POISSON_STATES = 33_000
+POISSON_STATES = 100_000
 
 #: The most states of the first box, whose stationary law picks the levels of the second.
 FIRST_STATES = 8_000
