@@ -155,7 +155,8 @@ def _tries(chain: Chain) -> tuple[SeparableTry, ...]:
     raisable = any(base.phases) and any(m for F, m in zip(rs.groups, rs.multipliers) if len(F) > 1)
     tries = [SeparableTry(K, merged, raised) for K, merged, raised in SEPARABLE_K
              if (merges or not merged) and (raisable or not raised)]
-    return tuple(t for t in tries if structure_problem(chain, t.structure(chain)) is None and _listable(chain, t.structure(chain)))
+    built = [(t, t.structure(chain)) for t in tries]  # each try's structure once
+    return tuple(t for t, st in built if structure_problem(chain, st) is None and _listable(chain, st))
 
 
 def _listable(chain: Chain, st: Structure) -> bool:

@@ -22,6 +22,7 @@ from ..certificates import nested_verdict
 from ..certificates.kinds.sink_growth import sink_growth_certificate
 from ..core.clock import earliest, within
 from ..core.model import Network
+from ..exact.facts import Check, SinkGrowthFacts
 from ..exact.growth import growth_levels
 from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
@@ -208,10 +209,9 @@ class SinkGrowth(JsqStage):
                     if got_box is not None and not isinstance(got_box, str):
                         fast, K, drifts, found = got_box
                         try:
-                            w, table, rate = found
                             # checked within the try's own time (it was sized for its check: poisson_try)
-                            chk = check_sink_growth(net, sink, w, rate, nested_verdict(red.network, sub.certificate),
-                                                    table, fast, K, deadline=shared_stop(ctx, stop), drifts=drifts)
+                            chk, found, _ = self._check(ctx, cand, sub, found, fast, K, drifts, [],
+                                                        shared_stop(ctx, stop))
                         except TimeLimitReached:
                             say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
                             return None
@@ -235,18 +235,9 @@ class SinkGrowth(JsqStage):
                     subsets = self._subsets(ctx, t, red, chain, got[1], fast, K, stop)
                 if got is not None and subsets is not None:
                     found, drifts = got
-                    nested = nested_verdict(red.network, sub.certificate)
                     try:
-                        for _ in range(2):  # a refused candidate once more with its rates halfway to the capacities
-                            w, table, rate = found
-                            chk = check_sink_growth(net, sink, w, rate, nested, table, fast, K,
-                                                    deadline=earliest(stop, ctx.run.deadline), drifts=drifts,
-                                                    subsets=subsets)
-                            looser = None if chk.ok else loosened(found, subsets, red.capacity,
-                                                                  lambda H: red.part(H).capacity)
-                            if looser is None:
-                                break
-                            found, subsets = looser
+                        chk, found, subsets = self._check(ctx, cand, sub, found, fast, K, drifts, subsets,
+                                                          earliest(stop, ctx.run.deadline))
                     except TimeLimitReached:
                         say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
                         return None
@@ -256,6 +247,7 @@ class SinkGrowth(JsqStage):
             if not chk.ok:
                 t.outcome = f"rounded candidate refused by the exact check ({chk.failures[0]})"
                 return None
+            w, table, rate = found
             t.outcome = f"found, exact check passed (rate {float(rate):.4g} > capacity {float(red.capacity):.4g})"
             cert = sink_growth_certificate(net, sink, w, rate, sub.certificate, chk, table, fast, K, subsets or ())
         if isinstance(sink, str):
@@ -273,6 +265,24 @@ class SinkGrowth(JsqStage):
             "without bound with positive probability, so the chain is not positive recurrent, for exponential laws and "
             "the given tie-breaking (docs/math/sink.md)",
         )
+
+    @staticmethod
+    def _check(ctx: ProofContext, cand: SinkCandidate, sub: Result, found: RateSolution, fast: list[int], K: Clip,
+               drifts: list[RegionDrift], subsets: list[Subset], deadline: float | None
+               ) -> tuple[Check[SinkGrowthFacts], RateSolution, list[Subset]]:
+        """The exact check of a growth candidate, a refused one once more with every claimed rate halfway to its
+        capacity (:func:`~certify.search.sink.loosened`): the last check, with the candidate and subsets it checked."""
+        red = cand.reduction
+        nested = nested_verdict(red.network, sub.certificate)
+        for _ in range(2):
+            w, table, rate = found
+            chk = check_sink_growth(ctx.net, cand.sink, w, rate, nested, table, fast, K, deadline=deadline,
+                                    drifts=drifts, subsets=subsets)
+            looser = None if chk.ok else loosened(found, subsets, red.capacity, lambda H: red.part(H).capacity)
+            if looser is None:
+                break
+            found, subsets = looser
+        return chk, found, subsets
 
     @staticmethod
     def _poisson(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, stop: float
