@@ -187,6 +187,33 @@ def _sink_growth(net):
     return SinkGrowth(certify.prove).run(ctx).decision.certificate
 
 
+def _sink_box(net):
+    """A Poisson-table sink-growth certificate: a table over both stations of R' with a level per station, (6, 4)."""
+    import time
+
+    from certify.certificates import nested_verdict
+    from certify.certificates.kinds.sink_growth import sink_growth_certificate
+    from certify.exact.sink import check_sink_growth, reduced_network
+    from certify.markov.chain import compile_chain
+    from certify.proof.context import ProofContext, RunState
+    from certify.proof.poisson import _box, listed
+    from certify.proof.result import Result
+
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    red = reduced_network(net, "s")
+    chain = compile_chain(red.network)
+    K = (6, 4)
+    got = _box(ctx, red, chain, K, time.perf_counter() + 60, listed(chain))
+    assert got is not None and got[1] is not None and got[1].growth is not None
+    drifts, rates = got[0], got[1]
+    w, table, rate = rates.growth
+    sub = _prove(red.network)
+    fast = list(range(chain.J))
+    chk = check_sink_growth(net, "s", w, rate, nested_verdict(red.network, sub), table, fast, K, drifts=drifts)
+    assert chk.ok, chk.failures
+    return sink_growth_certificate(net, "s", w, rate, sub, chk, table, fast, K, ())
+
+
 def _sink_net():
     from tests.test_separable import at_load
 
@@ -281,6 +308,7 @@ CASES = {
     "separable-growth": (_gadgets(Fraction(3, 5)), _prove, "separable-growth"),
     "sink-growth": (_sink_net, _sink_growth, "sink-growth"),
     "sink-set": (_pair_net, _sink_growth, "sink-growth"),
+    "sink-growth-box": (_sink_net, _sink_box, "sink-growth"),  # a level per station of R' (certify.proof.poisson)
     "sink-drain": (_drain_net, _drain, "sink-drain"),
     "sink-drain-set": (_drain_pair_net, _drain_pair, "sink-drain"),
     "sink-drain-mixed": (_drain_net, _drain_mixed, "sink-drain"),
