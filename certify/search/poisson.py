@@ -46,8 +46,9 @@ __all__ = ["POISSON_STATES", "FIRST_STATES", "PoissonRates", "box_levels", "rais
            "poisson_rates"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
-#: bench/frontier.py at load 0.875 (R' of five stations): a box of 32,400 states (levels 14, 5, 14, 3, 5) lists
-#: 143,914 regions in 11 s, solves in 23 s and its drain certificate passes the exact check in 6 s.
+#: bench/frontier.py at load 0.89 (R' of five stations, one process alone): boxes of 33,000, 66,000 and 120,000
+#: states (105,938 to 363,383 regions) are tried in 7.6, 18.1 and 37.5 s in 0.5, 0.9 and 1.5 GB; the sink stages
+#: size a box to their time left (certify.proof.poisson), so this bound is reached only with time to spare.
 POISSON_STATES = 100_000
 
 #: The most states of the first box, whose stationary law picks the levels of the second.

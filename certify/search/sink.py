@@ -556,7 +556,9 @@ def _clipped_moves(chain: Chain, drifts: Sequence[RegionDrift], fast: list[int],
     vals = np.concatenate((rate, -out))
     if (cols < 0).any():
         raise ValueError("a region's cell is not among the table's cells")
-    return sp.csr_matrix((vals, (rows, cols)), shape=(n, len(pos)))
+    B = sp.csr_matrix((vals, (rows, cols)), shape=(n, len(pos)))
+    B.eliminate_zeros()  # the regions none of whose jumps change the cell
+    return B
 
 
 def rate_rows(chain: Chain, drifts: Sequence[RegionDrift], fast: Sequence[int], K: Clip,
