@@ -19,8 +19,9 @@ phase-type sink as a group of its own) with that group. The five separable files
 separable LPs began to hold each inequality once (fewer rows; another optimal vertex, the same format), and the
 earlier files still verify (their copies are in git history, commit 5cea4f7). ``separable-beyond-phases`` and
 ``separable-beyond-phases-growth`` (three gadgets with Erlang-4 service at both stations: 15,625 phase vectors, past
-the limit of certify.markov.phases, so nothing lists the whole phase space) were added with that reading. ``sink-growth-box`` (a Poisson-table sink-growth certificate, a level per station of
-R', certify.proof.poisson; the network of ``sink-growth``) was added in stop 44.
+the limit of certify.markov.phases, so nothing lists the whole phase space) were added with that reading.
+``sink-growth-box`` (a Poisson-table sink-growth certificate, a level per station of R', certify.proof.poisson; the
+network of ``sink-growth``) was added in stop 44.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 
