@@ -369,7 +369,7 @@ def test_a_candidate_refused_by_a_hair_is_checked_again_halfway_to_the_capacity(
     """A drain rate claimed just below what its own g gives is refused, then passes halfway to the capacity."""
     from certify.exact import drain as exact_drain
     from certify.proof import drain as proof_drain
-    from certify.proof import sink as proof_sink
+    from certify.proof import sink_rows
 
     def lowered(*a, **kw):
         got = solve_drain_rate(*a, **kw)
@@ -381,7 +381,7 @@ def test_a_candidate_refused_by_a_hair_is_checked_again_halfway_to_the_capacity(
         checks.append(exact_drain.check_sink_drain(*a, **kw))
         return checks[-1]
 
-    monkeypatch.setattr(proof_sink, "solve_drain_rate", lowered)
+    monkeypatch.setattr(sink_rows, "solve_drain_rate", lowered)
     monkeypatch.setattr(proof_drain, "check_sink_drain", spy)
     net = at_load(1, 0.95)
     out, _ = _stage(net)

@@ -156,7 +156,7 @@ def test_a_box_is_sized_under_the_stages_region_bound_whatever_the_time_left():
     """With an hour left, a box of R' listing 20 regions per state (seven stations) stays under BOX_REGIONS regions,
     itself under the sink stages' SINK_REGIONS, and one listing a region per state under POISSON_STATES."""
     from certify.proof.poisson import BOX_REGIONS, _states
-    from certify.proof.sink import SINK_REGIONS
+    from certify.proof.sink_rows import SINK_REGIONS
     from certify.search.poisson import POISSON_STATES
 
     later = time.perf_counter() + 3600

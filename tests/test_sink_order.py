@@ -1,4 +1,4 @@
-"""Which LP the sink-growth stage solves first on a table (``certify.proof.sink.nearer_drain``).
+"""Which LP the sink-growth stage solves first on a table (``certify.proof.sink_rows.nearer_drain``).
 
 The order is search guidance only: the tests check that it spares the growth LP where the drain LP decides,
 and that the verdicts and certificates are the ones the exact checks and a state-by-state check accept.
@@ -20,7 +20,8 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.drain import SinkDrain
 from certify.proof.pipeline import prove
 from certify.proof.result import Result
-from certify.proof.sink import SinkGrowth, nearer_drain, reduced_drifts, table_key
+from certify.proof.sink import SinkGrowth
+from certify.proof.sink_rows import nearer_drain, reduced_drifts, table_key
 from tests import independent
 
 DATA = Path(__file__).parent / "data" / "networks"

@@ -256,7 +256,7 @@ class ProofContext:
         self.hint: list[float] | None = None  # the static split dual's station weights (for growth supports)
         self._regions: Regions | None = None
         #: each table's regions of a reduced network (a set of sinks removed), their LP rows and the drain LP's answer,
-        #: by :func:`~certify.proof.sink.table_key`, shared by the sink stages (None: too many regions, not listed)
+        #: by :func:`~certify.proof.sink_rows.table_key`, shared by the sink stages (None: too many regions, not listed)
         self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]], TableRows | None] = {}
         #: the Poisson tables' try of each single sink (its box's levels, regions and candidates; None: not tried
         #: for want of time or past the regions' bound), shared by the sink stages (certify.proof.poisson)

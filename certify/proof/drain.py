@@ -30,18 +30,8 @@ from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, s
 from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .poisson import poisson_found, poisson_try
-from .sink import (
-    box_lister,
-    drain_bound,
-    nested_run,
-    no_table,
-    poisson_before,
-    reduced_drifts,
-    reduced_jumps,
-    say_outcome,
-    sink_name,
-    table_tries,
-)
+from .sink import nested_run, no_table, poisson_before, say_outcome, sink_name, table_tries
+from .sink_rows import box_lister, drain_bound, reduced_drifts, reduced_jumps
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["DRAIN_SHARE", "NESTED_DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain"]

@@ -397,7 +397,7 @@ class JumpRows:
     """A'g on every region, in floats: M w + B T.
 
     The part of a rate LP that depends on the regions and the table only (not on the rate bounded): the growth
-    and drain LPs on the same regions share it (:func:`certify.proof.sink.reduced_jumps`).
+    and drain LPs on the same regions share it (:func:`certify.proof.sink_rows.reduced_jumps`).
 
     Examples
     --------
@@ -421,7 +421,7 @@ class TableRows:
     """One table's regions of R' with their drifts, and what the rate LPs build on them, filled on first use.
 
     The sink-growth and sink-drain stages of a run share one per (sinks, table stations, clip levels)
-    (:func:`certify.proof.sink.reduced_drifts`).
+    (:func:`certify.proof.sink_rows.reduced_drifts`).
 
     Examples
     --------
