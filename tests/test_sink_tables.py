@@ -114,9 +114,9 @@ def test_clip_level_four_drains_the_five_station_reduction(monkeypatch):
     """J = 6 seed 39 at 0.8432 (K = 3 bounds u by more than mu_5 = 1 there): the drain stage proves it with the K = 4
     table (the Poisson tables, tried before it otherwise, held back), verify accepts, and tests/independent.py
     re-checks it state by state."""
-    from certify.proof import drain as proof_drain
+    from certify.proof import sink as proof_sink
 
-    monkeypatch.setattr(proof_drain, "poisson_before", lambda *a: False)
+    monkeypatch.setattr(proof_sink, "poisson_before", lambda *a: False)
     net = certify.load(DATA / "random-J6-s39-r0.8432.json")
     ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
     out = SinkDrain().run(ctx)

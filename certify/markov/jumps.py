@@ -96,7 +96,7 @@ class _Rates:
         self.chain = chain
         self._split: dict[tuple[tuple[int, ...], int], tuple[tuple[int, int], ...]] = {}
         # region_jumps and region_mean read a region only through (argmin, shifted, empty): one answer per key
-        self.jumps_of: dict[tuple[object, ...], tuple[tuple[Jump, int], ...]] = {}
+        self.jumps_of: dict[tuple[object, ...], tuple[tuple[Jump, int], ...]] = {}  # by Region.routing
         self.mean_of: dict[tuple[object, ...], tuple[int, ...]] = {}
 
     def split(self, B: tuple[int, ...], k: int) -> tuple[tuple[int, int], ...]:
@@ -148,7 +148,7 @@ def region_jumps(chain: Chain, region: Region, rates: _Rates | None = None) -> l
     [[(((0, 1),), 1)], [(((0, -1),), 2), (((0, 1),), 1)]]
     """
     rates = rates or _Rates(chain)
-    key = (region.argmin, region.shifted, region.empty)
+    key = region.routing
     known = rates.jumps_of.get(key)
     if known is None:
         known = rates.jumps_of[key] = _jumps(chain, region, rates)
@@ -204,7 +204,7 @@ def region_mean(chain: Chain, region: Region, rates: _Rates) -> tuple[int, ...]:
     >>> [region_mean(mm1, r, _Rates(mm1)) for r in enumerate_regions(mm1)]
     [(1,), (-1,)]
     """
-    key = (region.argmin, region.shifted, region.empty)
+    key = region.routing
     known = rates.mean_of.get(key)
     if known is None:
         known = rates.mean_of[key] = _mean(chain, region, rates)

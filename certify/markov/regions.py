@@ -156,6 +156,11 @@ class Region:
         """The routing signature (argmin, empty, shifted, levels): :func:`signature` of every state of the region."""
         return (self.argmin, self.empty, self.shifted, self.levels)
 
+    @property
+    def routing(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], tuple[int, ...]]:
+        """(argmin, shifted, empty): all that the jumps out of the region's states depend on (not its levels)."""
+        return (self.argmin, self.shifted, self.empty)
+
     def contains(self, x: Sequence[int]) -> bool:
         """True if the state ``x`` satisfies every constraint of the region."""
         v = (0, *x)

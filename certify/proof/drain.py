@@ -30,7 +30,7 @@ from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, s
 from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .poisson import poisson_found, poisson_try
-from .sink import nested_run, no_table, poisson_before, say_outcome, sink_name, table_tries
+from .sink import nested_run, no_table, say_outcome, sink_name, table_tries, with_box
 from .sink_rows import box_lister, drain_bound, reduced_drifts, reduced_jumps
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
@@ -138,15 +138,12 @@ class SinkDrain(JsqStage):
                 t.outcome = f"R' ({what}): no quadratic Foster function with P >= 0 found: not tried"
                 return None
             P, _ = lyap
-            boxed = not isinstance(sink, str)  # the Poisson tables are for a single sink, tried once
-            for item in [*tries, None]:
-                if not boxed and (item is None or poisson_before(chain, *item)):
-                    boxed = True
+            for item in with_box(chain, tries, isinstance(sink, str)):
+                if item is None:  # the Poisson tables' place
                     out = self._poisson(ctx, t, cand, chain, P, stop, bool(excess))
                     if out is not None:
                         return out
-                if item is None:
-                    break
+                    continue
                 fast, K = item
                 where = f"table on {{{','.join(chain.ids[a] for a in fast)}}} ({clip_text(K)})"
                 t.size = f"R' without {name}, {where}"

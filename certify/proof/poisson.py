@@ -105,17 +105,13 @@ def _box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], st
         return None
     drifts, jumps = rows
     M, B, f, pos = rate_rows(chain, drifts, fast, K, lambda empty: forced_rate(red, chain, empty), jumps)
-    box = box_rows(drifts, list(range(chain.J)), K, pos)
+    box = box_rows(drifts, fast, K, pos)
     if box is None:
         return None
     cells = np.array(sorted(pos, key=pos.__getitem__), dtype=int)
     if law_only:
         return drifts, None, box_law(B, box, stop)[0], cells
-    by_empty: dict[tuple[int, ...], float] = {}
-    for rd in drifts:
-        if rd.region.empty not in by_empty:
-            by_empty[rd.region.empty] = float(drain_rate(red, chain, red.sinks, rd.region.empty))
-    u = np.array([by_empty[rd.region.empty] for rd in drifts])
+    _, _, u, _ = rate_rows(chain, drifts, fast, K, lambda empty: drain_rate(red, chain, red.sinks, empty), jumps)
     got, pi = poisson_rates(M, B, f, u, box, pos, red.capacity, red.served(), deadline=stop, solver=ctx.solver)
     return drifts, got, pi, cells
 

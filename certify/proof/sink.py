@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from itertools import combinations
 from math import prod
+from typing import Literal
 
 from ..certificates import nested_verdict
 from ..certificates.kinds.sink_growth import sink_growth_certificate
@@ -60,7 +61,7 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 __all__ = ["LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
-           "poisson_before"]
+           "poisson_before", "with_box"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -199,32 +200,23 @@ class SinkGrowth(JsqStage):
                 return None
             chk, found = None, None
             drain_first = False  # the last table's two LP optima put the drain side nearer its capacity
-            boxed = not isinstance(sink, str)  # the Poisson tables are for a single sink, tried once
             subsets: list[Subset] | None = []
             fast: list[int]
             K: Clip
-            for item in [*tries, None]:
-                if not boxed and (item is None or poisson_before(chain, *item)):
-                    boxed = True
-                    got_box = self._poisson(ctx, t, red, chain, stop)
-                    if got_box == "drain":
+            for item in with_box(chain, tries, isinstance(sink, str)):
+                if item is None:  # the Poisson tables' place
+                    try:
+                        box = self._poisson(ctx, t, cand, sub, chain, stop)
+                    except TimeLimitReached:
+                        say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
+                        return None
+                    if box == "drain":
                         break  # the drain candidate is kept for the drain stage
-                    if got_box is not None and not isinstance(got_box, str):
-                        fast, K, drifts, found = got_box
-                        try:
-                            # checked within the try's own time (it was sized for its check: poisson_try)
-                            chk, found, _ = self._check(ctx, cand, sub, found, fast, K, drifts, [],
-                                                        shared_stop(ctx, stop))
-                        except TimeLimitReached:
-                            say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
-                            return None
-                        if chk.ok:
-                            subsets = []
-                            break
-                        say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
-                        chk, found = None, None
-                if item is None:
-                    break
+                    if box is not None:
+                        chk, found, fast, K = box
+                        subsets = []
+                        break
+                    continue
                 fast, K = item
                 t.size = f"R' without {name}, table on {{{','.join(chain.ids[a] for a in fast)}}}, {clip_text(K)}"
                 if drain_first and self._below(ctx, t, red, chain, fast, K, stop, first=True):
@@ -287,11 +279,12 @@ class SinkGrowth(JsqStage):
             found, subsets = looser
         return chk, found, subsets
 
-    @staticmethod
-    def _poisson(ctx: ProofContext, t: Timer, red: Reduction, chain: Chain, stop: float
-                 ) -> str | tuple[list[int], tuple[int, ...], list[RegionDrift], RateSolution] | None:
-        """The Poisson-table try (:mod:`certify.proof.poisson`): the growth candidate with its box, ``"drain"`` when
-        only the drain side's candidate is below its capacity (kept for the drain stage), or None."""
+    def _poisson(self, ctx: ProofContext, t: Timer, cand: SinkCandidate, sub: Result, chain: Chain, stop: float
+                 ) -> tuple[Check[SinkGrowthFacts], RateSolution, list[int], tuple[int, ...]] | Literal["drain"] | None:
+        """The Poisson-table try (:mod:`certify.proof.poisson`) and its growth candidate's exact check: the check that
+        passed with its candidate and box, ``"drain"`` when only the drain side's candidate is below its capacity
+        (kept for the drain stage), or None.  A time limit reached during the exact check is raised."""
+        red = cand.reduction
         if time.perf_counter() > stop:
             return None
         # both sides' candidates come from one solve: the try may use part of the drain stage's time too (as _below)
@@ -309,8 +302,14 @@ class SinkGrowth(JsqStage):
         K, drifts, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {len(drifts)} regions)"
         if rates.growth is not None:
-            t.size = f"R' without {','.join(red.sinks)}, Poisson table, {clip_text(K)}"
-            return list(range(chain.J)), K, drifts, rates.growth
+            fast = list(range(chain.J))
+            # checked within the try's own time (it was sized for its check: poisson_try)
+            chk, found, _ = self._check(ctx, cand, sub, rates.growth, fast, K, drifts, [], later)
+            if chk.ok:
+                t.size = f"R' without {','.join(red.sinks)}, Poisson table, {clip_text(K)}"
+                return chk, found, fast, K
+            say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
+            return None
         if rates.drain is not None:
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
                            "the capacity: left to the drain stage")
@@ -571,6 +570,41 @@ def shared_stop(ctx: ProofContext, stop: float) -> float:
     80.0
     """
     return min(stop + BELOW_SHARE * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
+
+
+def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool) -> list[tuple[list[int], Clip] | None]:
+    """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: before
+    the first table :func:`poisson_before` names, else after the last; a set of sinks (``single`` False) gets none.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain.
+    tries : sequence of (list of int, int or tuple of int)
+        The rate-LP tables (:func:`table_tries`), in order.
+    single : bool
+        Whether the candidate is a single sink (the Poisson tables are built for single sinks only).
+
+    Returns
+    -------
+    list
+        The tables, and None once for the Poisson tables' place.
+
+    Examples
+    --------
+    >>> from certify.markov.chain import Chain
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(tuple("12345"), (F(1),) * 5, (((0, 1), F(1)),), (), (F(1),) * 5)
+    >>> every = [0, 1, 2, 3, 4]
+    >>> with_box(ch, [([0, 1], 2), (every, 2), (every, 4)], True)
+    [([0, 1], 2), ([0, 1, 2, 3, 4], 2), None, ([0, 1, 2, 3, 4], 4)]
+    >>> with_box(ch, [([0, 1], 2)], True), with_box(ch, [([0, 1], 2)], False)
+    ([([0, 1], 2), None], [([0, 1], 2)])
+    """
+    if not single:
+        return list(tries)
+    at = next((k for k, (fast, K) in enumerate(tries) if poisson_before(chain, fast, K)), len(tries))
+    return [*tries[:at], None, *tries[at:]]
 
 
 def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:

@@ -519,10 +519,9 @@ def _clipped_moves(chain: Chain, drifts: Sequence[RegionDrift], fast: list[int],
     lows = np.empty((n, F), dtype=np.int64)
     for r, rd in enumerate(drifts):
         reg = rd.region
-        key = (reg.argmin, reg.shifted, reg.empty)
-        g = group_of.get(key)
+        g = group_of.get(reg.routing)
         if g is None:
-            g = group_of[key] = len(steps)
+            g = group_of[reg.routing] = len(steps)
             step, rate = [], []
             for d, v in rd.jumps():
                 delta = [0] * F
