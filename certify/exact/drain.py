@@ -17,17 +17,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
+from typing import Literal
 
 from ..core.model import Network, Stream
 from ..markov.chain import Chain, compile_chain, drain_order
-from ..markov.drift import Clip, RegionDrift, compile_drifts
-from ..markov.regions import iter_regions
+from ..markov.drift import Clip, RegionDrift
 from ..templates import TEMPLATES
+from .cell_rates import Claim, claims_failure
 from .clusters import coefficient_vector
 from .facts import Check, SinkDrainFacts
 from .fluid_flow import flow_rates
-from .growth import growth_levels, table_problem
-from .rates import monotone_failure, rate_failure
+from .growth import table_problem
+from .rates import monotone_failure
 from .sink import MAX_SET, Reduction, Subset, listed_subsets, proper_subsets, reduced_network, sink_set
 from .stability import check_foster
 
@@ -352,6 +353,7 @@ def check_sink_drain(
     deadline: float | None = None,
     drifts: Sequence[RegionDrift] | None = None,
     subsets: Sequence[Subset] = (),
+    by: Literal["cells", "regions"] = "cells",
 ) -> Check[SinkDrainFacts]:
     """Check a sink-drain certificate exactly (docs/math/drain.md): every hypothesis of the theorem on ``net``.
 
@@ -373,10 +375,15 @@ def check_sink_drain(
     deadline : float, optional
         A ``time.perf_counter()`` value; the region loop raises TimeLimitReached past it.
     drifts : sequence of RegionDrift, optional
-        Every region of R' refined by the table's levels (``prove`` passes the list its search used).
+        Every region of R' refined by the table's levels, for the check region by region (listed here when needed
+        and not given).
     subsets : sequence of (tuple of str, sequence of Fraction, Fraction, dict or None), optional
         Proper subsets H with their own g_H (weights, table values over the same cells) and c_H. Every other
         proper subset is checked with g_H = 0 and c_H its largest u_H (every feeder busy).
+    by : {"cells", "regions"}
+        Check u + A'g <= c cell by cell (:mod:`certify.exact.cell_rates`, the default) or region by region (how
+        certificates written before the cell check were checked; their claims name no cells). Both accept
+        exactly the same functions.
 
     Returns
     -------
@@ -450,20 +457,16 @@ def check_sink_drain(
                                 "where a sink outside H may take an arrival from R')")
     if failures:
         return Check.failed(failures)
-    levels = growth_levels(chain, fast, K) if table is not None else dict(chain.base_levels)
-    if drifts is None:
-        drifts = compile_drifts(chain, list(iter_regions(chain, levels, deadline=deadline)), deadline=deadline)
-    claims = [(tuple(G), w, rate, table), *((H, e[1], e[2], e[3]) for H, e in sorted(listed.items()))]
-    for H, wH, cH, tH in claims:
-        bad = rate_failure(chain, drifts, _rate_of(red, chain, H), wH, cH, tH, fast, K, "at most", deadline,
-                           names=("u", "c"), stage="the exact check of the sink-drain certificate")
-        if bad is not None:
-            failures.append(bad if H == tuple(G) else f"subsets: for H = {{{', '.join(H)}}}, {bad}")
-            break
-    if failures:
-        return Check.failed(failures, {"regions": len(drifts)})
-    return Check.passed(SinkDrainFacts(rate, capacity, len(drifts), foster.facts.delta,
-                                       tuple(G) if len(G) > 1 else (), tuple(sub_facts), tuple(excess.items())))
+    claims: list[Claim] = [("", _rate_of(red, chain, G), w, rate, table),
+                           *((f"subsets: for H = {{{', '.join(H)}}}, ", _rate_of(red, chain, H), e[1], e[2], e[3])
+                             for H, e in sorted(listed.items()))]
+    got = claims_failure(chain, claims, fast, K, "at most", by, drifts, deadline, names=("u", "c"),
+                         stage="the exact check of the sink-drain certificate")
+    if got.failure is not None:
+        return Check.failed([got.failure], {"cells": got.cells, "regions": got.regions})
+    return Check.passed(SinkDrainFacts(rate, capacity, got.regions, foster.facts.delta,
+                                       tuple(G) if len(G) > 1 else (), tuple(sub_facts), tuple(excess.items()),
+                                       got.cells))
 
 
 def _rate_of(red: Reduction, chain: Chain, H: Sequence[str]) -> Callable[[tuple[int, ...]], Fraction]:

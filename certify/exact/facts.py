@@ -330,13 +330,17 @@ class SinkGrowthFacts(Facts):
     capacity : Fraction
         m_S = mu_S (1 - p_SS), what the sink serves out of itself.
     regions : int
-        The regions of the reduced network the inequality was checked on.
+        The regions of the reduced network listed: every one when the inequality was checked region by region
+        (``cells`` 0), else those of the cells whose bound did not hold.
     reduced : str
         The kind of the reduced network's certificate of positive recurrence.
     sinks : tuple of str
         For a set of sinks G, its stations (empty for a single sink: ``rate`` and ``capacity`` are then S's).
     subsets : tuple of (tuple of str, Fraction, Fraction)
         For a set: every proper non-empty subset H with its rate c_H and capacity m_H (c_H > m_H).
+    cells : int
+        The cells the inequality was checked on (:mod:`certify.exact.cell_rates`); 0 when it was checked region
+        by region (certificates written before the cell check).
 
     Examples
     --------
@@ -351,6 +355,7 @@ class SinkGrowthFacts(Facts):
     reduced: str
     sinks: tuple[str, ...] = ()
     subsets: tuple[tuple[tuple[str, ...], Fraction, Fraction], ...] = ()
+    cells: int = 0
 
 
 @dataclass(frozen=True)
@@ -364,7 +369,8 @@ class SinkDrainFacts(Facts):
     capacity : Fraction
         mu(G), the sum of the sinks' service rates.
     regions : int
-        The regions of the reduced network the inequalities were checked on.
+        The regions of the reduced network listed: every one when the inequalities were checked region by region
+        (``cells`` 0), else those of the cells whose bound did not hold.
     delta : Fraction
         The drift margin of the reduced network's quadratic Foster function W (A'W <= M - delta ``|y|_1``).
     sinks : tuple of str
@@ -374,6 +380,9 @@ class SinkDrainFacts(Facts):
     excess : tuple of (str, Fraction)
         The ties' excess eps_t > 0 by station of R' (W was checked with Poisson streams of these rates added);
         empty when ties never send R' more than it sends itself.
+    cells : int
+        The cells the inequalities were checked on (:mod:`certify.exact.cell_rates`); 0 when they were checked
+        region by region (certificates written before the cell check).
 
     Examples
     --------
@@ -389,6 +398,7 @@ class SinkDrainFacts(Facts):
     sinks: tuple[str, ...] = ()
     subsets: tuple[tuple[tuple[str, ...], Fraction, Fraction], ...] = ()
     excess: tuple[tuple[str, Fraction], ...] = ()
+    cells: int = 0
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
+from typing import Literal
 
 from ..core.model import Feedback, Network, Stream, TieBreak
 from ..markov.chain import Chain, compile_chain
-from ..markov.drift import Clip, RegionDrift, compile_drifts
-from ..markov.regions import iter_regions
+from ..markov.drift import Clip, RegionDrift
+from .cell_rates import Claim, claims_failure
 from .facts import Check, NestedVerdict, SinkGrowthFacts
-from .growth import growth_levels, table_problem
-from .rates import rate_failure
+from .growth import table_problem
 
 #: The most stations of a set of sinks (the check visits every subset).
 MAX_SET = 4
@@ -444,6 +444,7 @@ def check_sink_growth(
     deadline: float | None = None,
     drifts: Sequence[RegionDrift] | None = None,
     subsets: Sequence[Subset] = (),
+    by: Literal["cells", "regions"] = "cells",
 ) -> Check[SinkGrowthFacts]:
     """Check a sink-growth certificate exactly (docs/math/sink.md): every hypothesis of the theorem on ``net``.
 
@@ -466,10 +467,14 @@ def check_sink_growth(
         A ``time.perf_counter()`` value; the region loop raises TimeLimitReached past it.
     drifts : sequence of RegionDrift, optional
         Every region of R' refined by the table's levels, as :func:`~certify.markov.regions.iter_regions` lists
-        them (``prove`` passes the list its search used; ``verify`` lists them here).
+        them, for the check region by region (listed here when needed and not given).
     subsets : sequence of (tuple of str, sequence of Fraction, Fraction, dict or None), optional
         For a set of sinks: proper subsets H with their own g_H (weights, table values over the same cells) and
         c_H. Every other proper subset is checked with g_H = 0 and c_H its constant inflow lambda_H.
+    by : {"cells", "regions"}
+        Check f + A'g >= c cell by cell (:mod:`certify.exact.cell_rates`, the default) or region by region (how
+        certificates written before the cell check were checked; their claims name no cells). Both accept
+        exactly the same functions.
 
     Returns
     -------
@@ -528,21 +533,15 @@ def check_sink_growth(
                         "(a stable Markovian or general certificate is needed)")
     if failures:
         return Check.failed(failures)
-    levels = growth_levels(chain, fast, K) if table is not None else dict(chain.base_levels)
-    if drifts is None:
-        drifts = compile_drifts(chain, list(iter_regions(chain, levels, deadline=deadline)), deadline=deadline)
-    regions = len(drifts)
-    claims = [(red, tuple(G), w, rate, table), *((red.part(H), H, e[1], e[2], e[3]) for H, e in sorted(listed.items()))]
-    for part, H, wH, cH, tH in claims:
-        bad = rate_failure(chain, drifts, _forced_of(part, chain), wH, cH, tH, fast, K, "at least", deadline,
-                           stage="the exact check of the sink-growth certificate")
-        if bad is not None:
-            failures.append(bad if H == tuple(G) else f"subsets: for H = {{{', '.join(H)}}}, {bad}")
-            break
-    if failures:
-        return Check.failed(failures, {"regions": regions})
-    return Check.passed(SinkGrowthFacts(rate, red.capacity, regions, nested.kind,
-                                        tuple(G) if len(G) > 1 else (), tuple(sub_facts)))
+    claims: list[Claim] = [("", _forced_of(red, chain), w, rate, table),
+                           *((f"subsets: for H = {{{', '.join(H)}}}, ", _forced_of(red.part(H), chain), e[1], e[2], e[3])
+                             for H, e in sorted(listed.items()))]
+    got = claims_failure(chain, claims, fast, K, "at least", by, drifts, deadline,
+                         stage="the exact check of the sink-growth certificate")
+    if got.failure is not None:
+        return Check.failed([got.failure], {"cells": got.cells, "regions": got.regions})
+    return Check.passed(SinkGrowthFacts(rate, red.capacity, got.regions, nested.kind,
+                                        tuple(G) if len(G) > 1 else (), tuple(sub_facts), got.cells))
 
 
 def _forced_of(red: Reduction, chain: Chain) -> Callable[[tuple[int, ...]], Fraction]:

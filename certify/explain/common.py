@@ -295,6 +295,37 @@ def reachability_para(chain: Chain) -> Para:
     )
 
 
+def checked_on(regions: int, cells: int) -> str:
+    """Where a sink kind's rate inequalities were checked, in words: R''s cells (:mod:`certify.exact.cell_rates`) or regions.
+
+    Parameters
+    ----------
+    regions : int
+        The regions listed (every one without cells; else those of the cells whose bound did not hold).
+    cells : int
+        The cells checked (0: checked region by region).
+
+    Returns
+    -------
+    str
+        A phrase that follows "... <= c_H" in the explanation.
+
+    Examples
+    --------
+    >>> checked_on(27, 0)
+    "on every one of the 27 regions of R' (bounded ones included; the rates and A'g are constant on each)"
+    >>> checked_on(0, 25)[:58]
+    "at every state of R', cell by cell: on each of the 25 cells"
+    """
+    if not cells:
+        return f"on every one of the {regions} regions of R' (bounded ones included; the rates and A'g are constant on each)"
+    split = (f"; where that bound did not hold, the cell's {regions} regions were checked one by one" if regions
+             else "; it held on every cell")
+    return (f"at every state of R', cell by cell: on each of the {cells} cells (every station's queue fixed at 0, 1, ..., "
+            "its table's level, or above it) each move's term is bounded by its worst over the stations it may join "
+            f"there{split}")
+
+
 def coefficient_table(names: Sequence[str], values: Sequence[Fraction], caption: str) -> Table:
     """The certificate's coefficients by name, exactly.
 

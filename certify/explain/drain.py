@@ -8,7 +8,7 @@ from ..exact.sink import reduced_network
 from ..markov.chain import compile_chain
 from ..markov.drift import clip_text
 from ..templates import TEMPLATES
-from .common import Context, claim_section, coefficient_table, hypotheses_section, network_section, recheck_section
+from .common import Context, checked_on, claim_section, coefficient_table, hypotheses_section, network_section, recheck_section
 from .document import Math, Para, Proof, Section, Table, para, summarised
 
 __all__ = ["explain_sink_drain"]
@@ -94,9 +94,8 @@ def explain_sink_drain(ctx: Context) -> Proof:
         para(f"W = y'Py is a Foster function of {rest}: its quadratic certificate passed the exact Foster check on it, "
              "rebuilt from this network (drift slope <= -delta |g|_1 along every cone generator, delta = ",
              Math(frac_tex(facts.delta)), "), and every entry of P is >= 0 with a positive diagonal."),
-        para(f"Rate inequalities: u_H + A'g_H <= c_H on every one of the {facts.regions} regions of R' for G and for each "
-             "listed subset (bounded regions included; u_H and A'g_H are constant on each), and every listed g_H does not "
-             "decrease along its directions; an unlisted subset's c_H is its largest u_H."),
+        para(f"Rate inequalities: u_H + A'g_H <= c_H for G and for each listed subset, {checked_on(facts.regions, facts.cells)}; "
+             "every listed g_H does not decrease along its directions; an unlisted subset's c_H is its largest u_H."),
         para("Every rate is below its capacity (the table)."),
     ]
     body = Section("The sinks and the reduced network", (

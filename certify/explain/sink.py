@@ -8,7 +8,7 @@ from ..core.latex import frac_tex, set_tex
 from ..exact.facts import SinkGrowthFacts
 from ..exact.sink import Reduction, reduced_network
 from ..markov.drift import clip_text
-from .common import Context, claim_section, hypotheses_section, network_section, recheck_section
+from .common import Context, checked_on, claim_section, hypotheses_section, network_section, recheck_section
 from .document import Block, Math, Para, Proof, Section, Table, para, summarised
 
 __all__ = ["explain_sink_growth"]
@@ -83,8 +83,7 @@ def explain_sink_growth(ctx: Context) -> Proof:
     checks: list[Para] = [
         para(f"R' is positive recurrent: its {facts.reduced} certificate passed its own exact check against R' rebuilt "
              "from this network."),
-        para("Rate inequality: f + A'g >= ", Math(frac_tex(facts.rate)), f" on every one of the {facts.regions} regions of "
-             "R' (bounded ones included; f and A'g are constant on each)."),
+        para("Rate inequality: f + A'g >= ", Math(frac_tex(facts.rate)), f" {checked_on(facts.regions, facts.cells)}."),
         para("The rate exceeds the capacity: ", Math(f"{frac_tex(facts.rate)} > {frac_tex(facts.capacity)}"), "."),
     ]
     body = Section("The sink and the reduced network", (
@@ -122,9 +121,8 @@ def _explain_set(ctx: Context, red: Reduction, w: list[Fraction], facts: SinkGro
     checks: list[Para] = [
         para(f"R' is positive recurrent: its {facts.reduced} certificate passed its own exact check against R' rebuilt "
              "from this network."),
-        para(f"Rate inequalities: f_H + A'g_H >= c_H on every one of the {facts.regions} regions of R' for G and for each "
-             "listed subset (bounded regions included); an unlisted subset's c_H is its constant inflow, a lower bound "
-             "of f_H at every state."),
+        para(f"Rate inequalities: f_H + A'g_H >= c_H for G and for each listed subset, {checked_on(facts.regions, facts.cells)}; "
+             "an unlisted subset's c_H is its constant inflow, a lower bound of f_H at every state."),
         para("Every rate exceeds its capacity (the table)."),
         para(f"G can be filled from empty by the routing sets that lie inside {name}: streams, or the feedback of a station "
              "of R' that a stream reaches while R' is empty (a relay)."),

@@ -283,6 +283,7 @@ def iter_regions(
     levels: Mapping[int, int] | None = None,
     deadline: float | None = None,
     symmetry: Symmetry | None = None,
+    within: Sequence[tuple[int, int, int]] = (),
 ) -> Iterator[Region]:
     """The regions of :func:`enumerate_regions`, one at a time (a generator: memory stays flat as they stream).
 
@@ -296,6 +297,10 @@ def iter_regions(
         A ``time.perf_counter()`` value.
     symmetry : Symmetry, optional
         Station classes: yield the regions that meet the sorted chamber only.
+    within : sequence of (int, int, int), optional
+        Difference constraints ``x_u - x_v <= c`` on DBM nodes (0 the origin, station a at a + 1): only the
+        regions of the listing that meet them are yielded, each cut to them (for a set the levels fix exactly,
+        such as one cell of :mod:`certify.exact.cell_rates`, the regions are whole).
 
     Yields
     ------
@@ -427,6 +432,8 @@ def iter_regions(
     start: list[list[int]] | None = empty_dbm(J)
     for a, b in symmetry.chamber() if symmetry is not None else ():
         start = tighten(start, a + 1, b + 1, 0) if start is not None else None  # x_a <= x_b
+    for u, v, c in within:
+        start = tighten(start, u, v, c) if start is not None else None
     if start is not None:
         yield from rec_sets(start, 0, ())
 

@@ -20,6 +20,7 @@ from itertools import combinations
 
 from ..certificates.kinds.sink_drain import sink_drain_certificate
 from ..core.clock import earliest, within
+from ..exact.cell_rates import checked_text
 from ..exact.drain import check_sink_drain, directions, excess_network, largest_drain_rate, tie_excess
 from ..exact.facts import Check, SinkDrainFacts
 from ..exact.sink import Subset
@@ -198,7 +199,7 @@ class SinkDrain(JsqStage):
                     "subset of them while it holds their longest queues less than what it serves")
         return decide(
             Decision("stable", "markovian", "sink-drain certificate", cert),
-            f"{what} (u + A'g <= rate at every state of it, checked exactly on {chk.facts.regions} regions): "
+            f"{what} (u + A'g <= rate at every state of it, checked exactly {checked_text(chk.facts.regions, chk.facts.cells)}): "
             "the chain is positive recurrent, for exponential laws and the given tie-breaking "
             "(docs/math/drain.md)",
         )

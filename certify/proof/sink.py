@@ -23,6 +23,7 @@ from ..certificates import nested_verdict
 from ..certificates.kinds.sink_growth import sink_growth_certificate
 from ..core.clock import earliest, within
 from ..core.model import Network
+from ..exact.cell_rates import checked_text
 from ..exact.facts import Check, SinkGrowthFacts
 from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
@@ -256,7 +257,7 @@ class SinkGrowth(JsqStage):
             grows = f"the shortest of {name} grows"
         return decide(
             Decision("unstable", "markovian", "sink-growth certificate", cert),
-            f"{what} (f + A'g >= rate at every state of it, checked exactly on {chk.facts.regions} regions): {grows} "
+            f"{what} (f + A'g >= rate at every state of it, checked exactly {checked_text(chk.facts.regions, chk.facts.cells)}): {grows} "
             "without bound with positive probability, so the chain is not positive recurrent, for exponential laws and "
             "the given tie-breaking (docs/math/sink.md)",
         )

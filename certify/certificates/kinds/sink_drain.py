@@ -48,15 +48,21 @@ def sink_drain_claims(f: SinkDrainFacts) -> JsonObject:
     Returns
     -------
     dict
-        ``rate``, ``capacity``, ``regions``, ``delta`` (W's), for a set ``subsets``, and ``tie_excess`` (eps_t by
-        station) when ties with the sinks send R' more than it sends itself.
+        ``rate``, ``capacity``, ``cells`` (when checked cell by cell) and ``regions`` (those listed), ``delta``
+        (W's), for a set ``subsets``, and ``tie_excess`` (eps_t by station) when ties with the sinks send R' more
+        than it sends itself.
 
     Examples
     --------
-    >>> sink_drain_claims(SinkDrainFacts(Fraction(2, 5), Fraction(1, 2), 7, Fraction(1, 8)))
+    >>> sink_drain_claims(SinkDrainFacts(Fraction(2, 5), Fraction(1, 2), 0, Fraction(1, 8), cells=4))
+    {'rate': '2/5', 'capacity': '1/2', 'cells': 4, 'regions': 0, 'delta': '1/8'}
+    >>> sink_drain_claims(SinkDrainFacts(Fraction(2, 5), Fraction(1, 2), 7, Fraction(1, 8)))  # checked by regions
     {'rate': '2/5', 'capacity': '1/2', 'regions': 7, 'delta': '1/8'}
     """
-    out: JsonObject = {"rate": q(f.rate), "capacity": q(f.capacity), "regions": f.regions, "delta": q(f.delta)}
+    out: JsonObject = {"rate": q(f.rate), "capacity": q(f.capacity)}
+    if f.cells:
+        out["cells"] = f.cells
+    out.update({"regions": f.regions, "delta": q(f.delta)})
     if f.sinks:
         out["subsets"] = [{"set": list(H), "rate": q(c), "capacity": q(m)} for H, c, m in f.subsets]
     if f.excess:

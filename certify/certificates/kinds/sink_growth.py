@@ -50,14 +50,20 @@ def sink_growth_claims(f: SinkGrowthFacts) -> JsonObject:
     Returns
     -------
     dict
-        ``rate``, ``capacity``, ``regions`` and ``reduced`` (the nested certificate's kind).
+        ``rate``, ``capacity``, ``cells`` (when checked cell by cell) and ``regions`` (those listed), and
+        ``reduced`` (the nested certificate's kind).
 
     Examples
     --------
-    >>> sink_growth_claims(SinkGrowthFacts(Fraction(3, 5), Fraction(1, 2), 7, "fluid-flow"))
+    >>> sink_growth_claims(SinkGrowthFacts(Fraction(3, 5), Fraction(1, 2), 0, "fluid-flow", cells=4))
+    {'rate': '3/5', 'capacity': '1/2', 'cells': 4, 'regions': 0, 'reduced': 'fluid-flow'}
+    >>> sink_growth_claims(SinkGrowthFacts(Fraction(3, 5), Fraction(1, 2), 7, "fluid-flow"))  # checked by regions
     {'rate': '3/5', 'capacity': '1/2', 'regions': 7, 'reduced': 'fluid-flow'}
     """
-    out: JsonObject = {"rate": q(f.rate), "capacity": q(f.capacity), "regions": f.regions, "reduced": f.reduced}
+    out: JsonObject = {"rate": q(f.rate), "capacity": q(f.capacity)}
+    if f.cells:
+        out["cells"] = f.cells
+    out.update({"regions": f.regions, "reduced": f.reduced})
     if f.sinks:
         out["subsets"] = [{"set": list(H), "rate": q(c), "capacity": q(m)} for H, c, m in f.subsets]
     return out
@@ -217,7 +223,10 @@ def read_functions(chain: Chain, cert: Mapping[str, Any], w: Sequence[Fraction])
     Returns
     -------
     dict
-        The checker's keywords ``table``, ``fast``, ``K`` and ``subsets`` (those present).
+        The checker's keywords ``table``, ``fast``, ``K`` and ``subsets`` (those present), and ``by="regions"``
+        for a certificate whose claims name regions but no cells: written before the cell check
+        (:mod:`certify.exact.cell_rates`), it is checked region by region, as it was then (both checks accept
+        the same functions; only the claims they derive differ).
 
     Raises
     ------
@@ -239,6 +248,9 @@ def read_functions(chain: Chain, cert: Mapping[str, Any], w: Sequence[Fraction])
     for _, wH, _, tH in kwargs.get("subsets", ()):
         coefficients += [*wH, *(tH.values() if tH is not None else ())]
     bounded_denominator(coefficients, "weights", "the weights and the table")
+    claims = cert.get("claims")
+    if isinstance(claims, Mapping) and "regions" in claims and "cells" not in claims:
+        kwargs["by"] = "regions"
     return kwargs
 
 

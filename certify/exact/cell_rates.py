@@ -1,0 +1,467 @@
+"""Rate inequalities checked cell by cell: f + A'g >= c or u + A'g <= c without listing R''s regions.
+
+docs/math/cells.md states the bound and proves it.  A *cell* of a chain with levels L_a (the table's clip level
+K_a at its stations, 0 elsewhere) fixes z_a = min(x_a, L_a + 1) at every station: the empty stations, the
+table's cell min(x_F, K) and, for every jump, the table's cell after it are then fixed; only the JSQ decisions
+between stations whose queues the cell does not fix may vary.  Each move of the generator (an arrival stream, a
+service, a feedback) is bounded on its own by the best (drain) or worst (growth) of the stations it may join on
+the cell, which is where the per-region check spends its time: a chain of seven stations has about twenty regions
+per cell of a box.  A cell whose bound fails is checked region by region
+(:func:`certify.exact.rates.rate_failure` on its regions), so a function passes here exactly when it passes on
+every region: the check is the same, only faster.
+
+Exponential chains only (the sink kinds' R').  Pure Python, integers and rationals only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
+from math import lcm, prod
+from typing import Literal
+
+from ..markov.chain import Chain
+from ..markov.drift import Clip, RegionDrift, clip_levels, compile_drifts
+from ..markov.jumps import _Rates
+from ..markov.regions import POLL_EVERY, check_deadline, iter_regions
+from .growth import growth_levels
+from .rates import rate_failure
+
+__all__ = ["MAX_CELLS", "CellCheck", "Claim", "cell_levels", "cell_count", "cell_constraints", "cell_bound",
+           "cell_rate_failure", "by_cells", "claims_failure", "checked_text"]
+
+#: The most cells the check visits; a function whose cells are more (a long R' with a small table) is checked
+#: region by region instead.
+MAX_CELLS = 4_000_000
+
+#: "No upper bound" on a queue the cell does not fix.
+_FREE = 1 << 60
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    """What :func:`cell_rate_failure` found: the first failure (or None), the cells, and the cells split into regions.
+
+    Attributes
+    ----------
+    failure : str or None
+        ``"f + A g = v < c = b on the region ..."`` for the first region that fails, or None.
+    cells : int
+        The cells visited.
+    split : int
+        The cells whose bound did not hold and were checked region by region.
+    regions : int
+        The regions of those cells.
+
+    Examples
+    --------
+    >>> CellCheck(None, 12, 0, 0).failure is None
+    True
+    """
+
+    failure: str | None
+    cells: int
+    split: int
+    regions: int
+
+
+def cell_levels(chain: Chain, fast: Sequence[int], K: Clip) -> tuple[int, ...]:
+    """The level L_a of every station: the table's clip level at its stations, 0 at the others.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
+
+    Returns
+    -------
+    tuple of int
+        L_a per station; a cell gives each station a value in 0..L_a or "L_a + 1 or more".
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2", "3"), (F(1),) * 3, (((0, 1, 2), F(1)),), (), (F(1),) * 3)
+    >>> cell_levels(ch, [2], 3)
+    (0, 0, 3)
+    """
+    levels = [0] * chain.J
+    for a, k in zip(fast, clip_levels(fast, K)):
+        levels[a] = k
+    return tuple(levels)
+
+
+def cell_count(chain: Chain, fast: Sequence[int], K: Clip) -> int:
+    """The number of cells: the product of L_a + 2 over the stations.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
+
+    Returns
+    -------
+    int
+        The cells :func:`cell_rate_failure` visits.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2", "3"), (F(1),) * 3, (((0, 1, 2), F(1)),), (), (F(1),) * 3)
+    >>> cell_count(ch, [2], 3)
+    20
+    """
+    return prod(k + 2 for k in cell_levels(chain, fast, K))
+
+
+def cell_constraints(z: Sequence[int], levels: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
+    """The cell z as difference constraints on DBM nodes: x_a = z_a, or x_a >= L_a + 1 where z_a = L_a + 1.
+
+    Parameters
+    ----------
+    z : sequence of int
+        The cell.
+    levels : sequence of int
+        L_a per station.
+
+    Returns
+    -------
+    tuple of (int, int, int)
+        (u, v, c) meaning x_u - x_v <= c (node 0 the origin, station a at node a + 1).
+
+    Examples
+    --------
+    >>> cell_constraints((0, 3), (1, 2))     # x1 = 0, x2 >= 3
+    ((1, 0, 0), (0, 1, 0), (0, 2, -3))
+    """
+    out: list[tuple[int, int, int]] = []
+    for a, (v, L) in enumerate(zip(z, levels)):
+        if v <= L:
+            out += [(a + 1, 0, v), (0, a + 1, -v)]
+        else:
+            out.append((0, a + 1, -v))
+    return tuple(out)
+
+
+class _Moves:
+    """The chain's moves, each with the sets it may route into: arrivals, services, feedback (scaled rates)."""
+
+    def __init__(self, chain: Chain):
+        rates = _Rates(chain)
+        self.rates = rates
+        self.total = [int(r * chain.scale) for r in rates.rate_of]
+        self.arrivals = [(C, k) for C, k in rates.arrivals]
+        # per station: (feedback set, rate index, whether the set compares after the departure)
+        self.feedback = [[(C, k, i in C and len(C) > 1) for C, k in rates.feedback[i]] for i in range(chain.J)]
+        self.leave = rates.leave
+
+
+def _candidates(C: tuple[int, ...], z: Sequence[int], top: Sequence[bool], shift: int | None
+                ) -> tuple[tuple[int, ...], bool]:
+    """The stations of C that are a shortest one (of x, or of x - e_shift) at some state of the cell; whether fixed.
+
+    The set is exact (the tied-shortest set at every state of the cell) when no station of it is at its top level.
+    """
+    lows = [z[b] - (1 if b == shift else 0) for b in C]
+    fixed = [v for v, b in zip(lows, C) if not top[b]]
+    m = min(fixed) if fixed else _FREE
+    cand = tuple(b for v, b in zip(lows, C) if v <= m)
+    return cand, not any(top[b] for b in cand)
+
+
+def cell_bound(chain: Chain, z: Sequence[int], levels: Sequence[int], W: Sequence[int],
+               T: Mapping[tuple[int, ...], int] | None, fast: Sequence[int], K: Sequence[int],
+               side: Literal["at least", "at most"], moves: _Moves | None = None) -> int:
+    """A bound on A'g (times the scale) at every state of the cell z: >= all of them (drain), <= all (growth).
+
+    Parameters
+    ----------
+    chain : Chain
+        An exponential chain.
+    z : sequence of int
+        The cell: z_a = min(x_a, L_a + 1).
+    levels : sequence of int
+        L_a per station (:func:`cell_levels`).
+    W : sequence of int
+        g's weights (integers over a common denominator D).
+    T : dict or None
+        g's table over min(x_fast, K) (integers over D), or None.
+    fast : sequence of int
+        The table's stations.
+    K : sequence of int
+        Their clip levels.
+    side : {"at least", "at most"}
+        "at most": an upper bound (every move at its largest); "at least": a lower bound.
+    moves : _Moves, optional
+        The chain's moves (built when not given).
+
+    Returns
+    -------
+    int
+        The bound times ``chain.scale * D``.
+
+    Examples
+    --------
+    Two stations of rate 1 sharing a stream of rate 1, g = x_1 - x_2, both queues 2 or more: the services give
+    -1 + 1 and the arrival +1 or -1 (it may join either), so A'g lies in [-1, 1].
+
+    >>> from fractions import Fraction as F
+    >>> ch = Chain(("1", "2"), (F(1), F(1)), (((0, 1), F(1)),), (), (F(1), F(1)))
+    >>> [F(cell_bound(ch, (2, 2), (1, 1), [1, -1], None, [], [], side), ch.scale) for side in ("at most", "at least")]
+    [Fraction(1, 1), Fraction(-1, 1)]
+    """
+    mv = moves or _Moves(chain)
+    top = [v > L for v, L in zip(z, levels)]
+    pos = {a: k for k, a in enumerate(fast)}
+    cell = tuple(min(z[a], k) for a, k in zip(fast, K))
+    here = T[cell] if T is not None else 0
+    pick = max if side == "at most" else min
+
+    def change(d: Sequence[tuple[int, int]]) -> int:
+        out = sum(W[a] * s for a, s in d)
+        if T is not None:
+            to = list(cell)
+            moved = False
+            for a, s in d:
+                k = pos.get(a)
+                if k is not None:
+                    to[k] = min(z[a] + s, K[k])
+                    moved = True
+            if moved:
+                out += T[tuple(to)] - here
+        return out
+
+    def routed(C: tuple[int, ...], k: int, frm: int | None, shifted: bool) -> int:
+        cand, exact = _candidates(C, z, top, frm if shifted else None)
+
+        def jump(j: int) -> tuple[tuple[int, int], ...]:
+            if frm is None:
+                return ((j, 1),)
+            return () if j == frm else ((frm, -1), (j, 1))
+
+        if exact:
+            return sum(r * change(jump(j)) for j, r in mv.rates.split(cand, k))
+        return mv.total[k] * pick(change(jump(j)) for j in cand)
+
+    num = sum(routed(C, k, None, False) for C, k in mv.arrivals)
+    for i in range(chain.J):
+        if z[i] == 0:
+            continue
+        if mv.leave[i]:
+            num += mv.leave[i] * change(((i, -1),))
+        for C, k, shifted in mv.feedback[i]:
+            num += routed(C, k, i, shifted)
+    return num
+
+
+def cell_rate_failure(chain: Chain, rate_of: Callable[[tuple[int, ...]], Fraction], w: Sequence[Fraction],
+                      bound: Fraction, table: Mapping[tuple[int, ...], Fraction] | None, fast: Sequence[int], K: Clip,
+                      side: Literal["at least", "at most"], deadline: float | None = None,
+                      names: tuple[str, str] = ("f", "c"), stage: str = "the exact check of a rate inequality"
+                      ) -> CellCheck:
+    """Check ``rate + A'g`` against ``bound`` at every state, cell by cell (regions only where a cell's bound fails).
+
+    Parameters
+    ----------
+    chain : Chain
+        An exponential chain.
+    rate_of : callable
+        The rate on a cell, from its empty stations (sorted); called once per set of empty stations.
+    w : sequence of Fraction
+        g's weights, one per station.
+    bound : Fraction
+        c.
+    table : dict or None
+        g's bounded table over min(x_fast, K), or None (g linear).
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
+    side : {"at least", "at most"}
+        ``rate + A'g >= c`` (growth) or ``<= c`` (drain) at every state.
+    deadline : float, optional
+        A ``time.perf_counter()`` value; the loop raises TimeLimitReached past it.
+    names : (str, str)
+        How the failure names the rate and the bound.
+    stage : str
+        What the time-limit message says was stopped.
+
+    Returns
+    -------
+    CellCheck
+        The first failing region's message (as :func:`~certify.exact.rates.rate_failure` words it) or None, and
+        the counts.
+
+    Examples
+    --------
+    An M/M/1 queue (rate 1/2 in, 1 out) with f its busy indicator and g = x: f + A'g = 1/2 at every state.
+
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> busy = lambda empty: Fraction(0) if 0 in empty else Fraction(1)
+    >>> cell_rate_failure(mm1, busy, [Fraction(1)], Fraction(1, 2), None, [], 0, "at most")
+    CellCheck(failure=None, cells=2, split=0, regions=0)
+    >>> cell_rate_failure(mm1, busy, [Fraction(1)], Fraction(2, 5), None, [], 0, "at most").failure[:27]
+    'f + A g = 1/2 > c = 2/5 on '
+    """
+    levels = cell_levels(chain, fast, K)
+    Ks = list(clip_levels(fast, K))
+    D = 1
+    for v in [*w, *(table.values() if table is not None else ())]:
+        D = lcm(D, v.denominator)
+    W = [int(v * D) for v in w]
+    T = {c: int(v * D) for c, v in table.items()} if table is not None else None
+    unit = chain.scale * D
+    moves = _Moves(chain)
+    rates: dict[tuple[int, ...], Fraction] = {}
+    cells = split = listed = 0
+    for z in product(*(range(L + 2) for L in levels)):
+        if deadline is not None and cells % POLL_EVERY == 0:
+            check_deadline(deadline, stage)
+        cells += 1
+        empty = tuple(a for a, v in enumerate(z) if v == 0)
+        f = rates.get(empty)
+        if f is None:
+            f = rates[empty] = rate_of(empty)
+        num = cell_bound(chain, z, levels, W, T, fast, Ks, side, moves)
+        lhs = num * f.denominator * bound.denominator + f.numerator * unit * bound.denominator
+        rhs = bound.numerator * unit * f.denominator
+        if not ((lhs < rhs) if side == "at least" else (lhs > rhs)):
+            continue
+        # the bound fails on this cell: its regions, each exactly
+        split += 1
+        regions = list(iter_regions(chain, dict(zip(fast, Ks)), deadline=deadline,
+                                    within=cell_constraints(z, levels)))
+        listed += len(regions)
+        bad = rate_failure(chain, compile_drifts(chain, regions, deadline=deadline), rate_of, w, bound, table, fast, K,
+                           side, deadline, names, stage)
+        if bad is not None:
+            return CellCheck(bad, cells, split, listed)
+    return CellCheck(None, cells, split, listed)
+
+
+def by_cells(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
+    """Whether the cell check applies: an exponential chain with at most :data:`MAX_CELLS` cells.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    fast : sequence of int
+        The table's stations.
+    K : int or tuple of int
+        The table's clip level (or one per fast station).
+
+    Returns
+    -------
+    bool
+        True: :func:`cell_rate_failure`; False: region by region.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> by_cells(Chain(("1",), (F(1),), (((0,), F(1, 2)),), (), (F(1),)), [0], 3)
+    True
+    """
+    return not chain.has_phases and cell_count(chain, fast, K) <= MAX_CELLS
+
+
+Claim = tuple[str, Callable[[tuple[int, ...]], Fraction], Sequence[Fraction], Fraction,
+              "Mapping[tuple[int, ...], Fraction] | None"]
+
+
+def claims_failure(chain: Chain, claims: Sequence[Claim], fast: Sequence[int], K: Clip,
+                   side: Literal["at least", "at most"], by: Literal["cells", "regions"] = "cells",
+                   drifts: Sequence[RegionDrift] | None = None, deadline: float | None = None,
+                   names: tuple[str, str] = ("f", "c"), stage: str = "the exact check of a rate inequality"
+                   ) -> CellCheck:
+    """Check rate inequalities that share a table's stations and levels: cell by cell, or region by region.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain.
+    claims : sequence of (str, callable, sequence of Fraction, Fraction, dict or None)
+        (prefix of a failure, rate on a set of empty stations, weights, c, table) per inequality, in order.
+    fast : sequence of int
+        The tables' stations.
+    K : int or tuple of int
+        Their clip level (or one per fast station).
+    side : {"at least", "at most"}
+        ``rate + A'g >= c`` or ``<= c`` at every state.
+    by : {"cells", "regions"}
+        "cells" (:func:`cell_rate_failure`, where :func:`by_cells` allows it) or every region
+        (:func:`~certify.exact.rates.rate_failure`: how certificates written before the cell check were checked).
+    drifts : sequence of RegionDrift, optional
+        Every region refined by the levels (listed here when needed and not given).
+    deadline : float, optional
+        A ``time.perf_counter()`` value.
+    names : (str, str)
+        How a failure names the rate and the bound.
+    stage : str
+        What the time-limit message says was stopped.
+
+    Returns
+    -------
+    CellCheck
+        The first failure (with its claim's prefix) or None; the cells (0 when checked by regions), the cells split
+        and the regions listed.
+
+    Examples
+    --------
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> busy = lambda empty: Fraction(0) if 0 in empty else Fraction(1)
+    >>> one = [("", busy, [Fraction(1)], Fraction(1, 2), None)]
+    >>> claims_failure(mm1, one, [], 0, "at most"), claims_failure(mm1, one, [], 0, "at most", by="regions")
+    (CellCheck(failure=None, cells=2, split=0, regions=0), CellCheck(failure=None, cells=0, split=0, regions=2))
+    """
+    if by == "cells" and by_cells(chain, fast, K):
+        split = listed = cells = 0
+        for prefix, rate_of, w, c, table in claims:
+            got = cell_rate_failure(chain, rate_of, w, c, table, fast, K, side, deadline, names, stage)
+            cells, split, listed = got.cells, split + got.split, listed + got.regions
+            if got.failure is not None:
+                return CellCheck(prefix + got.failure, cells, split, listed)
+        return CellCheck(None, cells, split, listed)
+    if drifts is None:
+        levels = growth_levels(chain, fast, K) if any(t is not None for *_, t in claims) else dict(chain.base_levels)
+        drifts = compile_drifts(chain, list(iter_regions(chain, levels, deadline=deadline)), deadline=deadline)
+    for prefix, rate_of, w, c, table in claims:
+        bad = rate_failure(chain, drifts, rate_of, w, c, table, fast, K, side, deadline, names, stage)
+        if bad is not None:
+            return CellCheck(prefix + bad, 0, 0, len(drifts))
+    return CellCheck(None, 0, 0, len(drifts))
+
+
+def checked_text(regions: int, cells: int) -> str:
+    """What a rate inequality was checked on, for a verdict's sentence: the cells (and regions listed) or the regions.
+
+    Parameters
+    ----------
+    regions : int
+        The regions listed.
+    cells : int
+        The cells checked (0: checked region by region).
+
+    Returns
+    -------
+    str
+        E.g. ``on 25 cells`` or ``on 27 regions``.
+
+    Examples
+    --------
+    >>> checked_text(27, 0), checked_text(0, 25), checked_text(4, 25)
+    ('on 27 regions', 'on 25 cells', "on 25 cells (4 regions where a cell's bound did not hold)")
+    """
+    if not cells:
+        return f"on {regions} regions"
+    return f"on {cells} cells" + (f" ({regions} regions where a cell's bound did not hold)" if regions else "")
