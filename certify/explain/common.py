@@ -314,7 +314,7 @@ def checked_on(regions: int, cells: int) -> str:
     --------
     >>> checked_on(27, 0)
     "on every one of the 27 regions of R' (bounded ones included; the rates and A'g are constant on each)"
-    >>> checked_on(0, 25)[:58]
+    >>> checked_on(0, 25)[:59]
     "at every state of R', cell by cell: on each of the 25 cells"
     """
     if not cells:
