@@ -196,20 +196,19 @@ def _sink_box(net):
     from certify.exact.sink import check_sink_growth, reduced_network
     from certify.markov.chain import compile_chain
     from certify.proof.context import ProofContext, RunState
-    from certify.proof.poisson import _box, listed
+    from certify.proof.poisson import box
     from certify.proof.result import Result
 
     ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
     red = reduced_network(net, "s")
     chain = compile_chain(red.network)
     K = (6, 4)
-    got = _box(ctx, red, chain, K, time.perf_counter() + 60, listed(chain))
-    assert got is not None and got[1] is not None and got[1].growth is not None
-    drifts, rates = got[0], got[1]
+    _, rates = box(ctx, red, chain, K, time.perf_counter() + 60)
+    assert rates.growth is not None
     w, table, rate = rates.growth
     sub = _prove(red.network)
     fast = list(range(chain.J))
-    chk = check_sink_growth(net, "s", w, rate, nested_verdict(red.network, sub), table, fast, K, drifts=drifts)
+    chk = check_sink_growth(net, "s", w, rate, nested_verdict(red.network, sub), table, fast, K)
     assert chk.ok, chk.failures
     return sink_growth_certificate(net, "s", w, rate, sub, chk, table, fast, K, ())
 

@@ -122,7 +122,7 @@ def test_a_cell_whose_bound_fails_is_checked_region_by_region(monkeypatch):
     rng = random.Random(7)
     w, table, fast, K = _random_function(chain, rng, full=False)
     u = lambda empty: drain_rate(red, chain, red.sinks, empty)  # noqa: E731
-    monkeypatch.setattr(cell_rates, "cell_bound", lambda *a, **k: 10**30)
+    monkeypatch.setattr(cell_rates._Bounds, "bound", lambda *a, **k: 10**30)
     drifts = compile_drifts(chain, list(iter_regions(chain, growth_levels(chain, fast, K))))
     for c in (Fraction(100), Fraction(-100)):
         got = cell_rate_failure(chain, u, w, c, table, fast, K, "at most")

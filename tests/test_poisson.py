@@ -28,7 +28,6 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.poisson import poisson_try
 from certify.proof.result import Result
 from certify.search.drain import solve_reduced_lyapunov
-from certify.search.sink import rate_rows
 from tests import independent
 from tests.test_separable import at_load, throughput
 
@@ -36,7 +35,7 @@ DATA = Path(__file__).parent / "data" / "networks"
 
 
 def _try(net):
-    """The Poisson try on the sink s of ``net``: (levels, regions, candidates) and R''s chain."""
+    """The Poisson try on the sink s of ``net``: (levels, cells, candidates) and R''s chain."""
     ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
     red = reduced_network(net, "s")
     chain = compile_chain(red.network)
@@ -53,24 +52,23 @@ def _exact_inflow(net) -> F:
 def below():
     """One gadget at 0.995 of its exact boundary, the Poisson try's drain candidate and its exact check."""
     net = at_load(1, 0.995)
-    (K, drifts, rates), red, chain = _try(net)
+    (K, _, rates), red, chain = _try(net)
     P, _ = solve_reduced_lyapunov(chain, compile_drifts(chain))
     w, table, rate = rates.drain
     fast = list(range(chain.J))
-    chk = check_sink_drain(net, "s", P, w, rate, table, fast, K, drifts=drifts)
-    return net, chk, sink_drain_certificate(net, "s", P, w, rate, chk, table, fast, K, []).to_json(), (drifts, red, chain)
+    chk = check_sink_drain(net, "s", P, w, rate, table, fast, K)
+    return net, chk, sink_drain_certificate(net, "s", P, w, rate, chk, table, fast, K, []).to_json(), (red, chain)
 
 
 @pytest.fixture(scope="module")
 def above():
     """One gadget at 1.005 of its exact boundary, the Poisson try's growth candidate and its exact check."""
     net = at_load(1, 1.005)
-    (K, drifts, rates), red, chain = _try(net)
+    (K, _, rates), red, chain = _try(net)
     sub = certify.prove(red.network, time_limit=60, simulate=False)
     w, table, rate = rates.growth
     fast = list(range(chain.J))
-    chk = check_sink_growth(net, "s", w, rate, nested_verdict(red.network, sub.certificate), table, fast, K,
-                            drifts=drifts)
+    chk = check_sink_growth(net, "s", w, rate, nested_verdict(red.network, sub.certificate), table, fast, K)
     return net, chk, sink_growth_certificate(net, "s", w, rate, sub.certificate, chk, table, fast, K, ()).to_json()
 
 
@@ -95,22 +93,20 @@ def test_the_drain_certificate_holds_state_by_state(below):
 
 def test_u_plus_the_generator_of_g_is_the_same_on_every_state_of_the_box(below):
     """The construction's identity: on the box, u + A'g is one number (pi_K(u) + w . pi_K(d)), up to rounding."""
-    _, _, cert, (drifts, red, chain) = below
+    _, _, cert, (red, chain) = below
     from certify.exact.drain import drain_rate
-    from certify.search.poisson import box_rows
+    from certify.search.cell_rows import CellRows
 
     K = tuple(cert["table"]["K"])
-    fast = [chain.ids.index(i) for i in cert["table"]["fast"]]
-    assert fast == list(range(chain.J))  # a table over every station of R'
-    M, B, _, pos = rate_rows(chain, drifts, fast, K, lambda e: drain_rate(red, chain, red.sinks, e))
-    u = np.array([float(drain_rate(red, chain, red.sinks, d.region.empty)) for d in drifts])
+    assert [chain.ids.index(i) for i in cert["table"]["fast"]] == list(range(chain.J))  # every station of R'
+    rows = CellRows(chain, K, [lambda e: drain_rate(red, chain, red.sinks, e)])
     w = np.array([float(F(cert["weights"][i])) for i in chain.ids])
-    T = np.zeros(len(pos))
+    T = np.zeros(rows.columns)
+    stride = [int(np.prod([k + 1 for k in K[a + 1:]])) for a in range(chain.J)]
     for cell, v in cert["table"]["values"].items():
-        T[pos[tuple(int(c) for c in cell.split(","))]] = float(F(v))
-    box = box_rows(drifts, fast, K, pos)
-    values = (u + M @ w + B @ T)[box]
-    assert values.max() - values.min() < 1e-4
+        T[sum(int(c) * s for c, s in zip(cell.split(","), stride))] = float(F(v))
+    values, _ = rows.values(rows.rates[0], w, T, -1)
+    assert len(rows.box) == rows.columns and values[rows.box].max() - values[rows.box].min() < 1e-4
 
 
 def test_a_growth_candidate_half_a_percent_above_the_boundary_passes_and_stays_below_the_exact_rate(above):
@@ -152,21 +148,20 @@ def test_a_box_certificate_with_bad_levels_is_refused(above, levels, rule):
     assert any("K" in f and rule in f for f in res.failures), res.failures
 
 
-def test_a_box_is_sized_under_the_stages_region_bound_whatever_the_time_left():
-    """With an hour left, a box of R' listing 20 regions per state (seven stations) stays under BOX_REGIONS regions,
-    itself under the sink stages' SINK_REGIONS, and one listing a region per state under POISSON_STATES."""
-    from certify.proof.poisson import BOX_REGIONS, _states
-    from certify.proof.sink_rows import SINK_REGIONS
+def test_a_box_is_sized_under_its_cell_bound_whatever_the_time_left():
+    """With an hour left, a box of R' with four cells per state stays under BOX_CELLS cells, and one with a cell per
+    state under POISSON_STATES states."""
+    from certify.proof.poisson import BOX_CELLS, _states
     from certify.search.poisson import POISSON_STATES
 
     later = time.perf_counter() + 3600
-    assert _states(later, 20) * 20 <= BOX_REGIONS < SINK_REGIONS
+    assert _states(later, 4) * 4 <= BOX_CELLS
     assert _states(later, 1) == POISSON_STATES
 
 
 def test_a_box_is_sized_to_the_time_left_with_its_check():
-    """Ten seconds left allow at most 10 / SECONDS_PER_REGION regions, and a past stop no state at all."""
-    from certify.proof.poisson import SECONDS_PER_REGION, _states
+    """Ten seconds left allow at most 10 / SECONDS_PER_CELL cells, and a past stop no state at all."""
+    from certify.proof.poisson import SECONDS_PER_CELL, _states
 
-    assert _states(time.perf_counter() + 10, 5) * 5 <= 10 / SECONDS_PER_REGION
+    assert _states(time.perf_counter() + 10, 5) * 5 <= 10 / SECONDS_PER_CELL
     assert _states(time.perf_counter() - 1, 5) == 0

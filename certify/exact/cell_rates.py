@@ -153,35 +153,88 @@ def cell_constraints(z: Sequence[int], levels: Sequence[int]) -> tuple[tuple[int
     return tuple(out)
 
 
-class _Moves:
-    """The chain's moves, each with the sets it may route into: arrivals, services, feedback (scaled rates)."""
+class _Bounds:
+    """The cell bounds of one function g on one chain: its moves, the table as a flat list, the candidates' memo.
 
-    def __init__(self, chain: Chain):
-        rates = _Rates(chain)
-        self.rates = rates
-        self.total = [int(r * chain.scale) for r in rates.rate_of]
-        self.arrivals = [(C, k) for C, k in rates.arrivals]
-        # per station: (feedback set, rate index, whether the set compares after the departure)
-        self.feedback = [[(C, k, i in C and len(C) > 1) for C, k in rates.feedback[i]] for i in range(chain.J)]
-        self.leave = rates.leave
-
-
-def _candidates(C: tuple[int, ...], z: Sequence[int], top: Sequence[bool], shift: int | None
-                ) -> tuple[tuple[int, ...], bool]:
-    """The stations of C that are a shortest one (of x, or of x - e_shift) at some state of the cell; whether fixed.
-
-    The set is exact (the tied-shortest set at every state of the cell) when no station of it is at its top level.
+    The table's cell min(z_F, K) is kept as one column number (mixed radix over K_a + 1); a jump that moves
+    station a up or down moves it by a's stride where the cell lets a's table coordinate move (a below its level,
+    or at or under it and busy), else not at all.
     """
-    lows = [z[b] - (1 if b == shift else 0) for b in C]
-    fixed = [v for v, b in zip(lows, C) if not top[b]]
-    m = min(fixed) if fixed else _FREE
-    cand = tuple(b for v, b in zip(lows, C) if v <= m)
-    return cand, not any(top[b] for b in cand)
+
+    def __init__(self, chain: Chain, levels: Sequence[int], W: Sequence[int], T: Mapping[tuple[int, ...], int] | None,
+                 fast: Sequence[int], K: Sequence[int]):
+        J = chain.J
+        rates = _Rates(chain)
+        self.J, self.levels, self.W, self.rates = J, tuple(levels), list(W), rates
+        self.total = [int(r * chain.scale) for r in rates.rate_of]
+        self.leave = rates.leave
+        # moves into choice sets: (memo key, set, rate index, server or None, whether the set compares after the
+        # departure), the arrivals and then each station's feedback
+        self.arrivals = [(n, C, k, None, False) for n, (C, k) in enumerate(rates.arrivals)]
+        self.feedback: list[list[tuple[int, tuple[int, ...], int, int | None, bool]]] = []
+        n = len(self.arrivals)
+        for i in range(J):
+            self.feedback.append([(n + m, C, k, i, i in C and len(C) > 1) for m, (C, k) in enumerate(rates.feedback[i])])
+            n += len(rates.feedback[i])
+        self.table_level = [-1] * J  # -1: not a table station
+        self.stride = [0] * J
+        step = 1
+        for a, k in reversed(list(zip(fast, K))):
+            self.table_level[a], self.stride[a] = k, step
+            step *= k + 1
+        self.fast = list(fast)
+        if T is None:
+            self.T = [0]
+        else:
+            self.T = [0] * step
+            for c, v in T.items():
+                self.T[sum(x * self.stride[a] for x, a in zip(c, fast))] = v
+        self._cand: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, ...], tuple[tuple[int, int], ...] | None]] = {}
+
+    def _candidates(self, key: int, C: tuple[int, ...], k: int, z: Sequence[int], shift: int | None
+                    ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...] | None]:
+        """The stations of C that are a shortest one (of x, or of x - e_shift) at some state of the cell, and the
+        move's split over them (scaled rates) when the cell fixes them (no candidate above its level), else None."""
+        zc = tuple(z[b] for b in C)
+        got = self._cand.get((key, zc))
+        if got is None:
+            lows = [v - (1 if b == shift else 0) for v, b in zip(zc, C)]
+            top = [v > self.levels[b] for v, b in zip(zc, C)]
+            fixed = [v for v, t in zip(lows, top) if not t]
+            m = min(fixed) if fixed else _FREE
+            cand = tuple(b for v, b in zip(lows, C) if v <= m)
+            exact = not any(t for v, t in zip(lows, top) if v <= m)
+            got = self._cand[(key, zc)] = (cand, self.rates.split(cand, k) if exact else None)
+        return got
+
+    def bound(self, z: Sequence[int], side: Literal["at least", "at most"]) -> int:
+        """The bound on A'g (times the scale and the denominator) at every state of the cell z."""
+        W, T, tl, st = self.W, self.T, self.table_level, self.stride
+        col = sum(min(z[a], tl[a]) * st[a] for a in self.fast)
+        here = T[col]
+        up = [st[a] if z[a] < tl[a] else 0 for a in range(self.J)]
+        down = [st[a] if 0 < z[a] <= tl[a] else 0 for a in range(self.J)]
+        worst = max if side == "at most" else min
+        num = 0
+        for key, C, k, frm, shifted in [*self.arrivals, *(f for i in range(self.J) if z[i] for f in self.feedback[i])]:
+            cand, split = self._candidates(key, C, k, z, frm if shifted else None)
+            if frm is None:
+                deltas = {j: W[j] + T[col + up[j]] - here for j in cand}
+            else:
+                deltas = {j: 0 if j == frm else W[j] - W[frm] + T[col - down[frm] + up[j]] - here for j in cand}
+            if split is not None:
+                num += sum(r * deltas[j] for j, r in split)
+            else:
+                num += self.total[k] * worst(deltas.values())
+        for i in range(self.J):
+            if z[i] and self.leave[i]:
+                num += self.leave[i] * (T[col - down[i]] - here - W[i])
+        return num
 
 
 def cell_bound(chain: Chain, z: Sequence[int], levels: Sequence[int], W: Sequence[int],
                T: Mapping[tuple[int, ...], int] | None, fast: Sequence[int], K: Sequence[int],
-               side: Literal["at least", "at most"], moves: _Moves | None = None) -> int:
+               side: Literal["at least", "at most"]) -> int:
     """A bound on A'g (times the scale) at every state of the cell z: >= all of them (drain), <= all (growth).
 
     Parameters
@@ -202,8 +255,6 @@ def cell_bound(chain: Chain, z: Sequence[int], levels: Sequence[int], W: Sequenc
         Their clip levels.
     side : {"at least", "at most"}
         "at most": an upper bound (every move at its largest); "at least": a lower bound.
-    moves : _Moves, optional
-        The chain's moves (built when not given).
 
     Returns
     -------
@@ -220,48 +271,7 @@ def cell_bound(chain: Chain, z: Sequence[int], levels: Sequence[int], W: Sequenc
     >>> [F(cell_bound(ch, (2, 2), (1, 1), [1, -1], None, [], [], side), ch.scale) for side in ("at most", "at least")]
     [Fraction(1, 1), Fraction(-1, 1)]
     """
-    mv = moves or _Moves(chain)
-    top = [v > L for v, L in zip(z, levels)]
-    pos = {a: k for k, a in enumerate(fast)}
-    cell = tuple(min(z[a], k) for a, k in zip(fast, K))
-    here = T[cell] if T is not None else 0
-    pick = max if side == "at most" else min
-
-    def change(d: Sequence[tuple[int, int]]) -> int:
-        out = sum(W[a] * s for a, s in d)
-        if T is not None:
-            to = list(cell)
-            moved = False
-            for a, s in d:
-                k = pos.get(a)
-                if k is not None:
-                    to[k] = min(z[a] + s, K[k])
-                    moved = True
-            if moved:
-                out += T[tuple(to)] - here
-        return out
-
-    def routed(C: tuple[int, ...], k: int, frm: int | None, shifted: bool) -> int:
-        cand, exact = _candidates(C, z, top, frm if shifted else None)
-
-        def jump(j: int) -> tuple[tuple[int, int], ...]:
-            if frm is None:
-                return ((j, 1),)
-            return () if j == frm else ((frm, -1), (j, 1))
-
-        if exact:
-            return sum(r * change(jump(j)) for j, r in mv.rates.split(cand, k))
-        return mv.total[k] * pick(change(jump(j)) for j in cand)
-
-    num = sum(routed(C, k, None, False) for C, k in mv.arrivals)
-    for i in range(chain.J):
-        if z[i] == 0:
-            continue
-        if mv.leave[i]:
-            num += mv.leave[i] * change(((i, -1),))
-        for C, k, shifted in mv.feedback[i]:
-            num += routed(C, k, i, shifted)
-    return num
+    return _Bounds(chain, levels, W, T, fast, K).bound(z, side)
 
 
 def cell_rate_failure(chain: Chain, rate_of: Callable[[tuple[int, ...]], Fraction], w: Sequence[Fraction],
@@ -321,7 +331,7 @@ def cell_rate_failure(chain: Chain, rate_of: Callable[[tuple[int, ...]], Fractio
     W = [int(v * D) for v in w]
     T = {c: int(v * D) for c, v in table.items()} if table is not None else None
     unit = chain.scale * D
-    moves = _Moves(chain)
+    bounds = _Bounds(chain, levels, W, T, fast, Ks)
     rates: dict[tuple[int, ...], Fraction] = {}
     cells = split = listed = 0
     for z in product(*(range(L + 2) for L in levels)):
@@ -332,7 +342,7 @@ def cell_rate_failure(chain: Chain, rate_of: Callable[[tuple[int, ...]], Fractio
         f = rates.get(empty)
         if f is None:
             f = rates[empty] = rate_of(empty)
-        num = cell_bound(chain, z, levels, W, T, fast, Ks, side, moves)
+        num = bounds.bound(z, side)
         lhs = num * f.denominator * bound.denominator + f.numerator * unit * bound.denominator
         rhs = bound.numerator * unit * f.denominator
         if not ((lhs < rhs) if side == "at least" else (lhs > rhs)):

@@ -258,9 +258,9 @@ class ProofContext:
         #: each table's regions of a reduced network (a set of sinks removed), their LP rows and the drain LP's answer,
         #: by :func:`~certify.proof.sink_rows.table_key`, shared by the sink stages (None: too many regions, not listed)
         self.reduced: dict[tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...]], TableRows | None] = {}
-        #: the Poisson tables' try of each single sink (its box's levels, regions and candidates; None: not tried
-        #: for want of time or past the regions' bound), shared by the sink stages (certify.proof.poisson)
-        self.poisson: dict[tuple[str, ...], tuple[tuple[int, ...], list[RegionDrift], PoissonRates] | None] = {}
+        #: the Poisson tables' try of each single sink (its box's levels, cells and candidates; None: not tried,
+        #: R' splitting into the separable certificates' groups), shared by the sink stages (certify.proof.poisson)
+        self.poisson: dict[tuple[str, ...], tuple[tuple[int, ...], int, PoissonRates] | None] = {}
         self._flow: dict[int, Check[FluidFlowFacts]] = {}
         #: the fluid faces by whether they are one per orbit (listed by the first fluid stage that needs them)
         self.fluid_faces: dict[bool, list[FluidFace]] = {}

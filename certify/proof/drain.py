@@ -32,7 +32,7 @@ from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .poisson import poisson_found, poisson_try
 from .sink import nested_run, no_table, say_outcome, sink_name, table_tries, with_box
-from .sink_rows import box_lister, drain_bound, reduced_drifts, reduced_jumps
+from .sink_rows import drain_bound, reduced_drifts, reduced_jumps
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["DRAIN_SHARE", "NESTED_DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain"]
@@ -213,24 +213,24 @@ class SinkDrain(JsqStage):
         if got is None and time.perf_counter() < stop:
             try:
                 with within(earliest(stop, ctx.run.deadline)):
-                    got = poisson_try(ctx, red, chain, stop, box_lister(ctx, red.sinks, chain))
+                    got = poisson_try(ctx, red, chain, stop)
             except TimeLimitReached:
                 say_outcome(t, "Poisson table: stopped by the stage's share of the time limit (nothing is concluded "
                                "from it)")
                 return None
         if got is None:
             return None
-        K, drifts, rates = got
-        where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {len(drifts)} regions)"
+        K, cells, rates = got
+        where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {cells} cells)"
         if rates.drain is None:
-            say_outcome(t, f"{where}: no rate below the capacity found (its worst region {rates.drain_value:.5g}, "
+            say_outcome(t, f"{where}: no rate below the capacity found (its worst cell {rates.drain_value:.5g}, "
                            "floating point)")
             return None
         w, table, rate = rates.drain
         fast = list(range(chain.J))
         t.size = f"R' without {sink}, Poisson table, {clip_text(K)}"
         chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K,
-                               deadline=earliest(stop, ctx.run.deadline), drifts=drifts, subsets=[])
+                               deadline=earliest(stop, ctx.run.deadline), subsets=[])
         if not chk.ok:
             say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None

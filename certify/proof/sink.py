@@ -49,7 +49,6 @@ from .result import Result
 from .separable import product_estimate
 from .sink_rows import (
     SINK_REGIONS,
-    box_lister,
     drain_bound,
     listable,
     nearer_drain,
@@ -97,11 +96,12 @@ LIGHT_HORIZON = 20_000.0
 #: K = 3, 5,839 rows x 1,030 columns, 1.5 s), the larger ones take tens of seconds and bound the rate less tightly
 #: than a box (at 0.85 the table at K = 4 bounds the drain rate by 0.9892 in 49 s, a box of 32,400 states by 0.974).
 POISSON_AFTER_CELLS = 1_100
-#: Above this many stations of R' the Poisson tables come after every rate-LP table: a box of a few ten thousand
-#: states is then only three or four levels deep at each station, and J = 8 seeds 16 and 26 of bench/frontier.py
-#: (R' of seven stations), whose large LP tables decide probes of ``certify boundary``, lost them to it (bands 0.0273
-#: -> 0.0547 and 0.0137 -> 0.0219 when it came first).
-POISSON_EARLY_J = 6
+#: Above this many stations of R' the Poisson tables come after every rate-LP table.  Until stop 45 it was six: with
+#: the regions' rows a box on seven stations was slow and shallow, and J = 8 seeds 16 and 26 of bench/frontier.py
+#: lost to it the large LP tables that decide probes of ``certify boundary`` (bands 0.0273 -> 0.0547 and 0.0137 ->
+#: 0.0219 when it came first).  Over cells (certify.search.cell_rows) a box of levels 3 on seven stations is tried in
+#: about 4 s, and J = 8 seed 26 at 0.8719 (undecided before) is proved by one in 37 s.
+POISSON_EARLY_J = 8
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
@@ -264,7 +264,7 @@ class SinkGrowth(JsqStage):
 
     @staticmethod
     def _check(ctx: ProofContext, cand: SinkCandidate, sub: Result, found: RateSolution, fast: list[int], K: Clip,
-               drifts: list[RegionDrift], subsets: list[Subset], deadline: float | None
+               drifts: list[RegionDrift] | None, subsets: list[Subset], deadline: float | None
                ) -> tuple[Check[SinkGrowthFacts], RateSolution, list[Subset]]:
         """The exact check of a growth candidate, a refused one once more with every claimed rate halfway to its
         capacity (:func:`~certify.search.sink.loosened`): the last check, with the candidate and subsets it checked."""
@@ -292,20 +292,20 @@ class SinkGrowth(JsqStage):
         later = shared_stop(ctx, stop)
         try:
             with within(later):
-                got = poisson_try(ctx, red, chain, later, box_lister(ctx, red.sinks, chain))
+                got = poisson_try(ctx, red, chain, later)
         except TimeLimitReached:
             say_outcome(t, "Poisson table: stopped by the stage's share of the time limit (nothing is concluded from it)")
             return None
         if got is None:
-            say_outcome(t, f"Poisson table: not tried (R' splits into the separable certificates' groups, more than "
-                           f"{SINK_REGIONS} regions, or too little of the stage's time left for a box)")
+            say_outcome(t, "Poisson table: not tried (R' splits into the separable certificates' groups, or too "
+                           "little of the stage's time left for a box)")
             return None
-        K, drifts, rates = got
-        where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {len(drifts)} regions)"
+        K, cells, rates = got
+        where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {cells} cells)"
         if rates.growth is not None:
             fast = list(range(chain.J))
             # checked within the try's own time (it was sized for its check: poisson_try)
-            chk, found, _ = self._check(ctx, cand, sub, rates.growth, fast, K, drifts, [], later)
+            chk, found, _ = self._check(ctx, cand, sub, rates.growth, fast, K, None, [], later)
             if chk.ok:
                 t.size = f"R' without {','.join(red.sinks)}, Poisson table, {clip_text(K)}"
                 return chk, found, fast, K
@@ -315,7 +315,7 @@ class SinkGrowth(JsqStage):
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
                            "the capacity: left to the drain stage")
             return "drain"
-        say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst region "
+        say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "
                        f"{rates.growth_value:.5g}; the drain side's {rates.drain_value:.5g}, floating point)")
         return None
 

@@ -3,11 +3,11 @@
 The sink-growth stage (:mod:`certify.proof.sink`) and the sink-drain stage (:mod:`certify.proof.drain`) try the same
 tables on the same reduced network R'; what one lists (:func:`reduced_drifts`, :func:`reduced_jumps`) and solves
 (:func:`drain_bound`, the LP optima that order the next table's two LPs: :func:`nearer_drain`) is kept on
-``ctx.reduced`` by :func:`table_key`, so the other does not list or solve it again.  :func:`box_lister` gives the
-Poisson try (:mod:`certify.proof.poisson`) the same keeping.
+``ctx.reduced`` by :func:`table_key`, so the other does not list or solve it again.  (The Poisson try,
+:mod:`certify.proof.poisson`, lists no region: its boxes' rows are their cells.)
 
 Public: :func:`reduced_drifts`, :func:`reduced_jumps`, :func:`drain_bound`, :func:`nearer_drain`,
-:func:`box_lister`, :func:`table_key`, :func:`listable`, :data:`SINK_REGIONS`.
+:func:`table_key`, :func:`listable`, :data:`SINK_REGIONS`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from ..markov.regions import iter_regions
 from ..search.drain import solve_drain_rate
 from ..search.sink import JumpRows, RateSolution, TableRows, jump_rows
 from .context import ProofContext
-from .poisson import Lister
 from .separable import product_estimate
 
-__all__ = ["SINK_REGIONS", "reduced_drifts", "reduced_jumps", "drain_bound", "nearer_drain", "box_lister",
+__all__ = ["SINK_REGIONS", "reduced_drifts", "reduced_jumps", "drain_bound", "nearer_drain",
            "table_key", "listable"]
 
 #: The most regions of R' (refined) the sink stages list for one candidate.
@@ -87,47 +86,6 @@ def reduced_drifts(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain, fast
         ctx.reduced[key] = TableRows(compile_drifts(chain, regions, deadline=stop))
     rows = ctx.reduced[key]
     return None if rows is None else rows.drifts
-
-
-def box_lister(ctx: ProofContext, sinks: tuple[str, ...], chain: Chain) -> Lister:
-    """The Poisson try's lister of a box's regions and rows (:data:`certify.proof.poisson.Lister`), kept on
-    ``ctx.reduced`` as every table's are (None past :data:`SINK_REGIONS`).
-
-    Parameters
-    ----------
-    ctx : ProofContext
-        The run.
-    sinks : tuple of str
-        G.
-    chain : Chain
-        R''s chain.
-
-    Returns
-    -------
-    callable
-        (levels, deadline) -> (drifts, JumpRows) or None.
-
-    Examples
-    --------
-    >>> import time
-    >>> from fractions import Fraction as F
-    >>> from certify.core.model import Network, Station, Stream
-    >>> from certify.markov.chain import compile_chain
-    >>> from certify.proof.context import ProofContext, RunState
-    >>> from certify.proof.result import Result
-    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1))), (Stream(F(1, 2), choice=("1",)),))
-    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["table"])
-    >>> one = compile_chain(Network("r", (Station("1", F(1)),), (Stream(F(1, 2), choice=("1",)),)))
-    >>> drifts, rows = box_lister(ctx, ("2",), one)((3,), time.perf_counter() + 60)
-    >>> len(drifts), rows.B.shape, table_key(("2",), [0], (3,)) in ctx.reduced
-    (5, (5, 4), True)
-    """
-    def lister(K: tuple[int, ...], stop: float) -> tuple[list[RegionDrift], JumpRows] | None:
-        fast = list(range(chain.J))
-        drifts = reduced_drifts(ctx, sinks, chain, fast, K, stop)
-        return None if drifts is None else (drifts, reduced_jumps(ctx, sinks, chain, fast, K, drifts))
-
-    return lister
 
 
 def table_key(sinks: tuple[str, ...], fast: Sequence[int], K: Clip) -> tuple[tuple[str, ...], tuple[int, ...],

@@ -8,8 +8,9 @@ A'g(x) there is the generator A'_K of R' with the arrivals past the box blocked 
 a state whose cell is the same).  So for the Poisson solutions h_0 of A'_K h_0 = pi_K(f) - f and h_a of
 A'_K h_a = pi_K(d_a) - d_a (d_a = A'x_a, the drift of station a, and pi_K the box chain's stationary law),
 g = w'x + T(min(x, K)) with T = h_0 + sum_a w_a h_a gives f + A'g = pi_K(f) + sum_a w_a pi_K(d_a) on the whole box,
-whatever w; outside it f + A'g is affine in w region by region.  A small LP over w alone (J' + 1 columns) then
-maximises (growth) or minimises (drain) the worst region.  The functions are the certificate kinds' own
+whatever w; outside it f + A'g is affine in w on each cell once every move that the cell does not fix is at its
+worst candidate.  A small LP over w alone (J' + 1 columns) then maximises (growth) or minimises (drain) the worst
+cell.  The functions are the certificate kinds' own
 (``sink-growth``, ``sink-drain``: a table over R''s stations with a clip level per station), rounded to 2^-20;
 the exact check decides, as for every other candidate (docs/math/sink.md, docs/math/drain.md).
 
@@ -18,8 +19,11 @@ leaves the most mass at its top level (its decay from level to level predicting 
 :data:`POISSON_STATES` states.  The linear systems are solved by GMRES with an incomplete LU preconditioner
 (SciPy), in floats.
 
-Public: :func:`poisson_rates`, :func:`box_law`, :func:`box_levels`, :func:`raised_levels`, :func:`box_rows`,
-:class:`PoissonRates`, :data:`POISSON_STATES`, :data:`FIRST_STATES`.
+The rows of a box (its generator, f + A'g on every cell outside it) and the LPs over w are in
+:mod:`certify.search.cell_rows`, over the cells the exact check reads (:mod:`certify.exact.cell_rates`).
+
+Public: :func:`box_law`, :func:`box_levels`, :func:`raised_levels`, :class:`PoissonRates`, :data:`POISSON_STATES`,
+:data:`FIRST_STATES`, :data:`ROUNDING`.
 """
 
 from __future__ import annotations
@@ -27,23 +31,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
-from math import ceil, floor, prod
+from math import prod
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-from ..markov.drift import RegionDrift
 from ..markov.regions import TimeLimitReached
-from ..templates.base import round_to_grid
 from ..templates.options import MAX_CLIP_LEVEL
-from .linprog import solve_lp
 from .sink import RateSolution
 
-__all__ = ["POISSON_STATES", "FIRST_STATES", "PoissonRates", "box_levels", "raised_levels", "box_rows", "box_law",
-           "poisson_rates"]
+__all__ = ["POISSON_STATES", "FIRST_STATES", "ROUNDING", "PoissonRates", "box_levels", "raised_levels", "box_law"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
 #: bench/frontier.py at load 0.89 (R' of five stations, one process alone): boxes of 33,000, 66,000 and 120,000
@@ -54,7 +53,7 @@ POISSON_STATES = 100_000
 #: The most states of the first box, whose stationary law picks the levels of the second.
 FIRST_STATES = 8_000
 
-#: How far beyond the rounded worst region the rate is claimed (the exact check decides).
+#: How far beyond the rounded worst cell the rate is claimed (the exact check decides).
 ROUNDING = 1e-7
 
 
@@ -69,7 +68,7 @@ class PoissonRates:
     drain : (w, T, c) or None
         A drain candidate with c below ``served``.
     growth_value, drain_value : float
-        The worst region's value of each side after rounding (search guidance, never proof).
+        The worst cell's value of each side after rounding (search guidance, never proof).
 
     Examples
     --------
@@ -109,7 +108,8 @@ def box_levels(J: int, states: int) -> tuple[int, ...]:
     return (K,) * J
 
 
-def raised_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states: int) -> tuple[int, ...]:
+def raised_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states: int,
+                  start: Sequence[int] | None = None) -> tuple[int, ...]:
     """Levels raised, one at a time, where the first box's law predicts the most mass above its top level.
 
     Parameters
@@ -122,11 +122,13 @@ def raised_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states: i
         The first box's levels.
     states : int
         The most states of the new box.
+    start : sequence of int, optional
+        The levels to raise from (default ``K``; at least ``K`` at every station).
 
     Returns
     -------
     tuple of int
-        The new levels (each at least the first box's, at most MAX_CLIP_LEVEL).
+        The new levels (each at least ``start``'s, at most MAX_CLIP_LEVEL).
 
     Examples
     --------
@@ -141,7 +143,7 @@ def raised_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states: i
         below = float(pi[cells[:, a] == k - 1].sum())
         top.append(at)
         decay.append(min(0.95, max(0.2, at / below if below > 0 else 0.5)))
-    levels = list(K)
+    levels = list(start if start is not None else K)
     while True:
         # the predicted mass at each station's next level: top * decay^(levels raised so far + 1)
         gain = [top[a] * decay[a] ** (levels[a] - K[a] + 1) for a in range(len(K))]
@@ -164,7 +166,7 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None
     B : csr_matrix
         The table's rows (:func:`~certify.search.sink.rate_rows`).
     box : sequence of int
-        The region of each cell (:func:`box_rows`).
+        The row of B that is each state of the box, in the order of B's columns.
     deadline : float, optional
         A ``time.perf_counter()`` value: GMRES raises TimeLimitReached past it.
 
@@ -216,135 +218,3 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None
         return h
 
     return pi, poisson
-
-
-def poisson_rates(M: sp.csr_matrix, B: sp.csr_matrix, f_growth: np.ndarray, f_drain: np.ndarray,
-                  box: Sequence[int], pos: dict[tuple[int, ...], int], capacity: Fraction, served: Fraction,
-                  deadline: float | None = None, solver: str | None = None) -> tuple[PoissonRates, np.ndarray]:
-    """Both sides' candidates on one box: the Poisson solutions, the LP over w, the rounded (w, T, c).
-
-    Parameters
-    ----------
-    M, B : csr_matrix
-        A'g = M w + B T on every region (:func:`~certify.search.sink.rate_rows`), the table over every station of R'.
-    f_growth, f_drain : ndarray
-        The forced rate f and the drain's u on every region.
-    box : sequence of int
-        For each cell (column of B, in order), the region that is that one state of the box (:func:`box_rows`).
-    pos : dict
-        Each cell's column of B.
-    capacity : Fraction
-        What the growth rate must exceed.
-    served : Fraction
-        What the drain rate must stay below.
-    deadline : float, optional
-        A ``time.perf_counter()`` value: GMRES raises TimeLimitReached past it.
-    solver : str, optional
-        The LP solver.
-
-    Returns
-    -------
-    (PoissonRates, ndarray)
-        The candidates, and the box chain's stationary law (one entry per cell).
-
-    Raises
-    ------
-    TimeLimitReached
-        Past the deadline.
-
-    Examples
-    --------
-    One M/M/1 queue (rate 1/2, service 1) clipped at 3, f = 1 while busy: pi(f) = 1/2 exactly.
-
-    >>> from certify.markov.chain import Chain
-    >>> from certify.markov.drift import compile_drifts
-    >>> from certify.markov.regions import iter_regions
-    >>> from certify.search.sink import rate_rows
-    >>> F = Fraction
-    >>> mm1 = Chain(("1",), (F(1),), (((0,), F(1, 2)),), (), (F(1),))
-    >>> drifts = compile_drifts(mm1, list(iter_regions(mm1, {0: 3})))
-    >>> M, B, f, pos = rate_rows(mm1, drifts, [0], 3, lambda e: F(0 if e else 1))
-    >>> box = [next(r for r, d in enumerate(drifts) if d.region.levels == (k,)) for k in range(4)]
-    >>> got, pi = poisson_rates(M, B, f, f, box, pos, F(2, 5), F(3, 5))
-    >>> F(2, 5) < got.growth[2] <= F(1, 2) <= got.drain[2] < F(3, 5)
-    True
-    """
-    pi, poisson = box_law(B, box, deadline)
-    J = M.shape[1]
-    basis = np.column_stack([f_growth[list(box)], f_drain[list(box)], M[list(box), :].toarray()])
-    means = pi @ basis
-    H = np.column_stack([poisson(means[k] - basis[:, k]) for k in range(J + 2)])
-    drift = M.toarray() + B @ H[:, 2:]  # each w_a's part of f + A'g on every region
-    growth, gv = _side(f_growth + B @ H[:, 0], drift, H[:, 0], H[:, 2:], M, B, f_growth, pos, capacity, 1, solver)
-    drain, dv = _side(f_drain + B @ H[:, 1], drift, H[:, 1], H[:, 2:], M, B, f_drain, pos, served, -1, solver)
-    return PoissonRates(growth, drain, gv, dv), pi
-
-
-def _side(value: np.ndarray, drift: np.ndarray, h0: np.ndarray, ha: np.ndarray, M: sp.csr_matrix, B: sp.csr_matrix,
-          f: np.ndarray, pos: dict[tuple[int, ...], int], bound: Fraction, sign: int,
-          solver: str | None) -> tuple[RateSolution | None, float]:
-    """One side: the LP over w (sign 1: maximise the least region, -1: minimise the largest), rounded; its worst value."""
-    J = drift.shape[1]
-    n = len(value)
-    A_ub = sp.csr_matrix(np.hstack([-sign * drift, sign * np.ones((n, 1))]))
-    cost = np.zeros(J + 1)
-    cost[-1] = -sign
-    lo = np.concatenate([np.full(J, -100.0), [-np.inf]])
-    hi = np.concatenate([np.full(J, 100.0), [np.inf]])
-    res = solve_lp(cost, A_ub, sign * value, bounds=(lo, hi), solver=solver)
-    if not res.ok or res.x is None:
-        return None, float("nan")
-    wf = res.x[:J]
-    w = round_to_grid(wf, 2**20)
-    T = round_to_grid(h0 + ha @ wf, 2**20)
-    got = f + M @ np.array([float(x) for x in w]) + B @ np.array([float(x) for x in T])
-    worst = float(got.min() if sign > 0 else got.max())
-    if sign > 0:
-        rate = Fraction(floor((worst - ROUNDING) * 2**20), 2**20)
-        ok = rate > bound
-    else:
-        rate = Fraction(ceil((worst + ROUNDING) * 2**20), 2**20)
-        ok = rate < bound
-    return ((w, {c: T[k] for c, k in pos.items()}, rate) if ok else None), worst
-
-
-def box_rows(drifts: Sequence[RegionDrift], order: Sequence[int], K: Sequence[int],
-             pos: dict[tuple[int, ...], int]) -> list[int] | None:
-    """For each cell of a table over every station, the region that is that single state of the box (None if one lacks).
-
-    Parameters
-    ----------
-    drifts : sequence of RegionDrift
-        The regions refined by the levels, in the order of ``order``.
-    order : sequence of int
-        The stations in the order of each region's ``levels``.
-    K : sequence of int
-        Each station's clip level (station a at index a).
-    pos : dict
-        Each cell's column.
-
-    Returns
-    -------
-    list of int or None
-        The region of each cell, by column.
-
-    Examples
-    --------
-    >>> from fractions import Fraction as F
-    >>> from certify.markov.chain import Chain
-    >>> from certify.markov.drift import compile_drifts
-    >>> from certify.markov.regions import iter_regions
-    >>> mm1 = Chain(("1",), (F(1),), (((0,), F(1, 2)),), (), (F(1),))
-    >>> drifts = compile_drifts(mm1, list(iter_regions(mm1, {0: 2})))
-    >>> rows = box_rows(drifts, [0], [2], {(0,): 0, (1,): 1, (2,): 2})
-    >>> [drifts[r].region.levels for r in rows]
-    [(0,), (1,), (2,)]
-    """
-    rows: list[int | None] = [None] * len(pos)
-    for r, rd in enumerate(drifts):
-        lev = dict(zip(order, rd.region.levels))
-        if all(lev[a] <= K[a] for a in order):
-            rows[pos[tuple(lev[a] for a in range(len(K)))]] = r
-    if any(r is None for r in rows):
-        return None
-    return [r for r in rows if r is not None]

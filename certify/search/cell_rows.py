@@ -1,0 +1,329 @@
+"""The Poisson tables over the cells of R' (the search only): no region of R' is listed.
+
+The sink kinds' rate inequalities are checked cell by cell (:mod:`certify.exact.cell_rates`, docs/math/cells.md): on
+a cell z = (min(x_a, K_a + 1))_a of a table over every station of R', each move of the generator (a stream, a
+service, a feedback) joins one of a few candidate stations, and the check bounds its term by the best or the worst
+of them.  This module computes, in floats and for every cell at once, what that check computes: the box chain's
+generator (the cells with every queue at or under its level are the box's states, where every move is fixed),
+f + A'g on every cell with each undetermined move at its worst candidate, and the rows of the LP over w.  The worst
+candidate depends on w, so each side's LP is solved a few times, each time with the rows of the candidates the last
+solution made worst (a cutting-plane loop); the rounded candidate's rate is claimed from its own worst cell, as the
+exact check will evaluate it.
+
+This replaces the regions of :mod:`certify.search.poisson`'s rows, which on R' of seven stations number about twenty
+per state of the box (a box of 100,000 states: 1.9 million regions, 7.7 GB): the cells are prod(K_a + 2), about
+three or four per state there.
+
+Public: :class:`CellRows`, :func:`cell_poisson_rates`, :data:`CUTS`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import ceil, floor, prod
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..markov.chain import Chain
+from ..markov.regions import TimeLimitReached
+from ..templates.base import round_to_grid
+from .linprog import solve_lp
+from .poisson import ROUNDING, PoissonRates, box_law
+from .sink import RateSolution
+
+__all__ = ["CUTS", "CellRows", "cell_poisson_rates"]
+
+#: The most LP solves per side (each adds the rows of the candidates the last solution made worst).
+CUTS = 4
+
+
+@dataclass
+class _Move:
+    """One move of the generator on every cell: its rate, jumps and target table columns per candidate station."""
+
+    rate: np.ndarray  # (n,) its rate on each cell (0 where its server is empty)
+    jumps: np.ndarray  # (c, J) the jump of the state when it joins candidate j
+    target: np.ndarray  # (n, c) int32: the table's column after that jump
+    cand: np.ndarray  # (n, c) bool: the stations it may join on the cell
+    probs: np.ndarray  # (n, c): its law over them where the cell fixes it (0 rows where it does not)
+    free: np.ndarray  # (n,) bool: the cell does not fix whom it joins
+
+
+class CellRows:
+    """Every cell of a table over every station of R' clipped at K, and the moves of R' on each.
+
+    Parameters
+    ----------
+    chain : Chain
+        R''s chain (exponential).
+    K : sequence of int
+        The clip level of every station.
+    rate_of : sequence of callable
+        Rates of the cells from their empty stations (sorted tuples), e.g. the forced rate and the drain's u.
+
+    Attributes
+    ----------
+    Z : ndarray
+        The cells (rows), z_a = min(x_a, K_a + 1), in lexicographic order.
+    col : ndarray
+        Each cell's table column (the column of min(z, K)).
+    box : ndarray
+        The rows of the box's states (every z_a <= K_a), in column order.
+    rates : list of ndarray
+        Each rate of ``rate_of`` on every cell.
+
+    Examples
+    --------
+    An M/M/1 queue (rate 1/2, service 1) clipped at 2: cells 0, 1, 2 and "3 or more", the box's generator.
+
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> rows = CellRows(mm1, (2,), [lambda e: Fraction(0 if e else 1)])
+    >>> rows.Z.ravel().tolist(), rows.box.tolist(), rows.rates[0].tolist()
+    ([0, 1, 2, 3], [0, 1, 2], [0.0, 1.0, 1.0, 1.0])
+    >>> rows.box_generator().toarray().tolist()
+    [[-0.5, 0.5, 0.0], [1.0, -1.5, 0.5], [0.0, 1.0, -1.0]]
+    """
+
+    def __init__(self, chain: Chain, K: Sequence[int], rate_of: Sequence[Callable[[tuple[int, ...]], Fraction]]):
+        J = chain.J
+        self.J, self.K = J, np.array(K, dtype=np.int64)
+        self.Z = np.indices([k + 2 for k in K]).reshape(J, -1).T.astype(np.int32)
+        stride = np.array([prod(k + 1 for k in K[a + 1:]) for a in range(J)], dtype=np.int64)
+        self.columns = prod(k + 1 for k in K)
+        self.col = (np.minimum(self.Z, self.K) @ stride).astype(np.int32)
+        inside = (self.Z <= self.K).all(axis=1)
+        self.box = np.flatnonzero(inside)
+        empty_mask = ((self.Z == 0) * (1 << np.arange(J))).sum(axis=1)
+        self.rates = []
+        for fn in rate_of:
+            masks, where = np.unique(empty_mask, return_inverse=True)
+            vals = np.array([float(fn(tuple(a for a in range(J) if int(m) >> a & 1))) for m in masks])
+            self.rates.append(vals[where])
+        below = self.Z < self.K  # joining station a moves the table's cell up
+        inside_a = self.Z <= self.K  # leaving station a moves it down
+        self.moves: list[_Move] = []
+        n = len(self.Z)
+        for C, lam in chain.arrivals:
+            self._add(chain, C, None, np.full(n, float(lam)), stride, below, inside_a)
+        for i in range(J):
+            busy = (self.Z[:, i] > 0).astype(float)
+            if chain.leave[i]:
+                jump = np.zeros((1, J))
+                jump[0, i] = -1
+                target = (self.col - stride[i] * inside_a[:, i]).astype(np.int32)[:, None]
+                self.moves.append(_Move(busy * float(chain.mu[i] * chain.leave[i]), jump, target, np.ones((n, 1), bool),
+                                        np.ones((n, 1)), np.zeros(n, bool)))
+            for src, C, p in chain.feedback:
+                if src == i:
+                    self._add(chain, C, i, busy * float(chain.mu[i] * p), stride, below, inside_a)
+
+    def _add(self, chain: Chain, C: tuple[int, ...], frm: int | None, rate: np.ndarray, stride: np.ndarray,
+             below: np.ndarray, inside_a: np.ndarray) -> None:
+        """The move into C (an arrival, or a feedback from ``frm``) on every cell."""
+        n, c = len(self.Z), len(C)
+        shift = frm if frm is not None and frm in C and c > 1 else None
+        lo = self.Z[:, list(C)].astype(np.int64) - np.array([1 if b == shift else 0 for b in C])
+        top = self.Z[:, list(C)] > self.K[list(C)]
+        hi = np.where(top, np.int64(1) << 40, lo)
+        cand = lo <= hi.min(axis=1)[:, None]
+        free = (cand & top).any(axis=1)
+        jumps = np.zeros((c, self.J))
+        target = np.empty((n, c), dtype=np.int32)
+        down = stride[frm] * inside_a[:, frm] if frm is not None else 0
+        for k, j in enumerate(C):
+            if frm is not None and j == frm:
+                target[:, k] = self.col  # back into its own queue: a self-loop
+                continue
+            jumps[k, j] = 1
+            if frm is not None:
+                jumps[k, frm] = -1
+            target[:, k] = self.col - down + stride[j] * below[:, j]
+        # the law over a fixed candidate set, by its mask
+        table = np.zeros((1 << c, c))
+        for mask in range(1, 1 << c):
+            tied = tuple(b for k, b in enumerate(C) if mask >> k & 1)
+            for b, p in chain.tie_split(tied):
+                table[mask, C.index(b)] = float(p)
+        masks = (cand * (1 << np.arange(c))).sum(axis=1)
+        probs = np.where(free[:, None], 0.0, table[masks])
+        self.moves.append(_Move(rate, jumps, target, cand, probs, free))
+
+    def box_generator(self) -> sp.csr_matrix:
+        """The box chain's generator over the table's columns (every move is fixed on the box's cells).
+
+        Returns
+        -------
+        csr_matrix
+            Row and column k: the box state of column k (arrivals past the box are blocked: they stay).
+        """
+        rows, cols, vals = [], [], []
+        b = self.box
+        for m in self.moves:
+            for k in range(m.target.shape[1]):
+                r = m.rate[b] * m.probs[b, k]
+                keep = r != 0
+                rows += [self.col[b][keep], self.col[b][keep]]
+                cols += [m.target[b, k][keep], self.col[b][keep]]
+                vals += [r[keep], -r[keep]]
+        Q = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(self.columns, self.columns)).tocsr()
+        Q.sum_duplicates()
+        Q.eliminate_zeros()
+        return Q
+
+    def box_drifts(self) -> np.ndarray:
+        """d_a = A'x_a on every box state (columns): the mean drift of each station (rows by column)."""
+        out = np.zeros((self.columns, self.J))
+        b = self.box
+        for m in self.moves:
+            out[self.col[b]] += (m.rate[b, None] * m.probs[b]) @ m.jumps
+        return out
+
+    def values(self, f: np.ndarray, w: np.ndarray, T: np.ndarray, sign: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        """f + A'g on every cell with each undetermined move at its worst candidate (sign 1: least, -1: largest).
+
+        Returns the values and, per move, the candidate taken on each cell (where the cell does not fix it).
+        """
+        out = f.copy()
+        picks = []
+        for m in self.moves:
+            delta = m.jumps @ w + T[m.target] - T[self.col][:, None]  # (n, c)
+            fixed = (m.probs * delta).sum(axis=1)
+            masked = np.where(m.cand, sign * delta, np.inf)
+            pick = masked.argmin(axis=1)
+            worst = delta[np.arange(len(delta)), pick]
+            out += m.rate * np.where(m.free, worst, fixed)
+            picks.append(pick)
+        return out, picks
+
+    def rows(self, f: np.ndarray, h0: np.ndarray, H: np.ndarray, picks: Sequence[np.ndarray] | None
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """f + A'g = v + D w on every cell, for T = h0 + H w, each undetermined move at its candidate in ``picks``.
+
+        Parameters
+        ----------
+        f : ndarray
+            The rate on every cell.
+        h0 : ndarray
+            T's constant part (per column).
+        H : ndarray
+            T's part per weight (columns x J).
+        picks : sequence of ndarray or None
+            Per move, the candidate taken where the cell does not fix it (None: the box's rows only).
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            v (n) and D (n x J).
+        """
+        n = len(self.Z)
+        v = f.copy()
+        D = np.zeros((n, self.J))
+        here0, hereH = h0[self.col], H[self.col]
+        for m, pick in zip(self.moves, picks if picks is not None else [None] * len(self.moves)):
+            weight = m.probs.copy()
+            if pick is not None:
+                weight[np.arange(n), pick] += np.where(m.free, 1.0, 0.0)
+            weight *= m.rate[:, None]
+            for k in range(weight.shape[1]):
+                wk = weight[:, k]
+                v += wk * (h0[m.target[:, k]] - here0)
+                D += wk[:, None] * (m.jumps[k][None, :] + H[m.target[:, k]] - hereH)
+        return v, D
+
+
+def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, deadline: float | None = None,
+                       solver: str | None = None) -> tuple[PoissonRates, np.ndarray]:
+    """Both sides' Poisson candidates on one box, from its cells: the box law, the Poisson solutions, the LPs over w.
+
+    Parameters
+    ----------
+    rows : CellRows
+        The cells, with the forced rate f and the drain's u as its two rates (in that order).
+    capacity : Fraction
+        What the growth rate must exceed.
+    served : Fraction
+        What the drain rate must stay below.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the linear solves raise TimeLimitReached past it.
+    solver : str, optional
+        The LP solver.
+
+    Returns
+    -------
+    (PoissonRates, ndarray)
+        The candidates (rounded to 2^-20, each rate claimed from its own worst cell) and the box chain's law.
+
+    Raises
+    ------
+    TimeLimitReached
+        Past the deadline.
+
+    Examples
+    --------
+    One M/M/1 queue (rate 1/2, service 1) clipped at 3 with f = u = 1 while busy: pi(f) = 1/2 exactly.
+
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> busy = lambda e: Fraction(0 if e else 1)
+    >>> got, pi = cell_poisson_rates(CellRows(mm1, (3,), [busy, busy]), Fraction(2, 5), Fraction(3, 5))
+    >>> Fraction(2, 5) < got.growth[2] <= Fraction(1, 2) <= got.drain[2] < Fraction(3, 5)
+    True
+    """
+    Q = rows.box_generator()
+    pi, poisson = box_law(Q, range(rows.columns), deadline)
+    f, u = rows.rates[0], rows.rates[1]
+    drifts = rows.box_drifts()
+    basis = np.column_stack([f[rows.box], u[rows.box], drifts])
+    means = pi @ basis
+    H = np.column_stack([poisson(means[k] - basis[:, k]) for k in range(rows.J + 2)])
+    growth, gv = _side(rows, f, H[:, 0], H[:, 2:], capacity, 1, deadline, solver)
+    drain, dv = _side(rows, u, H[:, 1], H[:, 2:], served, -1, deadline, solver)
+    return PoissonRates(growth, drain, gv, dv), pi
+
+
+def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: Fraction, sign: int,
+          deadline: float | None, solver: str | None) -> tuple[RateSolution | None, float]:
+    """One side's LP over w (sign 1: maximise the least cell, -1: minimise the largest), cut by its worst candidates."""
+    J = rows.J
+    lo = np.concatenate([np.full(J, -100.0), [-np.inf]])
+    hi = np.concatenate([np.full(J, 100.0), [np.inf]])
+    cost = np.zeros(J + 1)
+    cost[-1] = -sign
+    _, picks = rows.values(f, np.zeros(J), h0, sign)
+    blocks: list[tuple[np.ndarray, np.ndarray]] = []
+    wf = np.zeros(J)
+    for _ in range(CUTS):
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TimeLimitReached("the Poisson tables' LP over the cells")
+        blocks.append(rows.rows(f, h0, H, picks))
+        v = np.concatenate([b[0] for b in blocks])
+        D = np.vstack([b[1] for b in blocks])
+        A_ub = sp.csr_matrix(np.hstack([-sign * D, sign * np.ones((len(v), 1))]))
+        res = solve_lp(cost, A_ub, sign * v, bounds=(lo, hi), solver=solver)
+        if not res.ok or res.x is None:
+            return None, float("nan")
+        wf, claimed = res.x[:J], res.x[J]
+        got, picks = rows.values(f, wf, h0 + H @ wf, sign)
+        worst = float(got.min() if sign > 0 else got.max())
+        if sign * (claimed - worst) <= 1e-9:
+            break
+    w = round_to_grid(wf, 2**20)
+    T = round_to_grid(h0 + H @ wf, 2**20)
+    got, _ = rows.values(f, np.array([float(x) for x in w]), np.array([float(x) for x in T]), sign)
+    worst = float(got.min() if sign > 0 else got.max())
+    if sign > 0:
+        rate = Fraction(floor((worst - ROUNDING) * 2**20), 2**20)
+        ok = rate > bound
+    else:
+        rate = Fraction(ceil((worst + ROUNDING) * 2**20), 2**20)
+        ok = rate < bound
+    if not ok:
+        return None, worst
+    cells = np.indices([int(k) + 1 for k in rows.K]).reshape(J, -1).T
+    return (w, {tuple(int(a) for a in c): T[k] for k, c in enumerate(cells)}, rate), worst
