@@ -150,13 +150,14 @@ def test_a_box_certificate_with_bad_levels_is_refused(above, levels, rule):
 
 def test_a_box_is_sized_under_its_cell_bound_whatever_the_time_left():
     """With an hour left, a box of R' with four cells per state stays under BOX_CELLS cells, and one with a cell per
-    state under POISSON_STATES states."""
-    from certify.proof.poisson import BOX_CELLS, _states
+    state under POISSON_STATES states (WIDE_STATES on R' of seven stations, whose factorisation grows faster)."""
+    from certify.proof.poisson import BOX_CELLS, WIDE_STATES, _states
     from certify.search.poisson import POISSON_STATES
 
     later = time.perf_counter() + 3600
     assert _states(later, 4) * 4 <= BOX_CELLS
-    assert _states(later, 1) == POISSON_STATES
+    assert _states(later, 1, 5) == POISSON_STATES
+    assert _states(later, 1, 7) == WIDE_STATES < POISSON_STATES
 
 
 def test_a_box_is_sized_to_the_time_left_with_its_check():

@@ -28,7 +28,8 @@ from ..search.poisson import FIRST_STATES, POISSON_STATES, PoissonRates, box_law
 from .context import ProofContext
 from .separable import product_estimate
 
-__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "UNIFORM_START_J", "box", "poisson_try", "poisson_found"]
+__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "UNIFORM_START_J", "WIDE_STATES", "box", "poisson_try",
+           "poisson_found"]
 
 #: Seconds per cell of a box, for sizing it to the time left: its rows, the linear solves and the LPs (about 50 us a
 #: cell) and the exact check of a candidate (about 45 us a cell).  J = 8 seed 26 at 0.8719 (R' of seven stations,
@@ -48,6 +49,12 @@ MIN_STATES = 2_000
 #: growth side 0.9919 against 0.9879).  J = 6 seed 21 at 0.89 (five stations, 60,000 states): from the first box
 #: (17, 7, 10, 5, 5), 1.0063; from uniform levels 7, 1.0073.
 UNIFORM_START_J = 7
+
+#: The most states of a box on R' of UNIFORM_START_J stations or more: there the incomplete LU factorisation grows
+#: faster than the cells (J = 8 seed 33, seven stations: 16,384 / 28,672 / 53,248 states factorised in 1.4 / 4.0 /
+#: 25 s, the last a 44 s try that left the drain stage no time for its check at load 0.5; five stations: 120,000
+#: states in about 20 s).
+WIDE_STATES = 30_000
 
 Found = tuple[tuple[int, ...], int, PoissonRates]
 
@@ -166,14 +173,14 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         return None
     first = box_levels(chain.J, FIRST_STATES)
     ratio = prod((k + 2) / (k + 1) for k in first)  # cells per state; smaller for the deeper second box
-    states = _states(stop, ratio)
+    states = _states(stop, ratio, chain.J)
     if states < MIN_STATES:
         return None  # not kept: the drain stage may have the time
     first = box_levels(chain.J, min(FIRST_STATES, states // 4))
     rows = _rows(red, chain, first)
     pi, _ = box_law(rows.box_generator(), range(rows.columns), stop)
     cells = np.indices([k + 1 for k in first]).reshape(chain.J, -1).T
-    states = _states(stop, prod((k + 2) / (k + 1) for k in first))
+    states = _states(stop, prod((k + 2) / (k + 1) for k in first), chain.J)
     start = box_levels(chain.J, states) if chain.J >= UNIFORM_START_J else None
     K = raised_levels(pi, cells, first, states, start)
     n, rates = box(ctx, red, chain, K, stop)
@@ -181,11 +188,13 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     return ctx.poisson[red.sinks]
 
 
-def _states(stop: float, ratio: float) -> int:
+def _states(stop: float, ratio: float, J: int = 0) -> int:
     """The states of a box whose cells (``ratio`` per state) can be tried and checked before ``stop``, at most
-    :data:`~certify.search.poisson.POISSON_STATES` and :data:`BOX_CELLS` cells."""
+    :data:`~certify.search.poisson.POISSON_STATES` (:data:`WIDE_STATES` on R' of ``J`` >= :data:`UNIFORM_START_J`
+    stations) and :data:`BOX_CELLS` cells."""
     seconds = max(0.0, stop - time.perf_counter())
-    return min(POISSON_STATES, int(min(seconds / SECONDS_PER_CELL, BOX_CELLS) / ratio))
+    most = WIDE_STATES if J >= UNIFORM_START_J else POISSON_STATES
+    return min(most, int(min(seconds / SECONDS_PER_CELL, BOX_CELLS) / ratio))
 
 
 def poisson_found(ctx: ProofContext, red: Reduction) -> Found | None:

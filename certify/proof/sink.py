@@ -102,6 +102,10 @@ POISSON_AFTER_CELLS = 1_100
 #: 0.0219 when it came first).  Over cells (certify.search.cell_rows) a box of levels 3 on seven stations is tried in
 #: about 4 s, and J = 8 seed 26 at 0.8719 (undecided before) is proved by one in 37 s.
 POISSON_EARLY_J = 8
+#: From this many stations of R' on the Poisson tables come before every rate-LP table: there the small tables'
+#: regions are many (J = 8 seed 58 at 0.894: tables on two and five stations at K = 2 list 44,724 and 80,728 regions
+#: and take the growth stage's 30 s between them, deciding nothing), and a box over cells is tried in seconds.
+POISSON_FIRST_J = 7
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
@@ -574,8 +578,9 @@ def shared_stop(ctx: ProofContext, stop: float) -> float:
 
 
 def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool) -> list[tuple[list[int], Clip] | None]:
-    """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: before
-    the first table :func:`poisson_before` names, else after the last; a set of sinks (``single`` False) gets none.
+    """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: first on
+    R' of :data:`POISSON_FIRST_J` stations or more, else before the first table :func:`poisson_before` names, else
+    after the last; a set of sinks (``single`` False) gets none.
 
     Parameters
     ----------
@@ -601,10 +606,14 @@ def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool
     [([0, 1], 2), ([0, 1, 2, 3, 4], 2), None, ([0, 1, 2, 3, 4], 4)]
     >>> with_box(ch, [([0, 1], 2)], True), with_box(ch, [([0, 1], 2)], False)
     ([([0, 1], 2), None], [([0, 1], 2)])
+    >>> seven = Chain(tuple("1234567"), (F(1),) * 7, (((0, 1), F(1)),), (), (F(1),) * 7)
+    >>> with_box(seven, [([0, 1], 2)], True)          # POISSON_FIRST_J: the box before every table
+    [None, ([0, 1], 2)]
     """
     if not single:
         return list(tries)
-    at = next((k for k, (fast, K) in enumerate(tries) if poisson_before(chain, fast, K)), len(tries))
+    at = 0 if chain.J >= POISSON_FIRST_J else next(
+        (k for k, (fast, K) in enumerate(tries) if poisson_before(chain, fast, K)), len(tries))
     return [*tries[:at], None, *tries[at:]]
 
 

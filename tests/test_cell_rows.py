@@ -1,0 +1,73 @@
+"""The Poisson tables' rows over cells (certify.search.cell_rows), against the exact cell bounds and the model's rules.
+
+Truth from outside the search: the box's generator is rebuilt state by state from the model's JSQ rules
+(tests/independent.py's ``generator``, arrivals past the box blocked), and each cell's float value from the exact
+checker's own bound (certify.exact.cell_rates.cell_bound), in rationals.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import certify
+from certify.exact.cell_rates import cell_bound
+from certify.exact.drain import drain_rate
+from certify.exact.sink import reduced_network
+from certify.markov.chain import compile_chain
+from certify.search.cell_rows import CellRows
+from tests.independent import generator
+
+DATA = Path(__file__).parent / "data" / "networks"
+NETWORKS = [("random-J6-s21-r0.875.json", "1", (3, 2, 2, 2, 2)), ("random-J8-s16-r0.59.json", "8", (1, 2, 1, 1, 2, 1, 1))]
+
+
+def _rows(name, sink, K):
+    red = reduced_network(certify.load(DATA / name), sink)
+    chain = compile_chain(red.network)
+    return red, chain, CellRows(chain, K, [lambda e: drain_rate(red, chain, red.sinks, e)])
+
+
+@pytest.mark.parametrize(("name", "sink", "K"), NETWORKS)
+def test_the_box_generator_is_the_chain_cut_to_the_box(name, sink, K):
+    """Row by row, the box's generator is R''s jumps from the model's rules, each arrival past the box blocked."""
+    red, chain, rows = _rows(name, sink, K)
+    Q = rows.box_generator().toarray()
+    states = list(product(*(range(k + 1) for k in K)))
+    index = {x: c for c, x in enumerate(states)}
+    for x in random.Random(0).sample(states, 60):
+        expect = np.zeros(len(states))
+        for y, r in generator(red.network, x):
+            y = tuple(min(v, k) for v, k in zip(y, K))  # past the box: blocked, the state stays
+            if y != x:
+                expect[index[y]] += float(r)
+                expect[index[x]] -= float(r)
+        assert np.abs(Q[index[x]] - expect).max() < 1e-12
+
+
+@pytest.mark.parametrize(("name", "sink", "K"), NETWORKS)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_each_cells_value_is_the_exact_checkers_bound(name, sink, K, sign):
+    """u + A'g with every free move at its worst candidate equals u plus the exact cell bound, on every cell."""
+    red, chain, rows = _rows(name, sink, K)
+    rng = random.Random(1)
+    w = [Fraction(rng.randint(-8, 8), 4) for _ in range(chain.J)]
+    cells = list(product(*(range(k + 1) for k in K)))
+    table = {c: Fraction(rng.randint(-16, 16), 8) for c in cells}
+    values, _ = rows.values(rows.rates[0], np.array([float(v) for v in w]),
+                            np.array([float(table[c]) for c in cells]), sign)
+    D = 32
+    W = [int(v * D) for v in w]
+    T = {c: int(v * D) for c, v in table.items()}
+    side = "at least" if sign > 0 else "at most"
+    for r in rng.sample(range(len(rows.Z)), 300):
+        z = tuple(int(v) for v in rows.Z[r])
+        empty = tuple(a for a, v in enumerate(z) if v == 0)
+        exact = drain_rate(red, chain, red.sinks, empty) + Fraction(
+            cell_bound(chain, z, K, W, T, list(range(chain.J)), K, side), chain.scale * D)
+        assert abs(values[r] - float(exact)) < 1e-9
