@@ -102,9 +102,12 @@ POISSON_AFTER_CELLS = 1_100
 #: 0.0219 when it came first).  Over cells (certify.search.cell_rows) a box of levels 3 on seven stations is tried in
 #: about 4 s, and J = 8 seed 26 at 0.8719 (undecided before) is proved by one in 37 s.
 POISSON_EARLY_J = 8
-#: From this many stations of R' on the Poisson tables come before every rate-LP table: there the small tables'
-#: regions are many (J = 8 seed 58 at 0.894: tables on two and five stations at K = 2 list 44,724 and 80,728 regions
-#: and take the growth stage's 30 s between them, deciding nothing), and a box over cells is tried in seconds.
+#: From this many stations of R' on (up to POISSON_EARLY_J) the Poisson tables come before every rate-LP table:
+#: there the small tables' regions are many (J = 8 seed 58 at 0.894: tables on two and five stations at K = 2 list
+#: 44,724 and 80,728 regions and take the growth stage's 30 s between them, deciding nothing), and a box over cells
+#: is tried in seconds.  `certify boundary` bands of J = 8 (R' of seven stations), box first against box after the
+#: small tables: seed 16 0.0109 / 0.0219, seed 26 0.0055 / 0.0055, seed 13 0.0246 / 0.0219, seed 12 0.0191 /
+#: 0.0178 (stop 44, regions: 0.0273, 0.0137, 0.0355, 0.0164).
 POISSON_FIRST_J = 7
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
@@ -579,8 +582,8 @@ def shared_stop(ctx: ProofContext, stop: float) -> float:
 
 def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool) -> list[tuple[list[int], Clip] | None]:
     """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: first on
-    R' of :data:`POISSON_FIRST_J` stations or more, else before the first table :func:`poisson_before` names, else
-    after the last; a set of sinks (``single`` False) gets none.
+    R' of :data:`POISSON_FIRST_J` to :data:`POISSON_EARLY_J` stations, else before the first table
+    :func:`poisson_before` names, else after the last; a set of sinks (``single`` False) gets none.
 
     Parameters
     ----------
@@ -612,7 +615,7 @@ def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool
     """
     if not single:
         return list(tries)
-    at = 0 if chain.J >= POISSON_FIRST_J else next(
+    at = 0 if POISSON_FIRST_J <= chain.J <= POISSON_EARLY_J else next(
         (k for k, (fast, K) in enumerate(tries) if poisson_before(chain, fast, K)), len(tries))
     return [*tries[:at], None, *tries[at:]]
 
