@@ -35,13 +35,15 @@ def ring(J=9):
 
 
 def test_ring_returns_within_the_time_limit():
-    """A J=9 feedback ring under a 3 s limit returns within the limit plus a small overshoot, undecided, naming the stage."""
+    """A J=9 feedback ring under a 3 s limit returns within the limit plus a small overshoot, undecided, naming the
+    stage the limit cut, or (when it fell between two stages) the stages it left unrun."""
     net = ring()
     t0 = time.perf_counter()
     res = prove(net, time_limit=3, simulate=False)
     assert time.perf_counter() - t0 < 3 + 2 and res.time_s < 3 + 1
     assert res.verdict == "undecided" and res.certificate is None
-    assert any(r.startswith("time limit reached during ") for r in res.reasons)
+    assert any(r.startswith("time limit reached during ") or ("within the time limit" in r and "not run: " in r)
+               for r in res.reasons), res.reasons
 
 
 def test_ring_markov_stages_stop_at_the_deadline(monkeypatch):
