@@ -87,8 +87,17 @@ def test_on_a_cell_that_fixes_every_queue_both_bounds_are_the_drift(name, sink):
             assert Fraction(cell_bound(chain, x, K, W, T, fast, K, side), chain.scale * D) == exact
 
 
-def _both_checks(chain, rate_of, w, c, table, fast, K, side):
+def _drained(seed):
+    """R' of J = 6 seed 21 (sink 1), its drain rate u, a random function on a few stations and its regions."""
+    red = reduced_network(certify.load(DATA / "random-J6-s21-r0.875.json"), "1")
+    chain = compile_chain(red.network)
+    w, table, fast, K = _random_function(chain, random.Random(seed), full=False)
+    u = lambda empty: drain_rate(red, chain, red.sinks, empty)  # noqa: E731
     drifts = compile_drifts(chain, list(iter_regions(chain, growth_levels(chain, fast, K))))
+    return chain, u, w, table, fast, K, drifts
+
+
+def _both_checks(chain, drifts, rate_of, w, c, table, fast, K, side):
     by_regions = rate_failure(chain, drifts, rate_of, w, c, table, fast, K, side)
     return cell_rate_failure(chain, rate_of, w, c, table, fast, K, side), by_regions
 
@@ -96,12 +105,7 @@ def _both_checks(chain, rate_of, w, c, table, fast, K, side):
 @pytest.mark.parametrize("side", ["at most", "at least"])
 def test_the_cell_check_accepts_exactly_the_rates_the_region_check_accepts(side):
     """At the region check's own worst value the cell check passes; a step past it, both refuse."""
-    red = reduced_network(certify.load(DATA / "random-J6-s21-r0.875.json"), "1")
-    chain = compile_chain(red.network)
-    rng = random.Random(5)
-    w, table, fast, K = _random_function(chain, rng, full=False)
-    u = lambda empty: drain_rate(red, chain, red.sinks, empty)  # noqa: E731
-    drifts = compile_drifts(chain, list(iter_regions(chain, growth_levels(chain, fast, K))))
+    chain, u, w, table, fast, K, drifts = _drained(5)
     values = []
     for rd in drifts:  # the worst value of u + A'g over the regions, from the region check's own answer
         bad = rate_failure(chain, [rd], u, w, Fraction(10**6) if side == "at most" else Fraction(-10**6), table,
@@ -109,21 +113,16 @@ def test_the_cell_check_accepts_exactly_the_rates_the_region_check_accepts(side)
         values.append(Fraction(bad.split(" = ")[1].split(" ")[0]))
     worst = max(values) if side == "at most" else min(values)
     step = Fraction(1, 10**6) if side == "at most" else Fraction(-1, 10**6)
-    cells, regions = _both_checks(chain, u, w, worst, table, fast, K, side)
+    cells, regions = _both_checks(chain, drifts, u, w, worst, table, fast, K, side)
     assert regions is None and cells.failure is None
-    cells, regions = _both_checks(chain, u, w, worst - step, table, fast, K, side)
+    cells, regions = _both_checks(chain, drifts, u, w, worst - step, table, fast, K, side)
     assert regions is not None and cells.failure is not None
 
 
 def test_a_cell_whose_bound_fails_is_checked_region_by_region(monkeypatch):
     """With every cell's bound failing, the check lists each cell's regions and decides as the region check does."""
-    red = reduced_network(certify.load(DATA / "random-J6-s21-r0.875.json"), "1")
-    chain = compile_chain(red.network)
-    rng = random.Random(7)
-    w, table, fast, K = _random_function(chain, rng, full=False)
-    u = lambda empty: drain_rate(red, chain, red.sinks, empty)  # noqa: E731
+    chain, u, w, table, fast, K, drifts = _drained(7)
     monkeypatch.setattr(cell_rates._Bounds, "bound", lambda *a, **k: 10**30)
-    drifts = compile_drifts(chain, list(iter_regions(chain, growth_levels(chain, fast, K))))
     for c in (Fraction(100), Fraction(-100)):
         got = cell_rate_failure(chain, u, w, c, table, fast, K, "at most")
         assert (got.failure is None) == (rate_failure(chain, drifts, u, w, c, table, fast, K, "at most") is None)

@@ -18,8 +18,6 @@ from __future__ import annotations
 import time
 from math import prod
 
-import numpy as np
-
 from ..exact.drain import drain_rate
 from ..exact.sink import Reduction, forced_rate
 from ..markov.chain import Chain
@@ -171,21 +169,24 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         # only spends the stage's time (three exponential gadgets at 1.03: 42.9 s where the stage took seconds)
         ctx.poisson[red.sinks] = None
         return None
-    first = box_levels(chain.J, FIRST_STATES)
-    ratio = prod((k + 2) / (k + 1) for k in first)  # cells per state; smaller for the deeper second box
-    states = _states(stop, ratio, chain.J)
+    # cells per state of the first box: an upper bound for the deeper second one
+    states = _states(stop, _per_state(box_levels(chain.J, FIRST_STATES)), chain.J)
     if states < MIN_STATES:
         return None  # not kept: the drain stage may have the time
     first = box_levels(chain.J, min(FIRST_STATES, states // 4))
     rows = _rows(red, chain, first)
     pi, _ = box_law(rows.box_generator(), range(rows.columns), stop)
-    cells = np.indices([k + 1 for k in first]).reshape(chain.J, -1).T
-    states = _states(stop, prod((k + 2) / (k + 1) for k in first), chain.J)
+    states = _states(stop, _per_state(first), chain.J)
     start = box_levels(chain.J, states) if chain.J >= UNIFORM_START_J else None
-    K = raised_levels(pi, cells, first, states, start)
+    K = raised_levels(pi, rows.Z[rows.box], first, states, start)
     n, rates = box(ctx, red, chain, K, stop)
     ctx.poisson[red.sinks] = K, n, rates
     return ctx.poisson[red.sinks]
+
+
+def _per_state(K: tuple[int, ...]) -> float:
+    """Cells per state of the box K: prod (K_a + 2) / (K_a + 1)."""
+    return prod((k + 2) / (k + 1) for k in K)
 
 
 def _states(stop: float, ratio: float, J: int = 0) -> int:

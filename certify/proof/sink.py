@@ -581,9 +581,9 @@ def shared_stop(ctx: ProofContext, stop: float) -> float:
 
 
 def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool) -> list[tuple[list[int], Clip] | None]:
-    """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: first on
-    R' of :data:`POISSON_FIRST_J` to :data:`POISSON_EARLY_J` stations, else before the first table
-    :func:`poisson_before` names, else after the last; a set of sinks (``single`` False) gets none.
+    """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: before
+    the first table :func:`poisson_before` names (every table on R' of :data:`POISSON_FIRST_J` to
+    :data:`POISSON_EARLY_J` stations), else after the last; a set of sinks (``single`` False) gets none.
 
     Parameters
     ----------
@@ -615,14 +615,13 @@ def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool
     """
     if not single:
         return list(tries)
-    at = 0 if POISSON_FIRST_J <= chain.J <= POISSON_EARLY_J else next(
-        (k for k, (fast, K) in enumerate(tries) if poisson_before(chain, fast, K)), len(tries))
+    at = next((k for k, (fast, K) in enumerate(tries) if poisson_before(chain, fast, K)), len(tries))
     return [*tries[:at], None, *tries[at:]]
 
 
 def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
     """Whether the sink stages try the Poisson tables before this rate-LP table (:data:`POISSON_AFTER_CELLS`,
-    :data:`POISSON_EARLY_J`).
+    :data:`POISSON_FIRST_J`, :data:`POISSON_EARLY_J`).
 
     Parameters
     ----------
@@ -636,7 +635,8 @@ def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
     Returns
     -------
     bool
-        True when R' has at most POISSON_EARLY_J stations and the table more than POISSON_AFTER_CELLS cells.
+        True when R' has at most POISSON_EARLY_J stations and either at least POISSON_FIRST_J (before every table)
+        or the table more than POISSON_AFTER_CELLS cells.
 
     Examples
     --------
@@ -646,7 +646,9 @@ def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
     >>> poisson_before(ch, [0, 1, 2, 3, 4], 2), poisson_before(ch, [0, 1, 2, 3, 4], 4)
     (False, True)
     """
-    return chain.J <= POISSON_EARLY_J and prod(k + 1 for k in clip_levels(fast, K)) > POISSON_AFTER_CELLS
+    if chain.J > POISSON_EARLY_J:
+        return False
+    return chain.J >= POISSON_FIRST_J or prod(k + 1 for k in clip_levels(fast, K)) > POISSON_AFTER_CELLS
 
 
 

@@ -72,7 +72,7 @@ class CellRows:
     col : ndarray
         Each cell's table column (the column of min(z, K)).
     box : ndarray
-        The rows of the box's states (every z_a <= K_a), in column order.
+        The rows of the box's states (every z_a <= K_a), in column order: ``Z[box]`` are the table's cells.
     rates : list of ndarray
         Each rate of ``rate_of`` on every cell.
 
@@ -100,8 +100,8 @@ class CellRows:
         self.box = np.flatnonzero(inside)
         empty_mask = ((self.Z == 0) * (1 << np.arange(J))).sum(axis=1)
         self.rates = []
+        masks, where = np.unique(empty_mask, return_inverse=True)
         for fn in rate_of:
-            masks, where = np.unique(empty_mask, return_inverse=True)
             vals = np.array([float(fn(tuple(a for a in range(J) if int(m) >> a & 1))) for m in masks])
             self.rates.append(vals[where])
         below = self.Z < self.K  # joining station a moves the table's cell up
@@ -325,5 +325,4 @@ def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: F
         ok = rate < bound
     if not ok:
         return None, worst
-    cells = np.indices([int(k) + 1 for k in rows.K]).reshape(J, -1).T
-    return (w, {tuple(int(a) for a in c): T[k] for k, c in enumerate(cells)}, rate), worst
+    return (w, {tuple(int(a) for a in c): T[k] for k, c in enumerate(rows.Z[rows.box])}, rate), worst
