@@ -87,3 +87,14 @@ def test_a_sink_certificate_written_before_the_cell_check_still_verifies(name):
     assert new["claims"]["cells"] > 0
     same = {k: v for k, v in old.items() if k not in ("claims", "digest")}
     assert same == {k: v for k, v in new.items() if k not in ("claims", "digest")}
+
+
+@pytest.mark.parametrize("name", ["sink-drain", "sink-growth-box"])
+def test_a_new_sink_certificate_without_its_cells_claim_is_refused(name):
+    """Removing ``claims.cells`` sends the file to the region check, whose regions claim then differs: refused."""
+    from tests.independent import reseal
+
+    cert = json.loads((DATA / f"{name}.cert.json").read_text())
+    del cert["claims"]["cells"]
+    res = certify.verify(certify.load(DATA / f"{name}.json"), reseal(cert))
+    assert not res.ok and any(f.startswith("claim regions = 0 but the exact check gives ") for f in res.failures)
