@@ -166,3 +166,25 @@ def test_a_box_is_sized_to_the_time_left_with_its_check():
 
     assert _states(time.perf_counter() + 10, 5) * 5 <= 10 / SECONDS_PER_CELL
     assert _states(time.perf_counter() - 1, 5) == 0
+
+
+def test_far_from_the_boundary_the_first_box_decides(monkeypatch):
+    """At 0.9 of the exact boundary a first box of 16 states bounds the exact inflow below mu_S: no second box."""
+    import certify.proof.poisson as try_module
+
+    monkeypatch.setattr(try_module, "FIRST_STATES", 16)
+    net = at_load(1, 0.9)
+    (K, cells, rates), red, _ = _try(net)
+    assert (K, cells) == ((3, 3), 25)
+    assert _exact_inflow(net) <= rates.drain[2] < red.capacity
+
+
+def test_near_the_boundary_a_second_box_is_tried_when_the_first_clears_neither_side(monkeypatch):
+    """At 0.995 a first box of 16 states decides neither side; the deeper second box's drain rate bounds the inflow."""
+    import certify.proof.poisson as try_module
+
+    monkeypatch.setattr(try_module, "FIRST_STATES", 16)
+    net = at_load(1, 0.995)
+    (K, _, rates), red, _ = _try(net)
+    assert min(K) > 3
+    assert _exact_inflow(net) - F(1, 10**7) <= rates.drain[2] < red.capacity

@@ -22,7 +22,7 @@ from ..exact.drain import drain_rate
 from ..exact.sink import Reduction, forced_rate
 from ..markov.chain import Chain
 from ..search.cell_rows import CellRows, cell_poisson_rates
-from ..search.poisson import FIRST_STATES, POISSON_STATES, PoissonRates, box_law, box_levels, raised_levels
+from ..search.poisson import FIRST_STATES, POISSON_STATES, PoissonRates, box_levels, raised_levels
 from .context import ProofContext
 from .separable import product_estimate
 
@@ -111,7 +111,8 @@ def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], sto
 
 
 def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) -> Found | None:
-    """Both sides' Poisson candidates for one sink: a first box, then one raised where its law leaves the most mass.
+    """Both sides' Poisson candidates for one sink: a first box, and when neither side's candidate clears its bound
+    there, a second one raised where the first's law leaves the most mass.
 
     The boxes are sized to the time left before ``stop``, their exact check included (:data:`SECONDS_PER_CELL`; at
     most :data:`~certify.search.poisson.POISSON_STATES` states and :data:`BOX_CELLS` cells): the factorisation and
@@ -131,8 +132,8 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     Returns
     -------
     (tuple of int, int, PoissonRates) or None
-        The second box's levels, its cells and the candidates (kept on ``ctx.poisson``: a second call returns
-        them); None when R' splits into the separable certificates' groups
+        The levels of the box that decided (the first, else the second), its cells and the candidates (kept on
+        ``ctx.poisson``: a second call returns them); None when R' splits into the separable certificates' groups
         (:func:`~certify.proof.separable.product_estimate`) or the time left allows no box of :data:`MIN_STATES`
         states.
 
@@ -175,7 +176,10 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         return None  # not kept: the drain stage may have the time
     first = box_levels(chain.J, min(FIRST_STATES, states // 4))
     rows = _rows(red, chain, first)
-    pi, _ = box_law(rows.box_generator(), range(rows.columns), stop)
+    rates, pi = cell_poisson_rates(rows, red.capacity, red.served(), deadline=stop, solver=ctx.solver)
+    if rates.growth is not None or rates.drain is not None:
+        ctx.poisson[red.sinks] = first, len(rows.Z), rates
+        return ctx.poisson[red.sinks]
     states = _states(stop, _per_state(first), chain.J)
     start = box_levels(chain.J, states) if chain.J >= UNIFORM_START_J else None
     K = raised_levels(pi, rows.Z[rows.box], first, states, start)

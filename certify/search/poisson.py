@@ -50,7 +50,8 @@ __all__ = ["POISSON_STATES", "FIRST_STATES", "ROUNDING", "PoissonRates", "box_le
 #: size a box to their time left (certify.proof.poisson), so this bound is reached only with time to spare.
 POISSON_STATES = 100_000
 
-#: The most states of the first box, whose stationary law picks the levels of the second.
+#: The most states of the first box: its own candidates are tried first, and its stationary law picks the levels of
+#: the second box when neither side's clears its bound.
 FIRST_STATES = 8_000
 
 #: How far beyond the rounded worst cell the rate is claimed (the exact check decides).
