@@ -49,10 +49,12 @@ MIN_STATES = 2_000
 UNIFORM_START_J = 7
 
 #: The most states of a box on R' of UNIFORM_START_J stations or more: there the incomplete LU factorisation grows
-#: faster than the cells (J = 8 seed 33, seven stations: 16,384 / 28,672 / 53,248 states factorised in 1.4 / 4.0 /
-#: 25 s, the last a 44 s try that left the drain stage no time for its check at load 0.5; five stations: 120,000
-#: states in about 20 s).
-WIDE_STATES = 30_000
+#: faster than the cells (J = 8 seed 33, seven stations, in row-major order: 16,384 / 28,672 / 53,248 states
+#: factorised in 1.4 / 4.0 / 25 s, the last a 44 s try that left the drain stage no time for its check at load 0.5;
+#: five stations: 120,000 states in about 20 s).  Since the states are eliminated with the highest levels slowest
+#: (:func:`~certify.search.poisson.elimination_order`), 50,176 states take 6-9 s: J = 8 seed 13 at 0.8773 is undecided
+#: in 60 s with 30,000 states and stable in 24 s with 60,000 (a box of levels (3, 3, 3, 6, 3, 7, 3)).
+WIDE_STATES = 60_000
 
 Found = tuple[tuple[int, ...], int, PoissonRates]
 

@@ -32,7 +32,7 @@ from ..markov.chain import Chain
 from ..markov.regions import TimeLimitReached
 from ..templates.base import round_to_grid
 from .linprog import solve_lp
-from .poisson import ROUNDING, PoissonRates, box_law
+from .poisson import ROUNDING, PoissonRates, box_law, elimination_order
 from .sink import RateSolution
 
 __all__ = ["CUTS", "CellRows", "cell_poisson_rates"]
@@ -276,7 +276,7 @@ def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, dea
     True
     """
     Q = rows.box_generator()
-    pi, poisson = box_law(Q, range(rows.columns), deadline)
+    pi, poisson = box_law(Q, range(rows.columns), deadline, elimination_order(tuple(int(k) for k in rows.K)))
     f, u = rows.rates[0], rows.rates[1]
     drifts = rows.box_drifts()
     basis = np.column_stack([f[rows.box], u[rows.box], drifts])
