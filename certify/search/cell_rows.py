@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import ceil, floor, prod
+from math import prod
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +33,7 @@ from ..markov.regions import TimeLimitReached
 from ..templates.base import round_to_grid
 from .linprog import solve_lp
 from .poisson import ROUNDING, PoissonRates, box_law, elimination_order
-from .sink import RateSolution
+from .sink import RateSolution, claimed_rate
 
 __all__ = ["CUTS", "CellRows", "cell_poisson_rates"]
 
@@ -317,12 +317,7 @@ def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: F
     T = round_to_grid(h0 + H @ wf, 2**20)
     got, _ = rows.values(f, np.array([float(x) for x in w]), np.array([float(x) for x in T]), sign)
     worst = float(got.min() if sign > 0 else got.max())
-    if sign > 0:
-        rate = Fraction(floor((worst - ROUNDING) * 2**20), 2**20)
-        ok = rate > bound
-    else:
-        rate = Fraction(ceil((worst + ROUNDING) * 2**20), 2**20)
-        ok = rate < bound
-    if not ok:
+    rate = claimed_rate(worst, ROUNDING, sign)
+    if sign * (rate - bound) <= 0:
         return None, worst
     return (w, {tuple(int(a) for a in c): T[k] for k, c in enumerate(rows.Z[rows.box])}, rate), worst

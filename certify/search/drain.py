@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import ceil
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,7 +29,7 @@ from ..templates.linear import SideRow
 from ..templates.quadratic import Quadratic
 from .linprog import solve_lp
 from .lp import solve_template
-from .sink import JumpRows, RateSolution, linked_pairs, rate_rows
+from .sink import JumpRows, RateSolution, claimed_rate, linked_pairs, rate_rows
 from .sink_sets import WIDE_SETS, routing_unions
 
 __all__ = ["DrainCandidate", "MonotoneQuadratic", "drain_candidates", "solve_reduced_lyapunov", "solve_drain_rate"]
@@ -303,7 +302,7 @@ def solve_drain_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift]
     if optimum is not None:
         optimum(float(res.x[-1]))
     # rounding w and T to 2^-20 moves u + A'g by about 2^-20 times the jump rates; c is claimed SLACK above the LP's
-    rate = Fraction(ceil((float(res.x[-1]) + SLACK) * 2**20), 2**20)
+    rate = claimed_rate(float(res.x[-1]), SLACK, -1)
     if rate >= capacity:
         return None
     w = round_to_grid(res.x[:J], 2**20)

@@ -183,7 +183,8 @@ def raised_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states: i
         levels = trial
 
 
-def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None, order: Sequence[int] | None = None
+def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
+            order: np.ndarray | Sequence[int] | None = None
             ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """The box chain's stationary law, and a solver of its Poisson equations A'_K h = r (pi r = 0, h at the origin 0).
 

@@ -27,11 +27,43 @@ from .linprog import solve_lp
 from .sink_sets import routing_unions
 
 __all__ = ["MAX_SINK_FAST", "MIXED_CELLS", "SinkCandidate", "sink_candidates", "set_candidates", "linked_pairs",
-           "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "halfway", "loosened", "JumpRows", "jump_rows", "TableRows"]
+           "sink_fast", "mixed_levels", "rate_rows", "solve_sink_rate", "halfway", "loosened", "JumpRows", "jump_rows", "TableRows",
+           "claimed_rate"]
 
 # A rate LP's answer, rounded for the exact check: g's weights w, its table T (None without one) and the rate c
 # (a type alias, kept out of __all__: autodoc cannot format a generic alias).
 RateSolution = tuple[list[Fraction], dict[tuple[int, ...], Fraction] | None, Fraction]
+
+
+
+def claimed_rate(value: float, margin: float, sign: int) -> Fraction:
+    """The rate a candidate claims from its float bound: ``margin`` past ``value`` on the side the claim must hold,
+    on the grid 2^-20 (sign 1, a growth rate: below; -1, a drain rate: above).  The exact check decides.
+
+    Parameters
+    ----------
+    value : float
+        The bound found in floating point (the LP's optimum, or the rounded function's worst cell).
+    margin : float
+        How far past it the rate is claimed.
+    sign : int
+        1 for a lower bound (floor of value - margin), -1 for an upper bound (ceil of value + margin).
+
+    Returns
+    -------
+    Fraction
+        The claimed rate, a multiple of 2^-20.
+
+    Examples
+    --------
+    >>> claimed_rate(0.5, 1e-7, 1) < Fraction(1, 2) < claimed_rate(0.5, 1e-7, -1)
+    True
+    >>> claimed_rate(0.5, 1e-7, -1) - Fraction(1, 2)
+    Fraction(1, 1048576)
+    """
+    scaled = (value - sign * margin) * 2**20
+    return Fraction(floor(scaled) if sign > 0 else ceil(scaled), 2**20)
+
 
 #: The most stations g's table follows (its cells are (K + 1)^|F|).
 MAX_SINK_FAST = 5
@@ -673,7 +705,7 @@ def solve_sink_rate(chain: Chain, red: Reduction, drifts: Sequence[RegionDrift],
     if optimum is not None:
         optimum(c_lp)
     # rounding w and T to 2^-20 moves f + A'g by about 2^-20 times the jump rates; c is claimed SLACK below the LP's
-    rate = Fraction(floor((c_lp - SLACK) * 2**20), 2**20)
+    rate = claimed_rate(c_lp, SLACK, 1)
     if rate <= red.capacity:
         return None
     w = round_to_grid(res.x[:J], 2**20)
