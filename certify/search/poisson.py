@@ -115,8 +115,9 @@ def elimination_order(K: Sequence[int]) -> np.ndarray:
     highest levels vary slowest: the factorisation's band is then the box over the lower levels.
 
     Measured on J = 8 seed 13 at 0.885 (R' of seven stations, levels (3, 3, 3, 6, 3, 6, 3), 50,176 states): the
-    incomplete LU factorisation of :func:`box_law` took 17.4 s in the row-major order and 8.9 s in this one (6.3 s
-    alone), with 28 instead of 33 GMRES iterations; at levels (3, 3, 3, 8, 3, 8, 3) (82,944 states), 14.5 s.
+    incomplete LU factorisation of :func:`box_law` took 17.4 s in the row-major order and 6.3-8.9 s in this one
+    (each beside another process), with 28 instead of 33 GMRES iterations; at levels (3, 3, 3, 8, 3, 8, 3) (82,944
+    states), 14.5 s.
 
     Parameters
     ----------
