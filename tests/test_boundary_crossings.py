@@ -249,3 +249,12 @@ def test_explain_reads_each_crossing_and_refuses_one_not_found():
     assert "not positive recurrent" in res.explain("unstable", crossing=2).title
     with pytest.raises(ValueError, match="crossing: 3 is not one of the 2 crossings"):
         res.explain("stable", crossing=3)
+
+
+def test_an_undecided_end_without_a_crossing_is_named_with_its_nearest_proved_probe():
+    """No crossing, the lower end undecided and every proved probe unstable: the note names the end and the nearest probe."""
+    from certify.workflows.crossings import notes
+
+    got = notes({F(1, 2): "undecided", F(51, 100): "unstable", F(6, 5): "unstable"}, F(1, 2), F(6, 5), 7)
+    assert got == ["the end 0.5 was not proved either way: a crossing between it and 0.51 (proved unstable), or beyond "
+                   "it, is not excluded (a wider interval may bracket it)"]

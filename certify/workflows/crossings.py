@@ -308,4 +308,11 @@ def notes(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, grid: in
                        f"{len(found)} brackets, each between a value proved stable and one proved unstable")
         points = f"{grid} interior grid point{' was' if grid == 1 else 's were'}"
         out.append(f"no other crossing is excluded between two probes proved on the same side ({points} probed before bisecting)")
+        return out
+    proved = sorted(v for v, s in verdicts.items() if s in _DECIDED)
+    for end, near in ((lo, proved[0]), (hi, proved[-1])) if proved else ():
+        if verdicts.get(end) not in _DECIDED:
+            out.append(f"the end {approx_str(end)} was not proved either way: a crossing between it and "
+                       f"{approx_str(near)} (proved {verdicts[near]}), or beyond it, is not excluded (a wider interval "
+                       "may bracket it)")
     return out
