@@ -18,6 +18,8 @@ from __future__ import annotations
 import time
 from math import prod
 
+import numpy as np
+
 from ..exact.drain import drain_rate
 from ..exact.sink import Reduction, forced_rate
 from ..markov.chain import Chain
@@ -59,10 +61,13 @@ WIDE_STATES = 60_000
 Found = tuple[tuple[int, ...], int, PoissonRates]
 
 
-def _rows(red: Reduction, chain: Chain, K: tuple[int, ...]) -> CellRows:
-    """The cells of the box K with the forced rate and the drain's u."""
-    return CellRows(chain, K, [lambda empty: forced_rate(red, chain, empty),
+def _solved(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], stop: float
+            ) -> tuple[CellRows, PoissonRates, np.ndarray]:
+    """The cells of the box K (the forced rate and the drain's u on each), both sides' candidates and the box law."""
+    rows = CellRows(chain, K, [lambda empty: forced_rate(red, chain, empty),
                                lambda empty: drain_rate(red, chain, red.sinks, empty)])
+    rates, pi = cell_poisson_rates(rows, red.capacity, red.served(), deadline=stop, solver=ctx.solver)
+    return rows, rates, pi
 
 
 def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], stop: float) -> tuple[int, PoissonRates]:
@@ -107,8 +112,7 @@ def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], sto
     >>> cells, rates.growth is None, F(1, 2) <= rates.drain[2] < F(3, 5)
     (7, True, True)
     """
-    rows = _rows(red, chain, K)
-    rates, _ = cell_poisson_rates(rows, red.capacity, red.served(), deadline=stop, solver=ctx.solver)
+    rows, rates, _ = _solved(ctx, red, chain, K, stop)
     return len(rows.Z), rates
 
 
@@ -177,8 +181,7 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     if states < MIN_STATES:
         return None  # not kept: the drain stage may have the time
     first = box_levels(chain.J, min(FIRST_STATES, states // 4))
-    rows = _rows(red, chain, first)
-    rates, pi = cell_poisson_rates(rows, red.capacity, red.served(), deadline=stop, solver=ctx.solver)
+    rows, rates, pi = _solved(ctx, red, chain, first, stop)
     if rates.growth is not None or rates.drain is not None:
         ctx.poisson[red.sinks] = first, len(rows.Z), rates
         return ctx.poisson[red.sinks]

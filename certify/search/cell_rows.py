@@ -276,7 +276,7 @@ def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, dea
     True
     """
     Q = rows.box_generator()
-    pi, poisson = box_law(Q, range(rows.columns), deadline, elimination_order(tuple(int(k) for k in rows.K)))
+    pi, poisson = box_law(Q, range(rows.columns), deadline, elimination_order(rows.K))
     f, u = rows.rates[0], rows.rates[1]
     drifts = rows.box_drifts()
     basis = np.column_stack([f[rows.box], u[rows.box], drifts])

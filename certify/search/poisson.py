@@ -110,7 +110,7 @@ def box_levels(J: int, states: int) -> tuple[int, ...]:
     return (K,) * J
 
 
-def elimination_order(K: Sequence[int]) -> np.ndarray:
+def elimination_order(K: Sequence[int] | np.ndarray) -> np.ndarray:
     """The box's states (row-major positions, the last station fastest) reordered so that the stations with the
     highest levels vary slowest: the factorisation's band is then the box over the lower levels.
 
