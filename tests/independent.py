@@ -696,12 +696,14 @@ def drain_directions(net, sinks, H) -> set[str]:
     return out
 
 
-def tie_excess(net, sinks) -> dict:
-    """eps_t of docs/math/drain.md by enumerating every T_R and T_G of every routing set, one source at a time."""
+def tie_excess(net, sinks, departures_from_rest: bool = False) -> dict:
+    """eps_t of docs/math/drain.md by enumerating every T_R and T_G of every routing set, one source at a time
+    (eps^R_t with ``departures_from_rest``: the feedback of stations outside the sinks only)."""
     G = set(sinks)
     mu = {st.id: st.mu for st in net.stations}
-    sources = [(tuple(C), r) for st in net.streams for C, r in st.routing_sets() if r > 0]
-    sources += [(tuple(f.choice), mu[f.source] * f.prob) for f in net.feedback if f.prob > 0]
+    sources = [] if departures_from_rest else [(tuple(C), r) for st in net.streams for C, r in st.routing_sets() if r > 0]
+    sources += [(tuple(f.choice), mu[f.source] * f.prob) for f in net.feedback
+                if f.prob > 0 and not (departures_from_rest and f.source in G)]
     out = {}
     for C, rate in sources:
         inside, outside = sorted(set(C) & G), sorted(set(C) - G)
@@ -792,13 +794,16 @@ def reduced_quadratic(cert: dict, red) -> dict:
 
 def check_sink_drain(net, cert: dict, count: int = 300, seed: int = 0, box: int = 6) -> None:
     """Assert every hypothesis of docs/math/drain.md state by state: u_H + A'g_H <= c_H < mu(H) in a box and at far
-    states of R' (rebuilt here), g_H nondecreasing along Dirs(H) there, P >= 0 with a positive diagonal, A'W < 0 far
-    out on R' with the ties' excess added as streams (no subset function when there is some), and N's empty state
-    reached from every sampled state."""
+    states of R' (rebuilt here; of R' with the ties' excess added as streams for a proper subset H), g_H
+    nondecreasing along Dirs(H) there (and along the stations the ties add work to, for a proper subset), P >= 0
+    with a positive diagonal, A'W < 0 far out on R' with the ties' excess added as streams (no subset function
+    when departures from R' carry some), and N's empty state reached from every sampled state."""
     claims, red, sinks, mu = drain_functions(net, cert)
     ids = list(red.station_ids)
-    if tie_excess(net, sinks):  # hypothesis 1: ties add work to R', so no subset has its own function
-        assert not cert.get("subsets"), "subsets listed although ties with the sinks send R' more than R' does"
+    eps = tie_excess(net, sinks)
+    if tie_excess(net, sinks, departures_from_rest=True):  # hypothesis 1: no subset has its own function
+        assert not cert.get("subsets"), "subsets listed although ties send R' more on departures from R'"
+    plus = excess_rest(net, sinks)  # R' itself when ties never send R' more than R' does
     P = reduced_quadratic(cert, red)
     assert all(v >= 0 for v in P.values()) and all(P.get((a, a), 0) > 0 for a in ids), f"P {P}"
     J = len(ids)
@@ -809,17 +814,18 @@ def check_sink_drain(net, cert: dict, count: int = 300, seed: int = 0, box: int 
     for H, lam, forced, g, rate in claims:
         cap = sum((mu[j] for j in H), Fraction(0))
         assert rate < cap, f"H = {H}: rate {rate} is not below mu(H) = {cap}"
-        dirs = [ids.index(t) for t in drain_directions(net, sinks, H)]
+        proper = len(H) < len(sinks)
+        dirs = [ids.index(t) for t in drain_directions(net, sinks, H) | (set(eps) if proper else set())]
+        on = plus if proper else red  # hypothesis 1's second case: a proper subset's inequality holds on R'_eps
         for x in states:
             u = lam + sum((r for i, r in forced if x[ids.index(i)] > 0), Fraction(0))
             gx = g(x)
-            value = u + sum((r * (g(y) - gx) for y, r in generator(red, x)), Fraction(0))
+            value = u + sum((r * (g(y) - gx) for y, r in generator(on, x)), Fraction(0))
             assert value <= rate, f"H = {H}: u + A'g at x = {x} is {value} > rate {rate}"
             for t in dirs:
                 up = tuple(v + (k == t) for k, v in enumerate(x))
                 assert g(up) >= gx, f"H = {H}: g decreases along {ids[t]} at x = {x}"
     W = lambda y: _qform(P, ids, y)  # noqa: E731
-    plus = excess_rest(net, sinks)  # R' itself when ties never send R' more than R' does
     for y in far_states(rng, red, 400 * J, count // 3):
         wy = W(y)
         assert sum((r * (W(z) - wy) for z, r in generator(plus, y)), Fraction(0)) < 0, f"A'_eps W at {y} is not negative"

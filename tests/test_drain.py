@@ -46,11 +46,15 @@ from tests.test_sink_set import pair_doc, random_feedback_doc
 DATA = Path(__file__).parent / "data" / "networks"
 
 
-def drain_certificate(net, sink, fast, K):
-    """A sink-drain certificate for ``net`` built by the search (table on the stations ``fast`` of R'), or None."""
+def drain_certificate(net, sink, fast, K, subsets_on_rest=False, check=True):
+    """A sink-drain certificate for ``net`` built by the search (table on the stations ``fast`` of R'), or None.
+
+    The subsets' functions are found on R'_eps where ties add work to R' (hypothesis 1), or on R' itself with
+    ``subsets_on_rest`` (a certificate the theorem does not support; ``check=False`` builds it unchecked)."""
     red = reduced_network(net, sink)
     chain = compile_chain(red.network)
-    wchain = compile_chain(excess_network(red.network, tie_excess(net, red.sinks)))  # R'_eps: R' when no tie adds
+    excess = tie_excess(net, red.sinks)
+    wchain = compile_chain(excess_network(red.network, excess))  # R'_eps: R' when no tie adds
     lyap = solve_reduced_lyapunov(wchain, compile_drifts(wchain))
     if lyap is None:
         return None
@@ -61,17 +65,21 @@ def drain_certificate(net, sink, fast, K):
     if got is None:
         return None
     subsets = []
+    on = chain if subsets_on_rest or not excess else wchain
+    wdrifts = compile_drifts(on, [d.region for d in drifts])
     for H in sorted(proper_subsets(red.sinks)):
         cap = sum((mu[j] for j in H), F(0))
         if largest_drain_rate(red, H) < cap:
             continue
-        dirs = [chain.ids.index(t) for t in directions(net, red.sinks, H)]
-        gH = solve_drain_rate(chain, red, drifts, idx, K, H, cap, dirs)
+        dirs = [chain.ids.index(t) for t in directions(net, red.sinks, H) | set(excess)]
+        gH = solve_drain_rate(on, red, wdrifts, idx, K, H, cap, dirs)
         if gH is None:
             return None
         subsets.append((H, gH[0], gH[2], gH[1]))
     w, table, rate = got
     chk = check_sink_drain(net, sink, lyap[0], w, rate, table, idx, K, drifts=drifts, subsets=subsets)
+    if not check:
+        return lyap[0], w, rate, table, idx, subsets, chk
     assert chk.ok, chk.failures
     return sink_drain_certificate(net, sink, lyap[0], w, rate, chk, table, idx, K, subsets).to_json()
 

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import certify
-from certify.core.model import Network, Station, Stream, TieBreak
-from certify.exact.drain import check_sink_drain, excess_network, tie_excess
+from certify.core.model import Feedback, Network, Station, Stream, TieBreak
+from certify.exact.drain import check_sink_drain, excess_network, feedback_excess, largest_drain_rate, tie_excess
 from certify.exact.sink import reduced_network
 from certify.explain import explain
 from certify.io.loader import from_dict, load
@@ -182,13 +182,119 @@ def test_a_certificate_that_hides_the_excess_from_its_claims_is_refused(tied):
     assert not res.ok and any("tie_excess" in f for f in res.failures), res.failures
 
 
-def test_subset_functions_are_refused_where_ties_add_work():
-    """For a pair of sinks whose tie with R' sends R' more, a listed subset is refused (hypothesis 1)."""
+def test_subset_functions_are_refused_where_departures_from_the_rest_carry_the_excess():
+    """For a pair of sinks whose tie with R' sends R' more on the feedback of a station of R', a listed subset is
+    refused (hypothesis 1)."""
     ties = (TieBreak(("1", "2", "3"), (("1", F(9, 10)), ("2", F(0)), ("3", F(1, 10)))),)
-    net = Network("n", tuple(Station(s, F(1)) for s in "1234"), (Stream(F(1), choice=("1", "2", "3")),), (), ties)
+    net = Network("n", tuple(Station(s, F(1)) for s in "1234"), (Stream(F(1, 2), choice=("1",)),),
+                  (Feedback("1", ("1", "2", "3"), F(1, 2)),), ties)
+    assert feedback_excess(net, ("3", "4")) == independent.tie_excess(net, ("3", "4"), departures_from_rest=True) != {}
     P = {"P[1,1]": F(1), "P[1,2]": F(0), "P[2,2]": F(1)}
     chk = check_sink_drain(net, ("3", "4"), P, [F(0), F(0)], F(1, 2), subsets=[(("3",), [F(0), F(0)], F(1, 2), None)])
     assert not chk.ok and "hypothesis 1" in chk.failures[0], chk.failures
+
+
+def test_the_departures_excess_matches_an_enumeration_on_random_networks():
+    """feedback_excess equals the enumeration of tests/independent.py restricted to the feedback of stations outside
+    the sinks, for every single sink and linked pair of seeded random networks with random ties."""
+    seen = 0
+    for seed in range(40):
+        net = from_dict(_with_random_ties(seed))
+        ids = net.station_ids
+        for G in [(i,) for i in ids] + [(ids[0], ids[-1])]:
+            got = feedback_excess(net, G)
+            assert got == independent.tie_excess(net, G, departures_from_rest=True), (seed, G)
+            seen += bool(got)
+    assert seen >= 5
+
+
+def two_sink_doc(lam_s: F = F(1, 10)) -> dict:
+    """The gadget {a, b} (stream 8/5, ties 3/10 : 7/10) whose a feeds the sink s (mu 1, own stream ``lam_s``); a
+    second sink t (mu 1, own stream 1/5) shares a stream 1/5 with s, and a stream 2/5 into {a, b, t} ties three ways
+    at 1/2 : 1/2 : 0, so a tie with t sends a more than R' does (eps_a = 2/25, from a stream)."""
+    return {"format": "jsq-network/1", "name": "two-sink-tie",
+            "stations": {"s": {"mu": 1}, "t": {"mu": 1}, "a": {"mu": 1}, "b": {"mu": "3/2"}},
+            "streams": [{"choice": ["s"], "rate": str(lam_s)}, {"choice": ["t"], "rate": "1/5"},
+                        {"choice": ["s", "t"], "rate": "1/5"}, {"choice": ["a", "b"], "rate": "8/5"},
+                        {"choice": ["a", "b", "t"], "rate": "2/5"}],
+            "feedback": [{"from": "a", "choice": ["s"], "prob": 1}],
+            "tie_breaking": [{"set": ["a", "b"], "probs": {"a": "3/10", "b": "7/10"}},
+                             {"set": ["a", "b", "t"], "probs": {"a": "1/2", "b": "1/2", "t": "0"}}]}
+
+
+def _busy_a(net, with_excess: bool) -> float:
+    """a's exact busy fraction (its throughput) on R' or R'_eps of the pair {s, t} (a CTMC truncated at 40)."""
+    red = reduced_network(net, ("s", "t")).network
+    if with_excess:
+        red = excess_network(red, tie_excess(net, ("s", "t")))
+    return stationary(red, truncate=40).throughput[red.station_ids.index("a")]
+
+
+@pytest.fixture(scope="module")
+def two_sinks():
+    """The two-sink network and its sink-drain certificate for {s, t}, the subset {s} found on R'_eps."""
+    net = from_dict(two_sink_doc())
+    return net, drain_certificate(net, ("s", "t"), ["a", "b"], 3)
+
+
+def test_the_subset_needs_a_function_and_the_excess_comes_from_a_stream(two_sinks):
+    """{s}'s largest inflow (1/10 + a busy) is above mu_s = 1, and the excess into a is carried by a stream only."""
+    net, _ = two_sinks
+    red = reduced_network(net, ("s", "t"))
+    assert largest_drain_rate(red, ("s",)) == F(11, 10) > 1
+    assert tie_excess(net, ("s", "t")) == {"a": F(2, 25)} and feedback_excess(net, ("s", "t")) == {}
+
+
+def test_a_subset_function_is_certified_where_a_stream_carries_the_excess(two_sinks):
+    """The pair's certificate lists {s} with its own function although ties add work to R'; verify accepts."""
+    net, cert = two_sinks
+    assert cert is not None and [e["set"] for e in cert["subsets"]] == [["s"]]
+    assert cert["claims"]["tie_excess"] == {"a": "2/25"}
+    assert certify.verify(net, cert).ok
+
+
+def test_the_subsets_rate_bounds_the_exact_inflow_of_the_rest_with_the_excess(two_sinks):
+    """c_s is at least E[u_s] under R'_eps's exact stationary law, which is above R''s: the excess matters."""
+    net, cert = two_sinks
+    c_s = float(F(cert["subsets"][0]["rate"]))
+    plain, plus = 0.1 + _busy_a(net, False), 0.1 + _busy_a(net, True)
+    assert plus > plain + 0.03
+    assert plus - 1e-9 <= c_s < 1
+
+
+def test_a_subset_function_found_on_the_rest_alone_is_refused(two_sinks):
+    """{s}'s function found on R' claims a rate below E[u_s] on R'_eps: the check on R'_eps refuses it."""
+    net, _ = two_sinks
+    *_, subsets, chk = drain_certificate(net, ("s", "t"), ["a", "b"], 3, subsets_on_rest=True, check=False)
+    assert float(subsets[0][2]) < 0.1 + _busy_a(net, True)
+    assert not chk.ok and "(on R'_eps)" in chk.failures[0], chk.failures
+
+
+def test_the_two_sink_certificate_holds_state_by_state(two_sinks):
+    """u_H + A'g_H <= c_H on R' (for {s, t}) and on R'_eps (for {s}), monotone along Dirs and the excess, re-checked
+    from the network's fields."""
+    net, cert = two_sinks
+    independent.check_sink_drain(net, copy.deepcopy(cert))
+
+
+def test_the_proofs_lyapunov_function_decreases_far_out_with_one_sink_much_longer(two_sinks):
+    """V = |s|^2/2 + Lambda + kappa W has AV < 0 at sampled far states of the whole network, among them states where
+    s is far longer than t and t ties with a and b (the tie that adds work to a)."""
+    net, cert = two_sinks
+    V = independent.drain_lyapunov(net, cert, F(40))
+    ids = net.station_ids
+    rng = np.random.default_rng(7)
+    states = list(independent.far_states(rng, net, 10**5, 150))
+    for big in (10**4, 3 * 10**4):
+        for k in (0, 1, 3, 50, 400):
+            x = {"s": big, "t": k, "a": k, "b": k}
+            states.append(tuple(x[i] for i in ids))
+            x = {"s": big, "t": k, "a": k + 1, "b": k}
+            states.append(tuple(x[i] for i in ids))
+    for x in states:
+        vx = V(x)
+        av = sum((r * (V(y) - vx) for y, r in independent.generator(net, x)), F(0))
+        assert av < 0, f"AV at {x} is {av}"
 
 
 def test_explain_names_the_excess(tied):

@@ -7,8 +7,9 @@ proper subset H) a function g_H = w'y + T(min(y_F, K)) on R' and a rate c_H; the
 check verifies W (:func:`~certify.exact.stability.check_foster` on R' rebuilt
 here, with the ties' excess added as Poisson streams when a tie with the sinks
 sends R more than R' does, and the signs of P), u_H + A'g_H <= c_H on *every*
-region of R', c_H < mu(H), the monotonicity of g_H along Dirs(H), no subset
-function where ties add work to R', and that N's empty state is reachable. Pure Python, rationals only.
+region of R' (of R'_eps for a listed subset where ties add work to R'), c_H < mu(H), the
+monotonicity of g_H along Dirs(H) (and along the stations the ties add work to), no subset function where ties
+add work to R' on departures from R', and that N's empty state is reachable. Pure Python, rationals only.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .rates import monotone_failure
 from .sink import MAX_SET, Reduction, Subset, listed_subsets, proper_subsets, reduced_network, sink_set
 from .stability import check_foster
 
-__all__ = ["drain_problem", "tie_excess", "excess_network", "drain_rate", "largest_drain_rate", "directions",
+__all__ = ["drain_problem", "tie_excess", "feedback_excess", "excess_network", "drain_rate", "largest_drain_rate", "directions",
            "routing_sets", "lyapunov_problem", "check_sink_drain"]
 
 
@@ -149,11 +150,54 @@ def tie_excess(net: Network, sink: str | Sequence[str]) -> dict[str, Fraction]:
     >>> tie_excess(net, "3")
     {'2': Fraction(2, 5)}
     """
+    chain = compile_chain(net)
+    return _excess(net, chain, set(sink_set(sink)), flow_rates(chain))
+
+
+def feedback_excess(net: Network, sink: str | Sequence[str]) -> dict[str, Fraction]:
+    """eps^R_t of docs/math/drain.md: the part of the ties' excess that departures from stations of R carry.
+
+    :func:`tie_excess` with r_C counting only mu_i p of the feedback (i, C, p) from stations i of R. Where it is
+    empty, a proper subset of the sinks may have its own function although ties add work to R' (hypothesis 1).
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    sink : str or sequence of str
+        The sink, or the set G of sinks.
+
+    Returns
+    -------
+    dict of str to Fraction
+        eps^R_t > 0 by station of R, in station order.
+
+    Examples
+    --------
+    Station 4 feeds back into {1, 2, 3}, whose three-way tie sends 2 nine tenths where 1 and 2 alone split evenly:
+
+    >>> from certify.core.model import Feedback, Station, Stream, TieBreak
+    >>> F = Fraction
+    >>> ties = (TieBreak(("1", "2", "3"), (("1", F(0)), ("2", F(9, 10)), ("3", F(1, 10)))),)
+    >>> net = Network("n", tuple(Station(s, F(1)) for s in "1234"), (Stream(F(1), choice=("1", "2", "3")),
+    ...               Stream(F(1, 2), choice=("4",))), (Feedback("4", ("1", "2", "3"), F(1, 2)),), ties)
+    >>> tie_excess(net, "3"), feedback_excess(net, "3")
+    ({'2': Fraction(3, 5)}, {'2': Fraction(1, 5)})
+    """
     G = set(sink_set(sink))
     chain = compile_chain(net)
+    rates: dict[tuple[int, ...], Fraction] = {}
+    for i, C, p in chain.feedback:
+        if chain.ids[i] not in G:
+            rates[C] = rates.get(C, Fraction(0)) + chain.mu[i] * p
+    return _excess(net, chain, G, {C: r for C, r in rates.items() if r})
+
+
+def _excess(net: Network, chain: Chain, G: set[str], flows: Mapping[tuple[int, ...], Fraction]) -> dict[str, Fraction]:
+    """eps_t for the rates r_C of ``flows`` (choice set by station indices -> rate)."""
     declared = [frozenset(tb.set) for tb in net.tie_breaking]
     out: dict[str, Fraction] = {}
-    for Ci, r in flow_rates(chain).items():  # r_C: the streams' rates and mu_i p of every feedback into C
+    for Ci, r in flows.items():  # r_C: the streams' rates and mu_i p of every feedback into C
         C = tuple(chain.ids[a] for a in Ci)
         inside, outside = set(C) & G, set(C) - G
         if not inside or not outside:
@@ -427,13 +471,15 @@ def check_sink_drain(
     if bad_w is not None:
         return Check.failed([bad_w])
     excess = tie_excess(net, G)
-    if excess and listed:
-        more = ", ".join(f"{t}: {v}" for t, v in excess.items())
+    carried = feedback_excess(net, G) if excess and listed else {}
+    if carried:
+        more = ", ".join(f"{t}: {v}" for t, v in carried.items())
         return Check.failed([f"subsets: {{{', '.join(sorted(listed)[0])}}} is listed, but ties with the sinks send "
-                             f"stations of R' more than R' does (excess {more}), so every proper subset must keep "
-                             "g_H = 0 (hypothesis 1)"])
-    foster = check_foster(compile_chain(excess_network(red.network, excess)) if excess else chain, "quadratic",
-                          lyapunov, deadline=deadline)
+                             f"stations of R' more than R' does on departures from R' (excess {more}), so every "
+                             "proper subset must keep g_H = 0 (hypothesis 1)"])
+    wchain = compile_chain(excess_network(red.network, excess)) if excess else chain
+    assert wchain.ids == chain.ids  # R'_eps only adds streams into single stations
+    foster = check_foster(wchain, "quadratic", lyapunov, deadline=deadline)
     if not foster.ok:
         where = " (R' with the ties' excess as Poisson streams)" if excess else ""
         return Check.failed([f"reduced_lyapunov{where}: {f}" for f in foster.failures[:3]])
@@ -450,21 +496,29 @@ def check_sink_drain(
             failures.append(f"subsets: for H = {{{', '.join(H)}}}, {where} c_H = {c_H} is not below mu(H) = {m_H} "
                             "(hypothesis 4)")
         if H in listed:
-            dirs = [chain.ids.index(t) for t in directions(net, G, H)]
+            dirs = [chain.ids.index(t) for t in directions(net, G, H) | set(excess)]
             bad = monotone_failure(chain, listed[H][1], listed[H][3], fast, K, dirs)
             if bad is not None:
+                why = " or into which a tie with the sinks sends more than R' does" if excess else ""
                 failures.append(f"subsets: for H = {{{', '.join(H)}}}, {bad} (hypothesis 3: g_H must not decrease "
-                                "where a sink outside H may take an arrival from R')")
+                                f"where a sink outside H may take an arrival from R'{why})")
     if failures:
         return Check.failed(failures)
-    claims: list[Claim] = [("", _rate_of(red, chain, G), w, rate, table),
-                           *((f"subsets: for H = {{{', '.join(H)}}}, ", _rate_of(red, chain, H), e[1], e[2], e[3])
-                             for H, e in sorted(listed.items()))]
-    got = claims_failure(chain, claims, fast, K, "at most", by, drifts, deadline, names=("u", "c"),
-                         stage="the exact check of the sink-drain certificate")
+    claims: list[Claim] = [("", _rate_of(red, chain, G), w, rate, table)]
+    on = " (on R'_eps)" if excess else ""
+    subs: list[Claim] = [(f"subsets: for H = {{{', '.join(H)}}}{on}, ",
+                          _rate_of(red, chain, H), e[1], e[2], e[3]) for H, e in sorted(listed.items())]
+    stage = "the exact check of the sink-drain certificate"
+    # hypothesis 1: where ties add work to R', a listed subset's inequality holds on R'_eps (u_H as on R')
+    got = claims_failure(chain, claims if excess else [*claims, *subs], fast, K, "at most", by, drifts, deadline,
+                         names=("u", "c"), stage=stage)
+    regions = got.regions
+    if got.failure is None and excess and subs:
+        on_eps = claims_failure(wchain, subs, fast, K, "at most", by, None, deadline, names=("u", "c"), stage=stage)
+        got, regions = on_eps, regions + on_eps.regions
     if got.failure is not None:
-        return Check.failed([got.failure], {"cells": got.cells, "regions": got.regions})
-    return Check.passed(SinkDrainFacts(rate, capacity, got.regions, foster.facts.delta,
+        return Check.failed([got.failure], {"cells": got.cells, "regions": regions})
+    return Check.passed(SinkDrainFacts(rate, capacity, regions, foster.facts.delta,
                                        tuple(G) if len(G) > 1 else (), tuple(sub_facts), tuple(excess.items()),
                                        got.cells))
 

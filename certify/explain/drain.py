@@ -82,7 +82,9 @@ def explain_sink_drain(ctx: Context) -> Proof:
         more = ", ".join(f"{v} into {t}" for t, v in facts.excess)
         ties = para("Ties: a tie of a routing set with stations of G sends some stations of R' more than the same tie "
                     f"without G; the most it can add is {more} per unit time (eps_t). W is checked on R'_eps, R' with "
-                    "Poisson streams of these rates added, and no proper subset of G has its own function.")
+                    "Poisson streams of these rates added. A proper subset of G has its own function only where no "
+                    "departure from R' carries that excess; its rate inequality is then checked on R'_eps, and its g_H "
+                    "does not decrease along the stations the ties add work to.")
         rest = "R'_eps"
     else:
         ties = para("Ties: no tie of a routing set with stations of G sends a station of R' more than the same tie "

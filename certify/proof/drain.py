@@ -21,7 +21,7 @@ from itertools import combinations
 from ..certificates.kinds.sink_drain import sink_drain_certificate
 from ..core.clock import earliest, within
 from ..exact.cell_rates import checked_text
-from ..exact.drain import check_sink_drain, directions, excess_network, largest_drain_rate, tie_excess
+from ..exact.drain import check_sink_drain, directions, excess_network, feedback_excess, largest_drain_rate, tie_excess
 from ..exact.facts import Check, SinkDrainFacts
 from ..exact.sink import Subset
 from ..markov.chain import Chain, compile_chain, drain_order
@@ -157,7 +157,8 @@ class SinkDrain(JsqStage):
                     if got is None:
                         say_outcome(t, f"{where}: no rate below the capacity found ({len(drifts)} regions)")
                         continue
-                    subsets = self._subsets(ctx, t, cand, chain, drifts, fast, K, stop, where, bool(excess))
+                    subsets = self._subsets(ctx, t, cand, chain, drifts, fast, K, stop, where,
+                                            wchain if excess else None)
                 except TimeLimitReached:
                     say_outcome(t, f"{where}: stopped by the stage's share of the time limit (nothing is concluded "
                                    "from it)")
@@ -238,27 +239,40 @@ class SinkDrain(JsqStage):
 
     @staticmethod
     def _subsets(ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, drifts: list[RegionDrift],
-                 fast: list[int], K: Clip, stop: float, where: str, ties: bool = False) -> list[Subset] | None:
-        """g_H and c_H for each proper subset whose largest inflow reaches its capacity, or None when one has none
-        (or when ``ties`` add work to R', where no subset may have its own function)."""
+                 fast: list[int], K: Clip, stop: float, where: str, wchain: Chain | None = None) -> list[Subset] | None:
+        """g_H and c_H for each proper subset whose largest inflow reaches its capacity, or None when one has none.
+
+        ``wchain`` is R'_eps where ties add work to R' (docs/math/drain.md, hypothesis 1): a subset's function is then
+        found on it, nondecreasing along the stations the ties add work to as well, and none is allowed where a
+        departure from R' carries that work (:func:`~certify.exact.drain.feedback_excess`).
+        """
         red, net = cand.reduction, ctx.net
         out: list[Subset] = []
+        excess = tie_excess(net, red.sinks) if wchain is not None else {}
+        wdrifts: list[RegionDrift] | None = None
         for n in range(1, len(red.sinks)):
             for H in combinations(red.sinks, n):
                 capacity = red.served(H)
                 if largest_drain_rate(red, H) < capacity:
                     continue  # g_H = 0 with its largest inflow: H need not be listed
-                if ties:
+                if wchain is not None and feedback_excess(net, red.sinks):
                     say_outcome(t, f"{where}: subset {{{','.join(H)}}} needs its own function, which ties that send R' "
-                                   "more than it sends itself do not allow (docs/math/drain.md, hypothesis 1)")
+                                   "more than it sends itself on departures from R' do not allow (docs/math/drain.md, "
+                                   "hypothesis 1)")
                     return None
-                dirs = [chain.ids.index(s) for s in directions(net, red.sinks, H)]
-                got = solve_drain_rate(chain, red, drifts, fast, K, H, capacity, dirs, solver=ctx.solver, deadline=stop,
-                                       jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
+                dirs = [chain.ids.index(s) for s in directions(net, red.sinks, H) | set(excess)]
+                if wchain is None:
+                    got = solve_drain_rate(chain, red, drifts, fast, K, H, capacity, dirs, solver=ctx.solver,
+                                           deadline=stop, jumps=reduced_jumps(ctx, red.sinks, chain, fast, K, drifts))
+                else:  # the same regions, R'_eps's rates
+                    if wdrifts is None:
+                        wdrifts = compile_drifts(wchain, [d.region for d in drifts], deadline=stop)
+                    got = solve_drain_rate(wchain, red, wdrifts, fast, K, H, capacity, dirs, solver=ctx.solver,
+                                           deadline=stop)
                 if got is None:
+                    on = " on R' with the ties' excess" if wchain is not None else ""
                     say_outcome(t, f"{where}: subset {{{','.join(H)}}}: no rate below its capacity "
-                         f"{float(capacity):.4g} found")
+                                   f"{float(capacity):.4g} found{on}")
                     return None
                 out.append((H, got[0], got[2], got[1]))
         return out
-

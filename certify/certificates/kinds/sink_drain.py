@@ -24,7 +24,7 @@ from ...core.errors import CertificateError
 from ...core.jsontypes import JsonObject
 from ...core.model import Network
 from ...core.numbers import q, unq
-from ...exact.drain import check_sink_drain, drain_problem
+from ...exact.drain import check_sink_drain, drain_problem, tie_excess
 from ...exact.facts import Check, SinkDrainFacts
 from ...exact.sink import Subset, reduced_network
 from ...markov.chain import Chain, compile_chain
@@ -119,7 +119,15 @@ def sink_drain_certificate(net: Network, sink: str | Sequence[str], lyapunov: Se
                            "reduced_lyapunov": {n: q(v) for n, v in zip(names, lyapunov)},
                            **functions_payload(list(red.ids), w, rate, table, fast, K, subsets)}
     return seal(net, "sink-drain", payload, sink_drain_claims(check.facts),
-                *sink_drain_statement(net, None, "" if isinstance(sink, str) else "set"))
+                *sink_drain_statement(net, None, _template(sink, bool(subsets), bool(check.facts.excess))))
+
+
+def _template(sink: str | Sequence[str], listed: bool, excess: bool) -> str:
+    """The statement's case: ``""`` (one sink), ``"set"``, or ``"set-ties"`` (subsets with their own functions where
+    ties add work to R', hypothesis 1's second case)."""
+    if isinstance(sink, str):
+        return ""
+    return "set-ties" if listed and excess else "set"
 
 
 def read_sink_drain(net: Network, cert: Mapping[str, Any]) -> Reading | str:
@@ -167,7 +175,8 @@ def read_sink_drain(net: Network, cert: Mapping[str, Any]) -> Reading | str:
     w = [vals[s] for s in chain.ids]
     rate = unq(cert.get("rate"), "rate")
     kwargs = read_functions(chain, cert, w)
-    return Reading((net, sink, lyapunov, w, rate), kwargs, None, "" if isinstance(sink, str) else "set")
+    excess = not isinstance(sink, str) and bool(kwargs.get("subsets")) and bool(tie_excess(net, sink))
+    return Reading((net, sink, lyapunov, w, rate), kwargs, None, _template(sink, bool(kwargs.get("subsets")), excess))
 
 
 def sink_drain_statement(net: Any, chain: Chain | None, template: str) -> Statement:
@@ -180,7 +189,8 @@ def sink_drain_statement(net: Any, chain: Chain | None, template: str) -> Statem
     chain : Chain or None
         Unused (the kind is for exponential networks).
     template : str
-        ``"set"`` for a set of sinks (the reader says so), else ``""``.
+        ``"set"`` for a set of sinks (the reader says so), ``"set-ties"`` for a set whose listed subsets' inequalities
+        hold on R'_eps (ties add work to R'), else ``""``.
 
     Returns
     -------
@@ -192,6 +202,17 @@ def sink_drain_statement(net: Any, chain: Chain | None, template: str) -> Statem
     >>> sink_drain_statement(None, None, "")[0]
     'markovian'
     """
+    if template == "set-ties":
+        return "markovian", (
+            "the reduced network R' (the set G of sinks removed) has a quadratic Foster function that no arrival "
+            "decreases and, for every non-empty subset H of G, the work that can reach H while it holds G's longest "
+            "queues averages at most a rate c_H below what H serves, mu(H), along R''s paths for G and along the paths "
+            "of R' with a Poisson stream added into each station of R' that a tie with the sinks sends more than R' "
+            "does (the tie's largest excess) for a proper subset with its own function (u_H + A'g_H <= c_H at every "
+            "state, g_H not decreasing along those stations); W drains R' with those streams, and no departure from "
+            "R' carries the excess: the chain is positive recurrent (docs/math/drain.md), "
+            f"{primitives(None)}."
+        )
     if template == "set":
         what = ("the reduced network R' (the set G of sinks removed) has a quadratic Foster function that no arrival "
                 "decreases and, for every non-empty subset H of G, the work that can reach H while it holds G's longest "
