@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
 from math import lcm, prod
+from operator import itemgetter
 from typing import Literal
 
 from ..markov.chain import Chain
@@ -189,46 +190,63 @@ class _Bounds:
             self.T = [0] * step
             for c, v in T.items():
                 self.T[sum(x * self.stride[a] for x, a in zip(c, fast))] = v
-        self._cand: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, ...], tuple[tuple[int, int], ...] | None]] = {}
+        # per move (its memo key): the queues of its set read at once, and its candidates by those queues
+        self._read = [itemgetter(*C) for _, C, *_ in [*self.arrivals, *(f for fs in self.feedback for f in fs)]]
+        self._cand: list[dict[object, tuple[tuple[int, ...], tuple[tuple[int, int], ...] | None]]] = [
+            {} for _ in self._read]
 
     def _candidates(self, key: int, C: tuple[int, ...], k: int, z: Sequence[int], shift: int | None
                     ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...] | None]:
         """The stations of C that are a shortest one (of x, or of x - e_shift) at some state of the cell, and the
         move's split over them (scaled rates) when the cell fixes them (no candidate above its level), else None."""
-        zc = tuple(z[b] for b in C)
-        got = self._cand.get((key, zc))
+        memo = self._cand[key]
+        pattern = self._read[key](z)
+        got = memo.get(pattern)
         if got is None:
+            zc = tuple(z[b] for b in C)
             lows = [v - (1 if b == shift else 0) for v, b in zip(zc, C)]
             top = [v > self.levels[b] for v, b in zip(zc, C)]
             fixed = [v for v, t in zip(lows, top) if not t]
             m = min(fixed) if fixed else _FREE
             cand = tuple(b for v, b in zip(lows, C) if v <= m)
             exact = not any(t for v, t in zip(lows, top) if v <= m)
-            got = self._cand[(key, zc)] = (cand, self.rates.split(cand, k) if exact else None)
+            got = memo[pattern] = (cand, self.rates.split(cand, k) if exact else None)
         return got
 
     def bound(self, z: Sequence[int], side: Literal["at least", "at most"]) -> int:
         """The bound on A'g (times the scale and the denominator) at every state of the cell z."""
-        W, T, tl, st = self.W, self.T, self.table_level, self.stride
+        W, T, tl, st, J = self.W, self.T, self.table_level, self.stride, self.J
         col = sum(min(z[a], tl[a]) * st[a] for a in self.fast)
         here = T[col]
-        up = [st[a] if z[a] < tl[a] else 0 for a in range(self.J)]
-        down = [st[a] if 0 < z[a] <= tl[a] else 0 for a in range(self.J)]
+        up = [st[a] if z[a] < tl[a] else 0 for a in range(J)]
+        # joining station j from this cell: g changes by join[j]
+        join = [W[j] + T[col + up[j]] - here for j in range(J)]
         worst = max if side == "at most" else min
         num = 0
-        for key, C, k, frm, shifted in [*self.arrivals, *(f for i in range(self.J) if z[i] for f in self.feedback[i])]:
-            cand, split = self._candidates(key, C, k, z, frm if shifted else None)
-            if frm is None:
-                deltas = {j: W[j] + T[col + up[j]] - here for j in cand}
+        read, memo = self._read, self._cand
+        for key, C, k, _, _ in self.arrivals:
+            got = memo[key].get(read[key](z)) or self._candidates(key, C, k, z, None)
+            cand, split = got
+            if split is None:
+                num += self.total[k] * worst(join[j] for j in cand)
+            elif len(split) == 1:
+                num += split[0][1] * join[split[0][0]]
             else:
-                deltas = {j: 0 if j == frm else W[j] - W[frm] + T[col - down[frm] + up[j]] - here for j in cand}
-            if split is not None:
-                num += sum(r * deltas[j] for j, r in split)
-            else:
-                num += self.total[k] * worst(deltas.values())
-        for i in range(self.J):
-            if z[i] and self.leave[i]:
-                num += self.leave[i] * (T[col - down[i]] - here - W[i])
+                num += sum(r * join[j] for j, r in split)
+        for i in range(J):
+            if not z[i]:
+                continue
+            base = col - (st[i] if z[i] <= tl[i] else 0)  # the cell after i's departure
+            gone = T[base] - here - W[i]  # g's change when the customer leaves i (and R')
+            if self.leave[i]:
+                num += self.leave[i] * gone
+            for key, C, k, frm, shifted in self.feedback[i]:
+                cand, split = memo[key].get(read[key](z)) or self._candidates(key, C, k, z, frm if shifted else None)
+                deltas = {j: 0 if j == i else gone + W[j] + T[base + up[j]] - T[base] for j in cand}
+                if split is not None:
+                    num += sum(r * deltas[j] for j, r in split)
+                else:
+                    num += self.total[k] * worst(deltas.values())
         return num
 
 
