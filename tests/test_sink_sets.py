@@ -25,7 +25,7 @@ from certify.proof.result import Result
 from certify.proof.sink import SinkGrowth
 from certify.search.drain import drain_candidates
 from certify.search.sink import set_candidates
-from certify.search.sink_sets import MAX_UNION_J, routing_unions
+from certify.search.sink_sets import MAX_UNION_J, densest_set, routing_unions
 from certify.stationary import stationary
 from tests import independent
 from tests.test_sink_set import random_feedback_doc
@@ -164,3 +164,83 @@ def test_explain_lists_all_fifteen_subsets_of_the_face(below, above, side):
     for n in range(1, 5):
         for H in itertools.combinations(FACE, n):
             assert f"| {{{', '.join(H)}}} |" in text, H
+
+
+# ---------------------------------------------------------------- the densest set (stop 47)
+
+DENSE = ["1", "2", "3", "5", "6", "7"]
+
+
+@pytest.fixture(scope="module")
+def dense_below():
+    """bench/frontier.py's J = 8 seed 65 at load 0.985 (its linear fluid certificates stop at 0.97) and the drain
+    stage's certificate."""
+    net = certify.load(DATA / "random-J8-s65-r0.985.json")
+    out = _run(SinkDrain(), net)
+    assert out.decision is not None
+    return net, out.decision.certificate.to_json()
+
+
+@pytest.fixture(scope="module")
+def dense_above():
+    """The same network at load 0.995 (below the static split's 1) and the growth stage's certificate."""
+    net = certify.load(DATA / "random-J8-s65-r0.995.json")
+    out = _run(SinkGrowth(certify.prove), net)
+    assert out.decision is not None
+    return net, out.decision.certificate.to_json()
+
+
+def _densest_by_enumeration(net) -> tuple[str, ...]:
+    """The smallest, then first in combinations order, of the station sets with the largest ratio of the rates of the
+    routing sets inside them (streams, feedback at mu_i p) to their capacity, by enumerating every set."""
+    mu = {st.id: st.mu for st in net.stations}
+    sets = [(set(st.choice), st.rate) for st in net.streams]
+    sets += [(set(f.choice), mu[f.source] * f.prob) for f in net.feedback]
+    best, arg = F(-1), ()
+    for n in range(1, len(mu) + 1):
+        for A in itertools.combinations(net.station_ids, n):
+            ratio = sum((r for C, r in sets if C <= set(A)), F(0)) / sum((mu[j] for j in A), F(0))
+            if ratio > best:
+                best, arg = ratio, A
+    return arg
+
+
+def test_the_densest_set_is_found_by_enumerating_every_set():
+    """densest_set equals an enumeration of all 255 station sets of J = 8 seed 65: the six stations but 4 and 8."""
+    net = certify.load(DATA / "random-J8-s65-r0.985.json")
+    assert densest_set(net) == _densest_by_enumeration(net) == tuple(DENSE)
+
+
+def test_the_densest_set_is_a_candidate_of_both_stages():
+    """Both sink stages offer the six-station set, beyond the four stations of the routing unions."""
+    net = certify.load(DATA / "random-J8-s65-r0.985.json")
+    assert tuple(DENSE) in [c.sink for c in drain_candidates(net)]
+    assert set_candidates(net, sets=[tuple(DENSE)])[0].sink == tuple(DENSE)
+    assert all(len(G) <= 4 for G in routing_unions(net))
+
+
+def test_the_six_station_set_is_drained_and_grows_on_either_side(dense_below, dense_above):
+    """At 0.985 the drain stage proves stability with G the six stations, at 0.995 the growth stage instability;
+    verify accepts both."""
+    for (net, cert), kind in ((dense_below, "sink-drain"), (dense_above, "sink-growth")):
+        assert cert["kind"] == kind and cert["sink"] == DENSE
+        assert certify.verify(net, cert).ok
+
+
+def test_the_six_station_certificates_hold_state_by_state(dense_below, dense_above):
+    """Every hypothesis of both certificates, for G and each of its 62 proper subsets, re-checked by
+    tests/independent.py."""
+    independent.check_sink_drain(*dense_below, count=100)
+    independent.check_sink_growth(*dense_above, count=100)
+
+
+def test_the_six_station_rates_bracket_the_exact_inflow(dense_below, dense_above):
+    """The drain's c_G is at least, and the growth's c_G at most, the exact stationary rate into G from R' = {4, 8}."""
+    for (net, cert), side in ((dense_below, "drain"), (dense_above, "growth")):
+        rate, internal, mu = _inflow(net, DENSE)
+        if side == "drain":
+            assert float(F(cert["rate"])) >= rate + internal - 1e-9
+            assert rate + internal < mu
+        else:
+            assert float(F(cert["rate"])) <= rate + 1e-9
+            assert rate > mu - internal

@@ -25,8 +25,9 @@ from .cell_rates import Claim, claims_failure
 from .facts import Check, NestedVerdict, SinkGrowthFacts
 from .growth import table_problem
 
-#: The most stations of a set of sinks (the check visits every subset).
-MAX_SET = 4
+#: The most stations of a set of sinks (the check visits every subset: 254 proper ones at 8). The theorems hold for
+#: any set; 4 until stop 47, when J = 8 seed 65's six stations {1, 2, 3, 5, 6, 7} needed more.
+MAX_SET = 8
 
 __all__ = ["MAX_SET", "Reduction", "reduced_network", "sink_problem", "sink_set", "forced_rate", "proper_subsets",
            "listed_subsets", "check_sink_growth"]

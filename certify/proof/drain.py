@@ -31,7 +31,7 @@ from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, s
 from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .poisson import poisson_found, poisson_try
-from .sink import nested_run, no_table, say_outcome, sink_name, table_tries, with_box
+from .sink import nested_run, no_table, say_outcome, sink_name, table_tries, with_box, worst_text
 from .sink_rows import drain_bound, reduced_drifts, reduced_jumps
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
@@ -224,7 +224,7 @@ class SinkDrain(JsqStage):
         K, cells, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {cells} cells)"
         if rates.drain is None:
-            say_outcome(t, f"{where}: no rate below the capacity found (its worst cell {rates.drain_value:.5g}, "
+            say_outcome(t, f"{where}: no rate below the capacity found (its worst cell {worst_text(rates.drain_value)}, "
                            "floating point)")
             return None
         w, table, rate = rates.drain

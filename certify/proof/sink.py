@@ -41,7 +41,7 @@ from ..search.sink import (
     sink_fast,
     solve_sink_rate,
 )
-from ..search.sink_sets import WIDE_SETS
+from ..search.sink_sets import WIDE_SETS, densest_set
 from ..simulation.simulate import simulate
 from .context import ProofContext, Timer
 from .poisson import poisson_try
@@ -58,7 +58,7 @@ from .sink_rows import (
 )
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
-__all__ = ["LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
+__all__ = ["worst_text", "LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
            "poisson_before", "with_box"]
@@ -171,8 +171,10 @@ class SinkGrowth(JsqStage):
         run = ctx.run
         if run.expired():
             return NEXT
+        dense = densest_set(ctx.net)
         cands = [*sink_candidates(ctx.net)[:MAX_SINKS], *set_candidates(ctx.net)[:MAX_SINKS],
-                 *set_candidates(ctx.net, wide=True)[:WIDE_SETS]]
+                 *(set_candidates(ctx.net, sets=[dense]) if dense is not None else []),
+                 *[c for c in set_candidates(ctx.net, wide=True) if c.sink != dense][:WIDE_SETS]]
         if cands and ctx.use_fluid and ctx.flow_proves():
             return NEXT  # the fluid model is stable (one exact max-flow bound): no sink grows linearly, the fluid stage proves it
         stop = time.perf_counter() + SINK_SHARE * max(0.0, run.deadline - time.perf_counter())
@@ -323,7 +325,7 @@ class SinkGrowth(JsqStage):
                            "the capacity: left to the drain stage")
             return "drain"
         say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "
-                       f"{rates.growth_value:.5g}; the drain side's {rates.drain_value:.5g}, floating point)")
+                       f"{worst_text(rates.growth_value)}; the drain side's {worst_text(rates.drain_value)}, floating point)")
         return None
 
     @staticmethod
@@ -685,6 +687,27 @@ def sink_name(sink: str | tuple[str, ...]) -> str:
     ('5', '{3,4}')
     """
     return sink if isinstance(sink, str) else "{" + ",".join(sink) + "}"
+
+
+def worst_text(value: float) -> str:
+    """A Poisson box side's worst cell for a message, or that its LP over w gave no solution (NaN).
+
+    Parameters
+    ----------
+    value : float
+        The worst cell's value in floats (NaN when the LP failed).
+
+    Returns
+    -------
+    str
+        The value to five digits, or ``"none: its LP over w found no solution"``.
+
+    Examples
+    --------
+    >>> worst_text(0.489736), worst_text(float("nan"))
+    ('0.48974', 'none: its LP over w found no solution')
+    """
+    return "none: its LP over w found no solution" if value != value else f"{value:.5g}"
 
 
 def say_outcome(t: Timer, what: str) -> None:

@@ -306,6 +306,8 @@ def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: F
         D = np.vstack([b[1] for b in blocks])
         A_ub = sp.csr_matrix(np.hstack([-sign * D, sign * np.ones((len(v), 1))]))
         res = solve_lp(cost, A_ub, sign * v, bounds=(lo, hi), solver=solver)
+        if res.timed_out:  # stopped by the deadline in force: not an answer (the caller says so, or tries again)
+            raise TimeLimitReached("the Poisson tables' LP over the cells")
         if not res.ok or res.x is None:
             return None, float("nan")
         wf, claimed = res.x[:J], res.x[J]

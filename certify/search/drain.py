@@ -30,7 +30,7 @@ from ..templates.quadratic import Quadratic
 from .linprog import solve_lp
 from .lp import solve_template
 from .sink import JumpRows, RateSolution, claimed_rate, linked_pairs, rate_rows
-from .sink_sets import WIDE_SETS, routing_unions
+from .sink_sets import WIDE_SETS, densest_set, routing_unions
 
 __all__ = ["DrainCandidate", "MonotoneQuadratic", "drain_candidates", "solve_reduced_lyapunov", "solve_drain_rate"]
 
@@ -80,6 +80,7 @@ def drain_candidates(net: Network) -> list[DrainCandidate]:
     -------
     list of DrainCandidate
         The single stations first, then the pairs of :func:`~certify.search.sink.linked_pairs`, then the
+        :func:`~certify.search.sink_sets.densest_set` (three stations or more) and the
         :data:`~certify.search.sink_sets.WIDE_SETS` most pressed sets of three or four stations of
         :func:`~certify.search.sink_sets.routing_unions`, each group by pressure (most pressed first); only those
         the theorem's hypotheses 1 and 5 allow.
@@ -101,9 +102,11 @@ def drain_candidates(net: Network) -> list[DrainCandidate]:
         if cand is not None:
             singles.append(cand)
     pairs = [c for G in linked_pairs(net) if (c := _candidate(net, G)) is not None]
-    wide = [c for G in routing_unions(net) if (c := _candidate(net, G)) is not None]
-    return [*sorted(singles, key=lambda c: -c.pressure), *sorted(pairs, key=lambda c: -c.pressure),
-            *sorted(wide, key=lambda c: -c.pressure)[:WIDE_SETS]]
+    wide = sorted((c for G in routing_unions(net) if (c := _candidate(net, G)) is not None), key=lambda c: -c.pressure)
+    dense = densest_set(net)
+    first = [c] if dense is not None and (c := _candidate(net, dense)) is not None else []
+    return [*sorted(singles, key=lambda c: -c.pressure), *sorted(pairs, key=lambda c: -c.pressure), *first,
+            *[c for c in wide if c.sink != dense][:WIDE_SETS]]
 
 
 def _candidate(net: Network, sink: str | tuple[str, ...]) -> DrainCandidate | None:

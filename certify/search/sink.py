@@ -211,7 +211,7 @@ def sink_candidates(net: Network) -> list[SinkCandidate]:
     return sorted(out, key=lambda c: -c.pressure)
 
 
-def set_candidates(net: Network, wide: bool = False) -> list[SinkCandidate]:
+def set_candidates(net: Network, wide: bool = False, sets: list[tuple[str, ...]] | None = None) -> list[SinkCandidate]:
     """Pairs of stations linked by a stream inside them (or wider sets) that the forced flow could overload together.
 
     Parameters
@@ -221,6 +221,8 @@ def set_candidates(net: Network, wide: bool = False) -> list[SinkCandidate]:
     wide : bool, optional
         Sets of three or four stations, unions of routing sets (:func:`~certify.search.sink_sets.routing_unions`),
         in place of the pairs of :func:`linked_pairs`.
+    sets : list of tuple of str, optional
+        These sets instead (e.g. :func:`~certify.search.sink_sets.densest_set`).
 
     Returns
     -------
@@ -241,7 +243,7 @@ def set_candidates(net: Network, wide: bool = False) -> list[SinkCandidate]:
     [(('2', '3'), Fraction(3, 4))]
     """
     out = []
-    for G in routing_unions(net) if wide else linked_pairs(net):
+    for G in sets if sets is not None else routing_unions(net) if wide else linked_pairs(net):
         if sink_problem(net, G) is not None:
             continue
         red = reduced_network(net, G)
