@@ -90,3 +90,21 @@ def test_the_box_law_in_elimination_order_solves_the_box_chain_in_its_own_order(
     h[1:] = np.linalg.solve(D[1:, 1:], r[1:])
     assert np.abs(pi - law).max() < 1e-9
     assert np.abs(solve(r) - h).max() < 1e-7 * max(1.0, np.abs(h).max())
+
+
+def test_an_lp_over_w_stopped_by_the_deadline_is_not_reported_as_a_bound(monkeypatch):
+    """When the solver stops a side's LP at the deadline in force, the try raises TimeLimitReached instead of
+    returning a NaN worst cell (which read as "no rate found" and kept the drain stage from its own try)."""
+    import certify.search.cell_rows as cell_rows
+    from certify.markov.chain import Chain
+    from certify.markov.regions import TimeLimitReached
+
+    real = cell_rows.solve_lp
+    monkeypatch.setattr(cell_rows, "solve_lp", lambda *a, **k: real(*a, **{**k, "time_limit": 0.0}))
+    mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    busy = lambda e: Fraction(0 if e else 1)  # noqa: E731
+    with pytest.raises(TimeLimitReached):
+        cell_rows.cell_poisson_rates(CellRows(mm1, (3,), [busy, busy]), Fraction(2, 5), Fraction(3, 5))
+    monkeypatch.setattr(cell_rows, "solve_lp", real)
+    got, _ = cell_rows.cell_poisson_rates(CellRows(mm1, (3,), [busy, busy]), Fraction(2, 5), Fraction(3, 5))
+    assert got.growth is not None and got.drain is not None
