@@ -255,6 +255,18 @@ def _drain_pair_net():
     return from_dict(pair_with_side_doc(0.95))  # {s} needs its own g, nondecreasing along x
 
 
+def _drain_set_ties_net():
+    from tests.test_drain_ties import two_sink_doc
+
+    return from_dict(two_sink_doc())  # a stream's tie with t sends a 2/25 more; {s} has its own g, found on R'_eps
+
+
+def _drain_set_ties(net):
+    from tests.test_drain import drain_certificate
+
+    return drain_certificate(net, ("s", "t"), ["a", "b"], 3)
+
+
 def _drain_pair(net):
     from tests.test_drain import drain_certificate
 
@@ -312,6 +324,7 @@ CASES = {
     "sink-drain-set": (_drain_pair_net, _drain_pair, "sink-drain"),
     "sink-drain-mixed": (_drain_net, _drain_mixed, "sink-drain"),
     "sink-drain-ties": (_drain_ties_net, _drain, "sink-drain"),  # W on R' with the ties' excess stream
+    "sink-drain-set-ties": (_drain_set_ties_net, _drain_set_ties, "sink-drain"),  # a subset's g on R'_eps (stop 47)
     # four sinks, a union of routing sets (certify.search.sink_sets) of bench/frontier.py's J = 8 seed 11
     "sink-set-face": (lambda: load(DATA / "random-J8-s11-r0.915.json"), _sink_growth, "sink-growth"),
     "sink-drain-face": (lambda: load(DATA / "random-J8-s11-r0.905.json"), _drain_stage, "sink-drain"),
