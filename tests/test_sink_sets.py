@@ -58,12 +58,12 @@ def above():
     return net, out.decision.certificate.to_json()
 
 
-def _inflow(net, sinks):
+def _inflow(net, sinks, truncate: int = 12):
     """E[u_G] under R''s exact stationary law (truncated at 12 per station: within 1e-4 of truncation at 15, where
     the certified rates lie 0.01 from it): the streams into sets inside G, p times each feeder's throughput for the
     feedback forced into them, the internal feedback and mu(G)."""
     red, inflow, feeds, internal, mu = independent.reduced_set(net, sinks)
-    thr = stationary(red, truncate=12).throughput
+    thr = stationary(red, truncate=truncate).throughput
     ids = list(red.station_ids)
     rate = float(sum((r for _, r in inflow), F(0)))
     rate += sum(float(r / net.stations[net.station_ids.index(i)].mu) * thr[ids.index(i)] for i, _, r in feeds)
@@ -244,3 +244,68 @@ def test_the_six_station_rates_bracket_the_exact_inflow(dense_below, dense_above
         else:
             assert float(F(cert["rate"])) <= rate + 1e-9
             assert rate > mu - internal
+
+
+def _set_box(load: str):
+    """J = 8 seed 65 at ``load``, its reduction by the six-station set, R''s chain and the Poisson try on it."""
+    from certify.exact.sink import reduced_network
+    from certify.markov.chain import compile_chain
+    from certify.proof.poisson import poisson_try
+
+    net = certify.load(DATA / f"random-J8-s65-r{load}.json")
+    red = reduced_network(net, tuple(DENSE))
+    chain = compile_chain(red.network)
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
+    return net, red, chain, poisson_try(ctx, red, chain, time.perf_counter() + 60)
+
+
+def test_a_box_serves_a_set_whose_subsets_need_no_function_of_their_own():
+    """box_sides of the six-station set agrees with the definitions for all 62 proper subsets (tests/independent.py):
+    every lambda_H above m_H (growth) and every largest u_H below mu(H) (drain), so both sides may use a box."""
+    from certify.proof.poisson import box_sides
+
+    net, red, *_ = _set_box("0.985")
+    _, inflow, feeds, internal, mu = independent.reduced_set(net, DENSE)
+    growth = drain = True
+    for n in range(1, len(DENSE)):
+        for H in itertools.combinations(DENSE, n):
+            lam, _, m = independent._set_rate(H, inflow, feeds, internal, mu)
+            growth &= lam > m
+            lam_u, forced = independent.drain_rate_of(H, inflow, feeds, internal)
+            drain &= lam_u + sum((r for _, r in forced), F(0)) < sum((mu[j] for j in H), F(0))
+    assert box_sides(red) == (growth, drain) == (True, True)
+
+
+def test_boxes_give_a_set_of_sinks_both_sides():
+    """At 0.985 the box's drain candidate and at 0.995 its growth candidate are certificates of the six-station set
+    with no subset listed: verify accepts both, they hold state by state, and their rates bracket the exact inflow."""
+    from certify.certificates import nested_verdict
+    from certify.certificates.kinds.sink_drain import sink_drain_certificate
+    from certify.certificates.kinds.sink_growth import sink_growth_certificate
+    from certify.exact.drain import check_sink_drain
+    from certify.exact.sink import check_sink_growth
+    from certify.markov.drift import compile_drifts
+    from certify.search.drain import solve_reduced_lyapunov
+
+    net, red, chain, (K, _, rates) = _set_box("0.985")
+    P, _ = solve_reduced_lyapunov(chain, compile_drifts(chain))
+    w, table, rate = rates.drain
+    every = list(range(chain.J))
+    chk = check_sink_drain(net, tuple(DENSE), P, w, rate, table, every, K)
+    assert chk.ok, chk.failures
+    below = sink_drain_certificate(net, tuple(DENSE), P, w, rate, chk, table, every, K, []).to_json()
+    assert certify.verify(net, below).ok
+    independent.check_sink_drain(net, below, count=100)
+    got, internal, mu = _inflow(net, DENSE, truncate=100)  # R' = {4, 8}: the box's levels are 88, the truth finer
+    assert float(F(below["rate"])) >= got + internal - 1e-9
+
+    net, red, chain, (K, _, rates) = _set_box("0.995")
+    sub = certify.prove(red.network, time_limit=60, simulate=False)
+    w, table, rate = rates.growth
+    chk = check_sink_growth(net, tuple(DENSE), w, rate, nested_verdict(red.network, sub.certificate), table, every, K)
+    assert chk.ok, chk.failures
+    above = sink_growth_certificate(net, tuple(DENSE), w, rate, sub.certificate, chk, table, every, K, ()).to_json()
+    assert certify.verify(net, above).ok
+    independent.check_sink_growth(net, above, count=100)
+    got, internal, mu = _inflow(net, DENSE, truncate=100)
+    assert float(F(above["rate"])) <= got + 1e-9

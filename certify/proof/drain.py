@@ -30,7 +30,7 @@ from ..markov.regions import TimeLimitReached
 from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
 from ..search.sink import loosened
 from .context import ProofContext, Timer
-from .poisson import poisson_found, poisson_try
+from .poisson import box_sides, poisson_found, poisson_try
 from .sink import nested_run, no_table, say_outcome, sink_name, table_tries, with_box, worst_text
 from .sink_rows import drain_bound, reduced_drifts, reduced_jumps
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
@@ -139,7 +139,7 @@ class SinkDrain(JsqStage):
                 t.outcome = f"R' ({what}): no quadratic Foster function with P >= 0 found: not tried"
                 return None
             P, _ = lyap
-            for item in with_box(chain, tries, isinstance(sink, str)):
+            for item in with_box(chain, tries, box_sides(red)[1]):
                 if item is None:  # the Poisson tables' place
                     out = self._poisson(ctx, t, cand, chain, P, stop, bool(excess))
                     if out is not None:
@@ -208,8 +208,7 @@ class SinkDrain(JsqStage):
     def _poisson(self, ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, P: Sequence[Fraction],
                  stop: float, ties: bool) -> StageOutcome | None:
         """The Poisson-table drain candidate (the growth stage's, or this stage's own try), checked exactly."""
-        red, sink = cand.reduction, cand.sink
-        assert isinstance(sink, str)
+        red, sink = cand.reduction, cand.sink  # a set only where no proper subset needs a function (box_sides)
         got = poisson_found(ctx, red)
         if got is None and time.perf_counter() < stop:
             try:
@@ -229,7 +228,7 @@ class SinkDrain(JsqStage):
             return None
         w, table, rate = rates.drain
         fast = list(range(chain.J))
-        t.size = f"R' without {sink}, Poisson table, {clip_text(K)}"
+        t.size = f"R' without {sink_name(sink)}, Poisson table, {clip_text(K)}"
         chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K,
                                deadline=earliest(stop, ctx.run.deadline), subsets=[])
         if not chk.ok:

@@ -20,16 +20,16 @@ from math import prod
 
 import numpy as np
 
-from ..exact.drain import drain_rate
-from ..exact.sink import Reduction, forced_rate
+from ..exact.drain import drain_rate, largest_drain_rate
+from ..exact.sink import Reduction, forced_rate, proper_subsets
 from ..markov.chain import Chain
 from ..search.cell_rows import CellRows, cell_poisson_rates
 from ..search.poisson import FIRST_STATES, POISSON_STATES, PoissonRates, box_levels, raised_levels
 from .context import ProofContext
 from .separable import product_estimate
 
-__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "UNIFORM_START_J", "WIDE_STATES", "box", "poisson_try",
-           "poisson_found"]
+__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "UNIFORM_START_J", "WIDE_STATES", "box", "box_sides",
+           "poisson_try", "poisson_found"]
 
 #: Seconds per cell of a box, for sizing it to the time left: its rows, the linear solves and the LPs (about 50 us a
 #: cell) and the exact check of a candidate (about 45 us a cell until stop 47, 14 us since: J = 8 seed 16's
@@ -60,6 +60,44 @@ UNIFORM_START_J = 7
 WIDE_STATES = 60_000
 
 Found = tuple[tuple[int, ...], int, PoissonRates]
+
+
+def box_sides(red: Reduction) -> tuple[bool, bool]:
+    """Which side's certificate a box may give a set of sinks: its table is G's function, and no proper subset has one.
+
+    A single sink: both. A set G: the growth side when every proper subset's constant inflow lambda_H is above its
+    m_H, the drain side when every proper subset's largest u_H is below its mu(H) (an unlisted subset is checked with
+    those: docs/math/sink.md and docs/math/drain.md).
+
+    Parameters
+    ----------
+    red : Reduction
+        The reduction by the sink or the set.
+
+    Returns
+    -------
+    (bool, bool)
+        Whether the growth side, and the drain side, may use a box.
+
+    Examples
+    --------
+    Stations 2 and 3 share a stream of 3/2 and station 1 feeds 3. When {2} or {3} holds the pair's shortest queue the
+    whole stream joins it (lambda_H = 3/2 > 1): the growth side needs no subset function. 3's largest u, 1 (its
+    feeder busy), is not below its rate 1: the drain side would need a function for {3}.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1)), Station("3", F(1))),
+    ...               (Stream(F(1, 2), choice=("1",)), Stream(F(3, 2), choice=("2", "3"))), (Feedback("1", ("3",), F(1)),))
+    >>> box_sides(reduced_network(net, "3")), box_sides(reduced_network(net, ("2", "3")))
+    ((True, True), (True, False))
+    """
+    if len(red.sinks) == 1:
+        return True, True
+    subsets = proper_subsets(red.sinks)
+    return (all(red.part(H).constant > red.part(H).capacity for H in subsets),
+            all(largest_drain_rate(red, H) < red.served(H) for H in subsets))
 
 
 def _solved(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], stop: float
@@ -118,7 +156,7 @@ def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], sto
 
 
 def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) -> Found | None:
-    """Both sides' Poisson candidates for one sink: a first box, and when neither side's candidate clears its bound
+    """Both sides' Poisson candidates for one sink or set: a first box, and when neither side's candidate clears its bound
     there, a second one raised where the first's law leaves the most mass.
 
     The boxes are sized to the time left before ``stop``, their exact check included (:data:`SECONDS_PER_CELL`; at

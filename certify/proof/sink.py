@@ -44,7 +44,7 @@ from ..search.sink import (
 from ..search.sink_sets import WIDE_SETS, densest_set
 from ..simulation.simulate import simulate
 from .context import ProofContext, Timer
-from .poisson import poisson_try
+from .poisson import box_sides, poisson_try
 from .result import Result
 from .separable import product_estimate
 from .sink_rows import (
@@ -213,7 +213,7 @@ class SinkGrowth(JsqStage):
             subsets: list[Subset] | None = []
             fast: list[int]
             K: Clip
-            for item in with_box(chain, tries, isinstance(sink, str)):
+            for item in with_box(chain, tries, any(box_sides(red))):
                 if item is None:  # the Poisson tables' place
                     try:
                         box = self._poisson(ctx, t, cand, sub, chain, stop)
@@ -311,7 +311,8 @@ class SinkGrowth(JsqStage):
             return None
         K, cells, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {cells} cells)"
-        if rates.growth is not None:
+        growth_side, drain_side = box_sides(red)  # a set: only the sides where no proper subset needs a function
+        if rates.growth is not None and growth_side:
             fast = list(range(chain.J))
             # checked within the try's own time (it was sized for its check: poisson_try)
             chk, found, _ = self._check(ctx, cand, sub, rates.growth, fast, K, None, [], later)
@@ -320,7 +321,7 @@ class SinkGrowth(JsqStage):
                 return chk, found, fast, K
             say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
-        if rates.drain is not None:
+        if rates.drain is not None and drain_side:
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
                            "the capacity: left to the drain stage")
             return "drain"
@@ -585,7 +586,8 @@ def shared_stop(ctx: ProofContext, stop: float) -> float:
 def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool) -> list[tuple[list[int], Clip] | None]:
     """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: before
     the first table :func:`poisson_before` names (every table on R' of :data:`POISSON_FIRST_J` to
-    :data:`POISSON_EARLY_J` stations), else after the last; a set of sinks (``single`` False) gets none.
+    :data:`POISSON_EARLY_J` stations), else after the last; none where ``single`` is False (a set of sinks whose
+    subsets need functions of their own on the stage's side: :func:`~certify.proof.poisson.box_sides`).
 
     Parameters
     ----------
@@ -594,7 +596,7 @@ def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool
     tries : sequence of (list of int, int or tuple of int)
         The rate-LP tables (:func:`table_tries`), in order.
     single : bool
-        Whether the candidate is a single sink (the Poisson tables are built for single sinks only).
+        Whether a box may serve the candidate (a single sink, or a set that needs no subset function).
 
     Returns
     -------
