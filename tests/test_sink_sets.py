@@ -40,22 +40,24 @@ def _run(stage, net):
     return stage.run(ctx)
 
 
+def _certified(stage, name: str):
+    """The network tests/data/networks/``name`` and the certificate the sink stage ``stage`` alone proves for it."""
+    net = certify.load(DATA / name)
+    out = _run(stage, net)
+    assert out.decision is not None
+    return net, out.decision.certificate.to_json()
+
+
 @pytest.fixture(scope="module")
 def below():
     """bench/frontier.py's J = 8 seed 11 at load 0.905 and the drain stage's certificate for it."""
-    net = certify.load(DATA / "random-J8-s11-r0.905.json")
-    out = _run(SinkDrain(), net)
-    assert out.decision is not None
-    return net, out.decision.certificate.to_json()
+    return _certified(SinkDrain(), "random-J8-s11-r0.905.json")
 
 
 @pytest.fixture(scope="module")
 def above():
     """The same network at load 0.915 and the growth stage's certificate for it."""
-    net = certify.load(DATA / "random-J8-s11-r0.915.json")
-    out = _run(SinkGrowth(certify.prove), net)
-    assert out.decision is not None
-    return net, out.decision.certificate.to_json()
+    return _certified(SinkGrowth(certify.prove), "random-J8-s11-r0.915.json")
 
 
 def _inflow(net, sinks, truncate: int = 12):
@@ -175,19 +177,13 @@ DENSE = ["1", "2", "3", "5", "6", "7"]
 def dense_below():
     """bench/frontier.py's J = 8 seed 65 at load 0.985 (its linear fluid certificates stop at 0.97) and the drain
     stage's certificate."""
-    net = certify.load(DATA / "random-J8-s65-r0.985.json")
-    out = _run(SinkDrain(), net)
-    assert out.decision is not None
-    return net, out.decision.certificate.to_json()
+    return _certified(SinkDrain(), "random-J8-s65-r0.985.json")
 
 
 @pytest.fixture(scope="module")
 def dense_above():
     """The same network at load 0.995 (below the static split's 1) and the growth stage's certificate."""
-    net = certify.load(DATA / "random-J8-s65-r0.995.json")
-    out = _run(SinkGrowth(certify.prove), net)
-    assert out.decision is not None
-    return net, out.decision.certificate.to_json()
+    return _certified(SinkGrowth(certify.prove), "random-J8-s65-r0.995.json")
 
 
 def _densest_by_enumeration(net) -> tuple[str, ...]:

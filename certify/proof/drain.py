@@ -248,13 +248,14 @@ class SinkDrain(JsqStage):
         red, net = cand.reduction, ctx.net
         out: list[Subset] = []
         excess = tie_excess(net, red.sinks) if wchain is not None else {}
+        carried = bool(excess) and bool(feedback_excess(net, red.sinks))  # once per candidate, not per subset
         wdrifts: list[RegionDrift] | None = None
         for n in range(1, len(red.sinks)):
             for H in combinations(red.sinks, n):
                 capacity = red.served(H)
                 if largest_drain_rate(red, H) < capacity:
                     continue  # g_H = 0 with its largest inflow: H need not be listed
-                if wchain is not None and feedback_excess(net, red.sinks):
+                if carried:
                     say_outcome(t, f"{where}: subset {{{','.join(H)}}} needs its own function, which ties that send R' "
                                    "more than it sends itself on departures from R' do not allow (docs/math/drain.md, "
                                    "hypothesis 1)")
