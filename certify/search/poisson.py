@@ -16,14 +16,14 @@ the exact check decides, as for every other candidate (docs/math/sink.md, docs/m
 
 The box is chosen from a first, small one: each station's levels are raised where the small box's stationary law
 leaves the most mass at its top level (its decay from level to level predicting the mass higher up), up to
-:data:`POISSON_STATES` states.  The linear systems are solved by GMRES with an incomplete LU preconditioner
-(SciPy), in floats.
+:data:`POISSON_STATES` states.  The linear systems are solved by BiCGSTAB (GMRES where it stops short) with an
+incomplete LU preconditioner (SciPy), in floats.
 
 The rows of a box (its generator, f + A'g on every cell outside it) and the LPs over w are in
 :mod:`certify.search.cell_rows`, over the cells the exact check reads (:mod:`certify.exact.cell_rates`).
 
 Public: :func:`box_law`, :func:`elimination_order`, :func:`box_levels`, :func:`raised_levels`, :class:`PoissonRates`,
-:data:`POISSON_STATES`, :data:`FIRST_STATES`, :data:`ROUNDING`.
+:data:`POISSON_STATES`, :data:`FIRST_STATES`, :data:`ILU_DROP`, :data:`ROUNDING`.
 """
 
 from __future__ import annotations
@@ -42,18 +42,25 @@ from ..markov.regions import TimeLimitReached
 from ..templates.options import MAX_CLIP_LEVEL
 from .sink import RateSolution
 
-__all__ = ["POISSON_STATES", "FIRST_STATES", "ROUNDING", "PoissonRates", "box_levels", "raised_levels", "box_law",
+__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PoissonRates", "box_levels", "raised_levels", "box_law",
            "elimination_order"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
 #: bench/frontier.py at load 0.89 (R' of five stations, one process alone): boxes of 33,000, 66,000 and 120,000
 #: states (105,938 to 363,383 regions) are tried in 7.6, 18.1 and 37.5 s in 0.5, 0.9 and 1.5 GB; the sink stages
-#: size a box to their time left (certify.proof.poisson), so this bound is reached only with time to spare.
-POISSON_STATES = 100_000
+#: size a box to their time left (certify.proof.poisson), so this bound is reached only with time to spare.  Since
+#: stop 48 (:data:`ILU_DROP`) 98,280 / 192,000 / 381,672 states at 0.89 take 9.7 / 21.9 / 56.1 s and bound the rate
+#: within [0.99269, 1.00192], [0.99413, 1.00017], [0.99536, 0.99913] (the last proves 0.89 stable; 3.3 GB).
+POISSON_STATES = 250_000
 
 #: The most states of the first box: its own candidates are tried first, and its stationary law picks the levels of
 #: the second box when neither side's clears its bound.
 FIRST_STATES = 8_000
+
+#: The incomplete LU factorisation's drop tolerance (:func:`box_law`).  Until stop 48, 1e-2 with GMRES: on J = 6 seed
+#: 21 at 0.885 (98,279 unknowns) 17.5-19.4 s to factorise, against 1.7 s at 0.1 with BiCGSTAB taking 66 iterations
+#: (0.5 s) a solve.
+ILU_DROP = 0.1
 
 #: How far beyond the rounded worst cell the rate is claimed (the exact check decides).
 ROUNDING = 1e-7
@@ -189,7 +196,8 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
             ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """The box chain's stationary law, and a solver of its Poisson equations A'_K h = r (pi r = 0, h at the origin 0).
 
-    One incomplete LU factorisation of the generator without its first row and column preconditions GMRES for
+    One incomplete LU factorisation of the generator without its first row and column (drop tolerance
+    :data:`ILU_DROP`) preconditions BiCGSTAB (GMRES where it stops short) for
     both (its transpose for the law), the states eliminated in ``order`` (:func:`elimination_order`).
 
     Parameters
@@ -199,7 +207,7 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
     box : sequence of int
         The row of B that is each state of the box, in the order of B's columns.
     deadline : float, optional
-        A ``time.perf_counter()`` value: GMRES raises TimeLimitReached past it.
+        A ``time.perf_counter()`` value: the iterative solves raise TimeLimitReached past it.
     order : sequence of int, optional
         The states (positions in ``box``) in the order the factorisation eliminates them, the origin first
         (default: as listed). The answers are in ``box``'s order whatever the order.
@@ -239,30 +247,34 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
 
         return pi, unpermuted
     rest = Q[1:, 1:].tocsc()  # h(0) = 0; pi from every column but the first
-    # measured on the box of J = 6 seed 21 at 0.875 (23,399 unknowns): drop 1e-5 / fill 20 / COLAMD 20.8 s and 57 GMRES
-    # iterations; drop 1e-2 / fill 3 in the natural order 4.0 s and 36 iterations
-    ilu = spl.spilu(rest, drop_tol=1e-2, fill_factor=3, permc_spec="NATURAL")
+    # measured on the box of J = 6 seed 21 at 0.885 (98,279 unknowns, levels (19, 8, 12, 5, 6)): drop 1e-2 / fill 3
+    # factorises in 17.5-19.4 s, then 0.4-0.6 s a solve (GMRES or BiCGSTAB); drop 0.1 in 1.7 s, then GMRES needs 133
+    # iterations (2.4 s a solve) and BiCGSTAB 66 (0.5 s): BiCGSTAB first, GMRES from its answer where it stops short
+    ilu = spl.spilu(rest, drop_tol=ILU_DROP, fill_factor=3, permc_spec="NATURAL")
 
-    def gmres(A: Any, precondition: Callable[[np.ndarray], np.ndarray], b: np.ndarray) -> np.ndarray:
-        def tick(_: object) -> None:
-            if deadline is not None and time.perf_counter() > deadline:
-                raise TimeLimitReached("the Poisson tables' linear solve")
+    def tick(_: object) -> None:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise TimeLimitReached("the Poisson tables' linear solve")
 
-        x, _ = spl.gmres(A, b, M=spl.LinearOperator(A.shape, precondition), rtol=1e-12, atol=0.0, restart=80,
-                         maxiter=400, callback=tick, callback_type="pr_norm")
+    def solve(A: Any, precondition: Callable[[np.ndarray], np.ndarray], b: np.ndarray) -> np.ndarray:
+        M = spl.LinearOperator(A.shape, precondition)
+        x, info = spl.bicgstab(A, b, M=M, rtol=1e-12, atol=0.0, maxiter=2000, callback=tick)
+        if info != 0 or not np.all(np.isfinite(x)):
+            x, _ = spl.gmres(A, b, x0=x if np.all(np.isfinite(x)) else None, M=M, rtol=1e-12, atol=0.0, restart=80,
+                             maxiter=400, callback=tick, callback_type="pr_norm")
         return np.asarray(x)
 
     N = Q.shape[0]
     pi = np.ones(N)
     if N > 1:
-        pi[1:] = gmres(rest.T, lambda b: ilu.solve(b, "T"), -np.asarray(Q[0, 1:].todense()).ravel())
+        pi[1:] = solve(rest.T, lambda b: ilu.solve(b, "T"), -np.asarray(Q[0, 1:].todense()).ravel())
     pi = np.maximum(pi, 0.0)
     pi /= pi.sum()
 
     def poisson(r: np.ndarray) -> np.ndarray:
         h = np.zeros(N)
         if N > 1:
-            h[1:] = gmres(rest, ilu.solve, r[1:])
+            h[1:] = solve(rest, ilu.solve, r[1:])
         return h
 
     return pi, poisson
