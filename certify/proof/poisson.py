@@ -225,6 +225,7 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         return None  # not kept: the drain stage may have the time
     first = box_levels(chain.J, min(FIRST_STATES, states // 4))
     rows, rates, pi = _solved(ctx, red, chain, first, stop)
+    _estimate(ctx, red, rates)
     if rates.growth is not None or rates.drain is not None:
         ctx.poisson[red.sinks] = first, len(rows.Z), rates
         return ctx.poisson[red.sinks]
@@ -232,8 +233,18 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     start = box_levels(chain.J, states) if chain.J >= UNIFORM_START_J else None
     K = raised_levels(pi, rows.Z[rows.box], first, states, start)
     n, rates = box(ctx, red, chain, K, stop)
+    _estimate(ctx, red, rates)
     ctx.poisson[red.sinks] = K, n, rates
     return ctx.poisson[red.sinks]
+
+
+def _estimate(ctx: ProofContext, red: Reduction, rates: PoissonRates) -> None:
+    """Keep the box's two worst values as bounds on the stationary excess (``Result.estimates``, guidance only)."""
+    if red.capacity <= 0:
+        return
+    low, high = rates.growth_value / float(red.capacity) - 1, rates.drain_value / float(red.served()) - 1
+    if np.isfinite(low) and np.isfinite(high) and low <= high:
+        ctx.res.estimates[",".join(red.sinks)] = (low, high)
 
 
 def _per_state(K: tuple[int, ...]) -> float:

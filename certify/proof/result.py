@@ -118,6 +118,11 @@ class Result:
     simulation: JsonObject | None = None
     theorems: list[TheoremVerdict] = field(default_factory=list)  # serialised by to_json
     hints: list[tuple[int, ...]] = field(default_factory=list, repr=False)  # directions where no V decreased
+    #: Per sink (or set of sinks, names joined by commas): the last Poisson box's floating-point bounds on its
+    #: stationary excess, (growth value / capacity - 1, drain value / served - 1): the growth side proves instability
+    #: where the first is above 0, the drain side stability where the second is below.  Search guidance for
+    #: ``certify boundary``'s probe placement (:mod:`certify.workflows.placement`), never proof.
+    estimates: dict[str, tuple[float, float]] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> JsonObject:
         """The result as the JSON object ``certify prove --json`` prints."""

@@ -6,7 +6,10 @@ values, proving every probe with :func:`certify.prove`: first the ends and a
 coarse grid of interior points, then, by bisection, every *crossing* the
 probes show (a value proved stable next to one proved unstable), each end with
 its exactly checked certificate.  The probes are exact rationals, so the
-bracket ends are exact values of the parameter.
+bracket ends are exact values of the parameter.  Where probes leave estimates of
+a sink's stationary excess (the sink stages' Poisson boxes), the next probe of a
+bracket goes where they predict the boundary's undecided zone ends
+(:mod:`certify.workflows.placement`) rather than to the midpoint.
 
 It never claims more than the proofs say (:mod:`certify.workflows.crossings`):
 a probe no search decides is kept as *undecided*, a bracket narrows from its
@@ -42,6 +45,7 @@ from ..proof.options import ProveOptions
 from .boundary_result import BoundaryResult, BoundaryStep, Crossing
 from .crossings import DEFAULT_GRID, brackets, check_grid, frontier, notes, search
 from .paths import ExactDocument, Tokens, apply_values, base_doc, check_path
+from .placement import secant_point
 
 __all__ = ["LOAD", "DEFAULT_GRID", "default_tolerance", "bisection_interval", "boundary"]
 
@@ -220,6 +224,7 @@ def boundary(
     res = BoundaryResult(net.name, parameter, a, b, t, grid=n)
     proved: dict[Fraction, tuple[Certificate, JsonDocument]] = {}  # value -> (certificate, plain network document)
     seen: dict[Fraction, str] = {}  # value -> verdict, as the search reads it (proved only with a certificate)
+    estimates: dict[Fraction, dict[str, tuple[float, float]]] = {}  # value -> the sink stages' box bounds (guidance)
     t0 = time.perf_counter()
     deadline = t0 + time_limit
 
@@ -238,6 +243,8 @@ def boundary(
             step = BoundaryStep(v, out.verdict, method, time.perf_counter() - start)
             if certified and out.certificate is not None:
                 proved[v] = (out.certificate, base_doc(net_v))  # the document as certify.dump writes the network
+            if out.estimates:
+                estimates[v] = dict(out.estimates)
         seen[v] = step.verdict if v in proved else "undecided"
         res.steps.append(step)
         if progress is not None:
@@ -245,7 +252,8 @@ def boundary(
         return seen[v]
 
     try:
-        res.stopped = search(a, b, t, n, probe, deadline)
+        res.stopped = search(a, b, t, n, probe, deadline,
+                             place=lambda gap, verdicts: secant_point(gap, verdicts, estimates))
     except KeyboardInterrupt:
         res.stopped = "interrupted (Ctrl-C): the brackets proved so far"
     res.time_s = time.perf_counter() - t0

@@ -189,7 +189,8 @@ def _next_gap(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol:
     return max(gaps, key=lambda g: (g[1] - g[0], -g[0]))
 
 
-def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable[[Fraction], str], deadline: float) -> str:
+def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable[[Fraction], str], deadline: float,
+           place: Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | None] | None = None) -> str:
     """Probe the ends and the grid, then bisect next to the proved ends of every bracket; why the search stopped.
 
     Parameters
@@ -202,6 +203,10 @@ def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable
         Proves the network at a value and returns the verdict.
     deadline : float
         ``time.perf_counter()`` after which no probe starts (the ends are always probed).
+    place : callable, optional
+        Given the gap to probe next and the verdicts so far, a value strictly inside the gap to probe instead of its
+        midpoint, or None for the midpoint (:func:`certify.workflows.placement.secant_point`).  It moves probes
+        only: brackets still narrow from proved probes alone.
 
     Returns
     -------
@@ -239,7 +244,8 @@ def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable
             return _finished(verdicts, lo, hi, tol)
         if time.perf_counter() > deadline:
             return "time limit reached"
-        run((gap[0] + gap[1]) / 2)
+        at = place(gap, verdicts) if place is not None else None
+        run(at if at is not None and gap[0] < at < gap[1] and at not in verdicts else (gap[0] + gap[1]) / 2)
     if _next_gap(verdicts, lo, hi, tol) is None:
         return _finished(verdicts, lo, hi, tol)
     return f"{MAX_STEPS} bisection probes"
