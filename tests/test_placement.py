@@ -14,7 +14,7 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.poisson import poisson_try
 from certify.proof.result import Result
 from certify.workflows.crossings import brackets, search
-from certify.workflows.placement import DIGITS, MARGIN, MIN_STEP, secant_point
+from certify.workflows.placement import DIGITS, MARGIN, MIN_STEP, NEAR_UNDECIDED, secant_point
 
 # A synthetic boundary at BOUND: the excess is SLOPE * (v - BOUND); a probe's box bounds it within +- SPREAD, so a
 # probe is decided only where the whole interval lies on one side (|v - BOUND| > SPREAD / SLOPE: the zone).
@@ -194,3 +194,26 @@ def test_placed_points_are_short_decimals(spread):
     est = {F(1, 2): {"7": (-0.02 - spread, -0.02 + spread)}, F(1): {"7": (0.48 - spread, 0.48 + spread)}}
     got = secant_point((F(1, 2), F(1)), verdicts, est)
     assert got is not None and (got * 10 ** (1 + DIGITS)).denominator == 1  # the gap 1/2: order 0.1
+
+
+def test_no_point_next_to_a_placed_probe_that_was_not_decided():
+    """A point within NEAR_UNDECIDED of the gap from an undecided end the estimates placed: bisect; a midpoint end is fine."""
+    verdicts = {F(0): "stable", F(1, 2): "undecided", F(1): "unstable"}
+    est = {F(1, 2): {"7": (-0.01, 0.03)}, F(1): {"7": (0.4, 0.6)}}
+    got = secant_point((F(0), F(1, 2)), verdicts, est)  # 0.465: 0.035 from the undecided 1/2
+    assert got is not None and F(1, 2) - got < F(1, 2) * NEAR_UNDECIDED
+    assert secant_point((F(0), F(1, 2)), verdicts, est, placed={F(1, 2)}) is None
+
+
+def test_boundary_placer_remembers_its_points():
+    """boundary's placer passes the points it placed before, so a second call next to an undecided one bisects."""
+    from certify.workflows.boundary import _placer
+    est = {F(1, 2): {"7": (-0.01, 0.03)}, F(1): {"7": (0.4, 0.6)}}
+    place = _placer(est)
+    verdicts = {F(0): "stable", F(1): "unstable", F(1, 4): "stable"}
+    first = place((F(1, 4), F(1)), verdicts)  # estimates at 1/2 and 1 inside the bracket [1/4, 1]
+    assert first is not None
+    verdicts[first] = "undecided"
+    est[first] = {"7": (-0.01, 0.03)}
+    again = place((F(1, 4), first), verdicts)
+    assert again is None or first - again >= (first - F(1, 4)) * NEAR_UNDECIDED

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -252,13 +252,26 @@ def boundary(
         return seen[v]
 
     try:
-        res.stopped = search(a, b, t, n, probe, deadline,
-                             place=lambda gap, verdicts: secant_point(gap, verdicts, estimates))
+        res.stopped = search(a, b, t, n, probe, deadline, place=_placer(estimates))
     except KeyboardInterrupt:
         res.stopped = "interrupted (Ctrl-C): the brackets proved so far"
     res.time_s = time.perf_counter() - t0
     _assemble(res, seen, proved)
     return res
+
+
+def _placer(estimates: dict[Fraction, dict[str, tuple[float, float]]]
+            ) -> Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | None]:
+    """The search's probe placement over the estimates recorded so far, remembering the values it placed."""
+    placed: set[Fraction] = set()
+
+    def place(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str]) -> Fraction | None:
+        v = secant_point(gap, verdicts, estimates, placed)
+        if v is not None:
+            placed.add(v)
+        return v
+
+    return place
 
 
 def _assemble(res: BoundaryResult, verdicts: dict[Fraction, str], proved: dict[Fraction, tuple[Certificate, JsonDocument]]) -> None:

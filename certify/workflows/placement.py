@@ -16,16 +16,16 @@ Where the predicted zone is wider than the bracket, the points creep from the pr
 point is only where the next probe goes.  Every bracket still narrows from proved probes only
 (:mod:`certify.workflows.crossings`), so a bad estimate costs time, never a wrong bracket.
 
-Public: :func:`secant_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`DIGITS`.
+Public: :func:`secant_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`NEAR_UNDECIDED`, :data:`DIGITS`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from fractions import Fraction
 
-__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "secant_point"]
+__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "secant_point"]
 
 #: How far beyond the predicted edge of the zone the point goes: (MARGIN - 1) zone half-widths (the anchor's spread
 #: over the slope; the next box is about as large as the anchor's, its bounds about as wide, and a little beyond the
@@ -41,11 +41,17 @@ DIGITS = 2
 #: point is this step from it.
 MIN_STEP = Fraction(1, 8)
 
+#: The nearest a point may come to an undecided end of the gap that was itself placed, as a share of the gap's width:
+#: the estimates put the zone's edge there once already, and the probe was not decided (J = 8 seed 12: 0.9597, 0.96
+#: and 0.9607, each undecided at 60 s, one after the other); nearer than this the search bisects.
+NEAR_UNDECIDED = Fraction(1, 4)
+
 _DECIDED = ("stable", "unstable")
 
 
 def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str],
-                 estimates: Mapping[Fraction, Mapping[str, tuple[float, float]]]) -> Fraction | None:
+                 estimates: Mapping[Fraction, Mapping[str, tuple[float, float]]],
+                 placed: Collection[Fraction] = ()) -> Fraction | None:
     """The value to probe in a gap next to a bracket's proved end, from the bracket's estimates; None: bisect.
 
     Parameters
@@ -57,6 +63,9 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         Every probed value's verdict.
     estimates : mapping of Fraction to mapping of str to (float, float)
         Per probed value, per sink: the bounds (low, high) on the stationary excess (``Result.estimates``).
+    placed : collection of Fraction, optional
+        The values probed where this function placed them (not midpoints): an undecided one is evidence that the
+        estimates misjudge the zone there (:data:`NEAR_UNDECIDED`).
 
     Returns
     -------
@@ -68,8 +77,9 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         ``MARGIN - 1`` of the anchor's zone half-widths beyond it, but at least :data:`MIN_STEP` of the gap's
         width from that end (where the predicted zone reaches the proved end, the point creeps towards it from
         the end); None when the estimates name none (fewer than two values with estimates of one sink inside the
-        bracket, a fit whose slope does not run from the stable end to the unstable one, or a zone that would
-        begin beyond the gap's other end).
+        bracket, a fit whose slope does not run from the stable end to the unstable one, a zone that would
+        begin beyond the gap's other end, or a point nearer an undecided end placed before than
+        :data:`NEAR_UNDECIDED` of the gap).
 
     Examples
     --------
@@ -138,6 +148,9 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     point = (math.ceil(target / unit) if start == x else math.floor(target / unit)) * unit
     if not x < point < y or point in verdicts:
         return None
+    if any(end in placed and verdicts.get(end) not in _DECIDED and abs(point - end) < (y - x) * NEAR_UNDECIDED
+           for end in gap):
+        return None  # next to a placed probe that was not decided: bisect instead of probing the same zone again
     return point
 
 
