@@ -217,17 +217,3 @@ def test_boundary_placer_remembers_its_points():
     est[first] = {"7": (-0.01, 0.03)}
     again = place((F(1, 4), first), verdicts)
     assert again is None or first - again >= (first - F(1, 4)) * NEAR_UNDECIDED
-
-
-def test_creep_step_doubles_with_each_placed_probe_proved_on_its_side():
-    """Two placed probes proved stable: the creep from the stable end is four times MIN_STEP of the gap (at most half)."""
-    verdicts = {F(0): "stable", F(1, 2): "undecided", F(1): "unstable", F(1, 10): "stable", F(2, 10): "stable"}
-    est = {F(1, 2): {"7": (-0.9, 0.9)}, F(1): {"7": (0.4, 0.6)}}
-    gap = (F(2, 10), F(1, 2))
-    plain = secant_point(gap, verdicts, est)
-    twice = secant_point(gap, verdicts, est, placed={F(1, 10), F(2, 10)})
-    width = gap[1] - gap[0]
-    assert _a_step_from(plain, gap[0], width)
-    assert twice is not None and width * MIN_STEP * 4 <= twice - gap[0] <= width * MIN_STEP * 4 + width / 100
-    many = secant_point(gap, verdicts, est, placed={F(1, 10), F(2, 10), F(0)})
-    assert many is not None and many - gap[0] <= width / 2 + width / 100

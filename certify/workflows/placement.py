@@ -38,8 +38,7 @@ DIGITS = 2
 
 #: The nearest a point may come to the proved end it steps from, as a share of the gap's width (each probe placed
 #: narrows the bracket by at least this much when it is decided): where the predicted zone reaches that end, the
-#: point is this step from it, doubled for every placed probe already proved on that side (the estimates were
-#: pessimistic there: J = 8 seed 7 crept from 0.9229 to 0.9301 in five steps of an eighth), up to half the gap.
+#: point is this step from it.
 MIN_STEP = Fraction(1, 8)
 
 #: The nearest a point may come to an undecided end of the gap that was itself placed, as a share of the gap's width:
@@ -76,11 +75,11 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         nearest the predicted boundary) gives the zone's edge on that side (where the anchor's drain bound, for the
         stable side, or growth bound, for the unstable side, reaches 0 along the fitted slope), and the point is
         ``MARGIN - 1`` of the anchor's zone half-widths beyond it, but at least :data:`MIN_STEP` of the gap's
-        width from that end, doubled for each placed value proved on that side, up to half the gap (where the
-        predicted zone reaches the proved end, the point creeps towards it from the end); None when the estimates
-        name none (fewer than two values with estimates of one sink inside the bracket, a fit whose slope does not
-        run from the stable end to the unstable one, a zone that would begin beyond the gap's other end, or a
-        point nearer an undecided end placed before than :data:`NEAR_UNDECIDED` of the gap).
+        width from that end (where the predicted zone reaches the proved end, the point creeps towards it from
+        the end); None when the estimates name none (fewer than two values with estimates of one sink inside the
+        bracket, a fit whose slope does not run from the stable end to the unstable one, a zone that would
+        begin beyond the gap's other end, or a point nearer an undecided end placed before than
+        :data:`NEAR_UNDECIDED` of the gap).
 
     Examples
     --------
@@ -135,10 +134,7 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     if not math.isfinite(place):
         return None
     target = Fraction(place)
-    # every placed probe already proved on this side shows the estimates pessimistic here: the step doubles with each
-    # (up to half the gap, where creeping becomes bisection)
-    won = sum(1 for v in placed if verdicts.get(v) == verdicts[start])
-    step = (y - x) * min(Fraction(1, 2), MIN_STEP * (1 << won))
+    step = (y - x) * MIN_STEP
     if start == x:
         if target >= y:
             return None  # the zone would begin beyond the gap's other end
