@@ -42,28 +42,22 @@ def _zone_probe(seen: dict, estimates: dict):
     return probe
 
 
-def test_point_is_past_the_zone_on_the_proved_side():
-    """The point lies (MARGIN - 1) zone half-widths beyond the zone's edge, on the side of the gap's proved end."""
-    verdicts = {F(0): "stable", F(1, 2): "undecided", F(1): "unstable"}
-    est = {F(1, 2): {"7": (-0.05, 0.01)}, F(1): {"7": (0.45, 0.51)}}
-    # the midpoints -0.02 at 1/2 and 0.48 at 1: slope 1; the anchor 1/2: its drain bound 0.01 reaches 0 at 0.49,
-    # its growth bound -0.05 at 0.55; its half-width 0.03
-    below = secant_point((F(0), F(1, 2)), verdicts, est)
-    above = secant_point((F(1, 2), F(1)), verdicts, est)
-    assert below is not None and abs(float(below) - (0.49 - (MARGIN - 1) * 0.03)) <= 0.001
-    assert above is not None and abs(float(above) - (0.55 + (MARGIN - 1) * 0.03)) <= 0.001
+# (the anchor 1/2's bounds, 1's bounds, the stable edge, the unstable edge, the half-width), slope 1 in both:
+# symmetric bounds (midpoints -0.02 and 0.48; drain 0.01 -> 0.49, growth -0.05 -> 0.55, half-width 0.03), and a
+# growth bound far below with a drain bound close above (drain 0.002 -> 0.498, growth -0.082 -> 0.582, 0.042)
+SIDES = [((-0.05, 0.01), (0.45, 0.51), 0.49, 0.55, 0.03), ((-0.082, 0.002), (0.418, 0.502), 0.498, 0.582, 0.042)]
 
 
-def test_each_side_reads_its_own_bound():
-    """A growth bound far below and a drain bound close above: the stable point is near, the unstable one far."""
+@pytest.mark.parametrize(("anchor", "end", "stable_edge", "unstable_edge", "half"), SIDES, ids=["symmetric", "asymmetric"])
+def test_point_is_past_the_zone_on_the_proved_side(anchor, end, stable_edge, unstable_edge, half):
+    """The point lies (MARGIN - 1) half-widths beyond the zone's edge on the proved end's side, each edge from its own
+    bound."""
     verdicts = {F(0): "stable", F(1, 2): "undecided", F(1): "unstable"}
-    # slope 1 (midpoints -0.04 at 1/2, 0.46 at 1); the anchor 1/2: drain bound 0.002 -> edge 0.498, growth bound
-    # -0.082 -> edge 0.582; half-width 0.042
-    est = {F(1, 2): {"7": (-0.082, 0.002)}, F(1): {"7": (0.418, 0.502)}}
+    est = {F(1, 2): {"7": anchor}, F(1): {"7": end}}
     below = secant_point((F(0), F(1, 2)), verdicts, est)
     above = secant_point((F(1, 2), F(1)), verdicts, est)
-    assert below is not None and abs(float(below) - (0.498 - (MARGIN - 1) * 0.042)) <= 0.001
-    assert above is not None and abs(float(above) - (0.582 + (MARGIN - 1) * 0.042)) <= 0.001
+    assert below is not None and abs(float(below) - (stable_edge - (MARGIN - 1) * half)) <= 0.001
+    assert above is not None and abs(float(above) - (unstable_edge + (MARGIN - 1) * half)) <= 0.001
 
 
 def test_point_matches_the_independent_line_on_the_stable_side():

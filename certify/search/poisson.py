@@ -259,9 +259,10 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
     def solve(A: Any, precondition: Callable[[np.ndarray], np.ndarray], b: np.ndarray) -> np.ndarray:
         M = spl.LinearOperator(A.shape, precondition)
         x, info = spl.bicgstab(A, b, M=M, rtol=1e-12, atol=0.0, maxiter=2000, callback=tick)
-        if info != 0 or not np.all(np.isfinite(x)):
-            x, _ = spl.gmres(A, b, x0=x if np.all(np.isfinite(x)) else None, M=M, rtol=1e-12, atol=0.0, restart=80,
-                             maxiter=400, callback=tick, callback_type="pr_norm")
+        finite = bool(np.all(np.isfinite(x)))
+        if info != 0 or not finite:
+            x, _ = spl.gmres(A, b, x0=x if finite else None, M=M, rtol=1e-12, atol=0.0, restart=80, maxiter=400,
+                             callback=tick, callback_type="pr_norm")
         return np.asarray(x)
 
     N = Q.shape[0]

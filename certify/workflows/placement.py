@@ -25,6 +25,8 @@ import math
 from collections.abc import Collection, Mapping
 from fractions import Fraction
 
+from .crossings import brackets
+
 __all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "secant_point"]
 
 #: How far beyond the predicted edge of the zone the point goes: (MARGIN - 1) zone half-widths (the anchor's spread
@@ -96,12 +98,11 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     0.465
     """
     x, y = gap
-    if verdicts.get(x) in _DECIDED and verdicts.get(y) in _DECIDED and verdicts[x] == verdicts[y]:
+    around = next(((p, q) for p, q in brackets(verdicts) if p <= x and y <= q), None)
+    if around is None:  # in no bracket (between two values proved on one side, say)
         return None
-    bracket = _bracket(gap, verdicts)
-    if bracket is None:
-        return None
-    a, b = bracket  # the stable end first, whichever is lower
+    p, q = around
+    a, b = (p, q) if verdicts[p] == "stable" else (q, p)  # the stable end first, whichever is lower
     lo, hi = min(a, b), max(a, b)
     inside = {v: e for v, e in estimates.items() if lo <= v <= hi}
     counts: dict[str, int] = {}
@@ -152,20 +153,6 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
            for end in gap):
         return None  # next to a placed probe that was not decided: bisect instead of probing the same zone again
     return point
-
-
-def _bracket(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str]) -> tuple[Fraction, Fraction] | None:
-    """The bracket around the gap as (stable end, unstable end): the nearest proved values outside it or at its
-    ends, one proved stable and one unstable; None when the gap lies in no bracket."""
-    x, y = gap
-    below = [v for v, s in verdicts.items() if s in _DECIDED and v <= x]
-    above = [v for v, s in verdicts.items() if s in _DECIDED and v >= y]
-    if not below or not above:
-        return None
-    p, q = max(below), min(above)
-    if {verdicts[p], verdicts[q]} != set(_DECIDED):
-        return None
-    return (p, q) if verdicts[p] == "stable" else (q, p)
 
 
 def _fit(points: list[tuple[float, float]]) -> tuple[float, float] | None:
