@@ -179,8 +179,8 @@ def test_far_from_the_boundary_the_first_box_decides(monkeypatch):
     assert _exact_inflow(net) <= rates.drain[2] < red.capacity
 
 
-def test_near_the_boundary_a_second_box_is_tried_when_the_first_clears_neither_side(monkeypatch):
-    """At 0.995 a first box of 16 states decides neither side; the deeper second box's drain rate bounds the inflow."""
+def test_near_the_boundary_a_deeper_box_is_tried_when_the_first_clears_neither_side(monkeypatch):
+    """At 0.995 a first box of 16 states decides neither side; a deeper box's drain rate bounds the inflow."""
     import certify.proof.poisson as try_module
 
     monkeypatch.setattr(try_module, "FIRST_STATES", 16)
@@ -188,3 +188,91 @@ def test_near_the_boundary_a_second_box_is_tried_when_the_first_clears_neither_s
     (K, _, rates), red, _ = _try(net)
     assert min(K) > 3
     assert _exact_inflow(net) - F(1, 10**7) <= rates.drain[2] < red.capacity
+
+
+def test_a_middle_box_of_its_share_of_the_states_comes_before_the_last_one(monkeypatch):
+    """Near the boundary (0.999, boxes of at most 140 states) the try solves the first box, a middle box of at most
+    MIDDLE_SHARE of the states the time allows, and a last box larger than the middle one."""
+    import certify.proof.poisson as try_module
+
+    solved, allowed = [], []
+    real_solved, real_states = try_module._solved, try_module._states
+    monkeypatch.setattr(try_module, "FIRST_STATES", 16)
+    monkeypatch.setattr(try_module, "POISSON_STATES", 140)  # boxes too small to decide at 0.995
+    monkeypatch.setattr(try_module, "MIN_STATES", 16)
+    monkeypatch.setattr(try_module, "_solved", lambda ctx, red, chain, K, stop: solved.append(K) or real_solved(
+        ctx, red, chain, K, stop))
+    monkeypatch.setattr(try_module, "_states", lambda *a: allowed.append(real_states(*a)) or allowed[-1])
+    net = at_load(1, 0.999)
+    (K, _, rates), _, _ = _try(net)
+    sizes = [int(np.prod([k + 1 for k in L])) for L in solved]
+    assert len(solved) == 3 and solved[0] == (3, 3) and K == solved[2]
+    assert sizes[1] <= try_module.MIDDLE_SHARE * allowed[1] and sizes[1] < sizes[2] <= allowed[2]
+
+
+def _product_law(rhos, K):
+    """The product-form stationary law of independent M/M/1 queues cut to the box K (exact, floats), and its states."""
+    law = np.ones(1)
+    for rho, k in zip(rhos, K):
+        law = np.multiply.outer(law, float(rho) ** np.arange(k + 1)).ravel()
+    return law / law.sum(), np.indices([k + 1 for k in K]).reshape(len(K), -1).T
+
+
+def test_balanced_levels_bound_the_exact_inflow_more_tightly_than_a_uniform_box():
+    """A gadget and a light M/M/1 queue (load 1/5) feed the sink: with 1,000 states, the levels balanced from a box
+    of levels 3 go to the gadget, and their box's two sides bound the exact stationary inflow lam_s + d + 1/5 less
+    than half as far apart as the uniform box of levels 9."""
+    from certify.io.loader import from_dict
+    from certify.proof.poisson import _solved
+    from certify.search.poisson import balanced_levels
+    from tests.test_separable import gadgets
+
+    doc = gadgets(1, F(3), F(1, 2))
+    doc["stations"]["c"] = {"mu": 1}
+    doc["streams"].append({"choice": ["c"], "rate": "1/5"})
+    doc["feedback"].append({"from": "c", "choice": ["s"], "prob": 1})
+    net = from_dict(doc)
+    red = reduced_network(net, "s")
+    chain = compile_chain(red.network)
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    rows, _, pi = _solved(ctx, red, chain, (3, 3, 3), time.perf_counter() + 60)
+    levels = balanced_levels(pi, rows.Z[rows.box], (3, 3, 3), 1000)
+    assert levels[2] < min(levels[:2]) and np.prod([k + 1 for k in levels]) <= 1000
+    exact = 0.5 + throughput() + 0.2
+    widths = []
+    for K in ((9, 9, 9), levels):
+        _, rates, _ = _solved(ctx, red, chain, K, time.perf_counter() + 60)
+        assert rates.growth_value <= exact + 1e-9 and exact - 1e-9 <= rates.drain_value
+        widths.append(rates.drain_value - rates.growth_value)
+    assert widths[1] < widths[0] / 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_balanced_levels_fit_and_come_near_the_least_predicted_mass(seed):
+    """On product-form laws of three queues the levels fit the states and cells, and their predicted top mass (the
+    law's tail below K, its decay above) is within 15% of the least over every box that fits (found by enumeration)."""
+    import itertools
+    from math import prod
+
+    from certify.search.poisson import balanced_levels
+
+    rng = np.random.default_rng(seed)
+    rhos, K, states = rng.uniform(0.1, 0.9, 3), tuple(int(k) for k in rng.integers(1, 5, 3)), int(rng.integers(64, 400))
+    cells = int(states * rng.uniform(1.5, 3))
+    pi, box = _product_law(rhos, K)
+
+    def tail(a, level):  # P(x_a >= level) for the geometric law cut at K_a, in closed form
+        return (rhos[a] ** level - rhos[a] ** (K[a] + 1)) / (1 - rhos[a] ** (K[a] + 1))
+
+    decay = np.clip(rhos, 0.2, 0.95)  # the law's own ratio from level to level
+
+    def mass(L):
+        return sum(tail(a, L[a]) if L[a] < K[a] else tail(a, K[a]) * decay[a] ** (L[a] - K[a]) for a in range(3))
+
+    def fits(L):
+        return prod(k + 1 for k in L) <= states and prod(k + 2 for k in L) <= cells
+
+    levels = balanced_levels(pi, box, K, states, cells)
+    assert fits(levels) and min(levels) >= 1
+    least = min(mass(L) for L in itertools.product(range(1, 64), repeat=3) if fits(L))
+    assert mass(levels) <= 1.15 * least

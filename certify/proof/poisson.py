@@ -1,4 +1,4 @@
-"""The sink stages' Poisson-table try (:mod:`certify.search.poisson`): two boxes of R', both sides' candidates.
+"""The sink stages' Poisson-table try (:mod:`certify.search.poisson`): up to three boxes of R', both sides' candidates.
 
 The sink-growth stage runs it once per single sink after its small rate LPs (tables of at most
 :data:`certify.proof.sink.POISSON_AFTER_CELLS` cells) and keeps what it found on ``ctx.poisson``, so that the sink-drain stage checks
@@ -10,7 +10,7 @@ passes the exact check of :func:`certify.exact.sink.check_sink_growth` or
 R' is listed.
 
 Public: :func:`poisson_try`, :func:`poisson_found`, :func:`box`, :data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`,
-:data:`MIN_STATES`.
+:data:`MIN_STATES`, :data:`MIDDLE_SHARE`, :data:`WIDE_J`, :data:`WIDE_STATES`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from ..exact.drain import drain_rate, largest_drain_rate
 from ..exact.sink import Reduction, forced_rate, proper_subsets
 from ..markov.chain import Chain
 from ..search.cell_rows import CellRows, cell_poisson_rates
-from ..search.poisson import FIRST_STATES, POISSON_STATES, PoissonRates, box_levels, raised_levels
+from ..search.poisson import FIRST_STATES, POISSON_STATES, PoissonRates, balanced_levels, box_levels
 from .context import ProofContext
 from .separable import product_estimate
 
-__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "UNIFORM_START_J", "WIDE_STATES", "box", "box_sides",
+__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "WIDE_J", "MIDDLE_SHARE", "WIDE_STATES", "box", "box_sides",
            "poisson_try", "poisson_found"]
 
 #: Seconds per cell of a box, for sizing it to the time left: its rows, the linear solves and the LPs (about 50 us a
@@ -39,20 +39,26 @@ SECONDS_PER_CELL = 0.00007
 
 #: The most cells of a box (about 5 KB each while it is tried: J = 8 seed 13 at 0.888, 622,080 cells, 3.3 GB at
 #: its peak; 450,000 cells keep a box near 2.4 GB).
-BOX_CELLS = 450_000
+BOX_CELLS = 800_000
 
 #: The smallest second box worth solving.
 MIN_STATES = 2_000
 
-#: From this many stations of R' on, the second box starts from the largest uniform box that fits and raises
-#: levels from there; below, it raises from the first box.  J = 8 seed 26 at 0.8719 (seven stations, 30,000
-#: states): raised from the first box (levels 1) the slowest station went to 23 and the others stayed at 2, and the
-#: box bounded the drain rate by 1.0004; from uniform levels 3, (3, 3, 3, 3, 3, 6, 3) bounds it by 0.9956 (the
-#: growth side 0.9919 against 0.9879).  J = 6 seed 21 at 0.89 (five stations, 60,000 states): from the first box
-#: (17, 7, 10, 5, 5), 1.0063; from uniform levels 7, 1.0073.
-UNIFORM_START_J = 7
+#: From this many stations of R' on, a box has at most :data:`WIDE_STATES` states.  (Until stop 49 the second box
+#: started there from the largest uniform levels that fit, since raised from the first box by the predicted mass alone
+#: J = 8 seed 26's slowest station went to level 23 and the others stayed at 2: :func:`~certify.search.poisson.balanced_levels`
+#: weighs each level's cost in states instead.)
+WIDE_J = 7
 
-#: The most states of a box on R' of UNIFORM_START_J stations or more: there the incomplete LU factorisation grows
+#: The middle box's share of the states the time left allows after the first box.  Its law predicts the mass at
+#: each level better than the first box's (:func:`~certify.search.poisson.balanced_levels`): at J = 6 seed 21 and 0.89
+#: a box of about 100,000 states chosen from the first box (levels 5) bounds the rate within [0.99269, 1.00192] (the
+#: levels of stop 48) or [0.99382, 1.00197]; chosen from a middle box of 24,570 states (1.9 s), within [0.99475,
+#: 1.00098].  J = 7 seed 40 at 0.875, 175,000 states: [0.49425, 0.50027] -> [0.49604, 0.49891] (stable: 1/2 is the
+#: capacity); J = 8 seed 13 at 0.888: [0.99835, 1.00806] -> [1.00168, 1.00521] (unstable).
+MIDDLE_SHARE = 0.25
+
+#: The most states of a box on R' of WIDE_J stations or more: there the incomplete LU factorisation grows
 #: faster than the cells (J = 8 seed 33, seven stations, in row-major order: 16,384 / 28,672 / 53,248 states
 #: factorised in 1.4 / 4.0 / 25 s, the last a 44 s try that left the drain stage no time for its check at load 0.5;
 #: five stations: 120,000 states in about 20 s).  Since the states are eliminated with the highest levels slowest
@@ -160,8 +166,10 @@ def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], sto
 
 
 def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) -> Found | None:
-    """Both sides' Poisson candidates for one sink or set: a first box, and when neither side's candidate clears its bound
-    there, a second one raised where the first's law leaves the most mass.
+    """Both sides' Poisson candidates for one sink or set: a first box, and while neither side's candidate clears its
+    bound, a middle box (:data:`MIDDLE_SHARE` of the states the time left allows) and a last one, each with the levels
+    that the box before's law predicts to leave the least mass at their tops
+    (:func:`~certify.search.poisson.balanced_levels`).
 
     The boxes are sized to the time left before ``stop``, their exact check included (:data:`SECONDS_PER_CELL`; at
     most :data:`~certify.search.poisson.POISSON_STATES` states and :data:`BOX_CELLS` cells): the factorisation and
@@ -181,7 +189,7 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     Returns
     -------
     (tuple of int, int, PoissonRates) or None
-        The levels of the box that decided (the first, else the second), its cells and the candidates (kept on
+        The levels of the box that decided (else the last one tried), its cells and the candidates (kept on
         ``ctx.poisson``: a second call returns them); None when R' splits into the separable certificates' groups
         (:func:`~certify.proof.separable.product_estimate`) or the time left allows no box of :data:`MIN_STATES`
         states.
@@ -219,22 +227,24 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         # only spends the stage's time (three exponential gadgets at 1.03: 42.9 s where the stage took seconds)
         ctx.poisson[red.sinks] = None
         return None
-    # cells per state of the first box: an upper bound for the deeper second one
+    # cells per state of the first box: an upper bound for the deeper boxes
     states = _states(stop, _per_state(box_levels(chain.J, FIRST_STATES)), chain.J)
     if states < MIN_STATES:
         return None  # not kept: the drain stage may have the time
-    first = box_levels(chain.J, min(FIRST_STATES, states // 4))
-    rows, rates, pi = _solved(ctx, red, chain, first, stop)
-    _estimate(ctx, red, rates)
-    if rates.growth is not None or rates.drain is not None:
-        ctx.poisson[red.sinks] = first, len(rows.Z), rates
-        return ctx.poisson[red.sinks]
-    states = _states(stop, _per_state(first), chain.J)
-    start = box_levels(chain.J, states) if chain.J >= UNIFORM_START_J else None
-    K = raised_levels(pi, rows.Z[rows.box], first, states, start)
-    n, rates = box(ctx, red, chain, K, stop)
-    _estimate(ctx, red, rates)
-    ctx.poisson[red.sinks] = K, n, rates
+    K = box_levels(chain.J, min(FIRST_STATES, states // 4))
+    shares = [MIDDLE_SHARE, 1.0]  # of the states the time left allows: the middle box's, then the last's
+    while True:
+        rows, rates, pi = _solved(ctx, red, chain, K, stop)
+        _estimate(ctx, red, rates)
+        states, cells = _states(stop, 1.0, chain.J), _cells(stop)  # the next box's levels bound its cells
+        if rates.growth is not None or rates.drain is not None or not shares or states <= len(rows.box):
+            break
+        share = shares.pop(0)
+        if share < 1 and states * share < 2 * len(rows.box):
+            share, shares = 1.0, []  # no middle box worth its time: the last box now
+        K = balanced_levels(pi, rows.Z[rows.box], K, int(states * share), int(cells * share))
+        del rows  # its rows (about 5 KB a cell) before the next box's
+    ctx.poisson[red.sinks] = K, len(rows.Z), rates
     return ctx.poisson[red.sinks]
 
 
@@ -254,11 +264,15 @@ def _per_state(K: tuple[int, ...]) -> float:
 
 def _states(stop: float, ratio: float, J: int = 0) -> int:
     """The states of a box whose cells (``ratio`` per state) can be tried and checked before ``stop``, at most
-    :data:`~certify.search.poisson.POISSON_STATES` (:data:`WIDE_STATES` on R' of ``J`` >= :data:`UNIFORM_START_J`
+    :data:`~certify.search.poisson.POISSON_STATES` (:data:`WIDE_STATES` on R' of ``J`` >= :data:`WIDE_J`
     stations) and :data:`BOX_CELLS` cells."""
-    seconds = max(0.0, stop - time.perf_counter())
-    most = WIDE_STATES if J >= UNIFORM_START_J else POISSON_STATES
-    return min(most, int(min(seconds / SECONDS_PER_CELL, BOX_CELLS) / ratio))
+    most = WIDE_STATES if J >= WIDE_J else POISSON_STATES
+    return min(most, int(_cells(stop) / ratio))
+
+
+def _cells(stop: float) -> int:
+    """The cells of a box that can be tried and checked before ``stop``, at most :data:`BOX_CELLS`."""
+    return int(min(max(0.0, stop - time.perf_counter()) / SECONDS_PER_CELL, BOX_CELLS))
 
 
 def poisson_found(ctx: ProofContext, red: Reduction) -> Found | None:

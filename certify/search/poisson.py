@@ -22,7 +22,7 @@ incomplete LU preconditioner (SciPy), in floats.
 The rows of a box (its generator, f + A'g on every cell outside it) and the LPs over w are in
 :mod:`certify.search.cell_rows`, over the cells the exact check reads (:mod:`certify.exact.cell_rates`).
 
-Public: :func:`box_law`, :func:`elimination_order`, :func:`box_levels`, :func:`raised_levels`, :class:`PoissonRates`,
+Public: :func:`box_law`, :func:`elimination_order`, :func:`box_levels`, :func:`balanced_levels`, :class:`PoissonRates`,
 :data:`POISSON_STATES`, :data:`FIRST_STATES`, :data:`ILU_DROP`, :data:`ROUNDING`.
 """
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from math import prod
+from math import log, prod
 from typing import Any
 
 import numpy as np
@@ -42,7 +42,7 @@ from ..markov.regions import TimeLimitReached
 from ..templates.options import MAX_CLIP_LEVEL
 from .sink import RateSolution
 
-__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PoissonRates", "box_levels", "raised_levels", "box_law",
+__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PoissonRates", "box_levels", "balanced_levels", "box_law",
            "elimination_order"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
@@ -145,50 +145,90 @@ def elimination_order(K: Sequence[int] | np.ndarray) -> np.ndarray:
     return np.arange(prod(k + 1 for k in K)).reshape([k + 1 for k in K]).transpose(slow).ravel()
 
 
-def raised_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states: int,
-                  start: Sequence[int] | None = None) -> tuple[int, ...]:
-    """Levels raised, one at a time, where the first box's law predicts the most mass above its top level.
+def balanced_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states: int, most_cells: int | None = None
+                    ) -> tuple[int, ...]:
+    """Levels for a box of at most ``states`` states (and ``most_cells`` cells) with the least mass at its top levels,
+    as a box's law predicts it.
+
+    The mass at station a's top level is read from the box K's law, with its decay from level to level (that mass
+    over the mass one level below, within [0.2, 0.95]); at a level L above K_a it is predicted as top_a *
+    decay_a^(L - K_a), at a level L below as the law's mass at x_a >= L (a box cut there holds about that much at its
+    top level).
+    Their sum is what the blocked arrivals cost a box (its two sides' bounds lie about sum_a (w_drain - w_growth)_a
+    times the flow blocked at a apart: docs/math/poisson.md, "Stop 49"), and a level costs its box a factor
+    (L + 2) / (L + 1) in states: so the levels are lowered until the box fits, raised one at a time where the
+    predicted sum falls most for the states it costs, and then traded (one station lowered, the others raised again
+    in the same way) while the sum falls.
 
     Parameters
     ----------
     pi : ndarray
-        The first box's stationary law, one entry per cell.
+        The box's stationary law, one entry per state.
     cells : ndarray
-        The cells (rows), in the order of ``pi``.
+        The box's states (rows), in the order of ``pi``.
     K : sequence of int
-        The first box's levels.
+        The box's levels.
     states : int
         The most states of the new box.
-    start : sequence of int, optional
-        The levels to raise from (default ``K``; at least ``K`` at every station).
+    most_cells : int, optional
+        The most cells of the new box (prod (L_a + 2): its states and the cells outside it); default: no bound.
 
     Returns
     -------
     tuple of int
-        The new levels (each at least ``start``'s, at most MAX_CLIP_LEVEL).
+        The new levels, each within [1, MAX_CLIP_LEVEL].
 
     Examples
     --------
+    Station 0's mass decays slowly (0.8 from level to level), station 1's fast (0.2): of 40 states, station 0 takes
+    thirteen levels (0 to 12), station 1 keeps its three.
+
     >>> cells = np.array([(a, b) for a in range(3) for b in range(3)])
-    >>> pi = np.array([0.3, 0.05, 0.01, 0.2, 0.03, 0.01, 0.3, 0.05, 0.05])  # station 0 heavy at its top level
-    >>> raised_levels(pi / pi.sum(), cells, (2, 2), 30)
-    (9, 2)
+    >>> pi = np.outer([1, 0.8, 0.64], [1, 0.2, 0.04]).ravel()
+    >>> balanced_levels(pi / pi.sum(), cells, (2, 2), 40)
+    (12, 2)
     """
-    top, decay = [], []
-    for a, k in enumerate(K):
-        at = float(pi[cells[:, a] == k].sum())
-        below = float(pi[cells[:, a] == k - 1].sum())
-        top.append(at)
-        decay.append(min(0.95, max(0.2, at / below if below > 0 else 0.5)))
-    levels = list(start if start is not None else K)
-    while True:
-        # the predicted mass at each station's next level: top * decay^(levels raised so far + 1)
-        gain = [top[a] * decay[a] ** (levels[a] - K[a] + 1) for a in range(len(K))]
-        a = int(np.argmax(gain))
-        trial = [*levels[:a], levels[a] + 1, *levels[a + 1:]]
-        if prod(k + 1 for k in trial) > states or gain[a] <= 0 or trial[a] > MAX_CLIP_LEVEL:
-            return tuple(levels)
-        levels = trial
+    J = len(K)
+    # tails[a][l]: the law's mass at x_a >= l (a box cut at level l <= K_a holds about that much at its top level)
+    tails = [np.cumsum(np.bincount(cells[:, a], weights=pi, minlength=k + 1)[::-1])[::-1] for a, k in enumerate(K)]
+    top = np.array([max(float(t[k]), 1e-15) for t, k in zip(tails, K)])
+    below = np.array([float(t[k - 1] - t[k]) for t, k in zip(tails, K)])
+    decay = np.clip(top / np.maximum(below, 1e-300), 0.2, 0.95)
+
+    def mass(L: Sequence[int]) -> float:
+        return float(sum(tails[a][L[a]] if L[a] < K[a] else top[a] * decay[a] ** (L[a] - K[a]) for a in range(J)))
+
+    def fits(L: Sequence[int]) -> bool:
+        return (prod(k + 1 for k in L) <= states and (most_cells is None or prod(k + 2 for k in L) <= most_cells)
+                and min(L) >= 1 and max(L) <= MAX_CLIP_LEVEL)
+
+    def raised(levels: list[int], fixed: int | None = None) -> list[int]:
+        """Raise one level at a time (not station ``fixed``'s) where the mass falls most for the states it costs."""
+        while True:
+            gains = []
+            for a in (a for a in range(J) if a != fixed):
+                trial = [*levels[:a], levels[a] + 1, *levels[a + 1:]]
+                if fits(trial):
+                    gains.append(((mass(levels) - mass(trial)) / log((levels[a] + 2) / (levels[a] + 1)), a))
+            if not gains or max(gains)[0] <= 0:
+                return levels
+            a = max(gains)[1]
+            levels = [*levels[:a], levels[a] + 1, *levels[a + 1:]]
+
+    levels = list(K)
+    while not fits(levels) and max(levels) > 1:
+        levels[int(np.argmax(levels))] -= 1
+    levels = raised(levels)
+    traded = True
+    while traded:  # trade: lower one station and raise the others again
+        traded = False
+        for a in range(J):
+            for down in range(1, levels[a]):
+                trial = raised([*levels[:a], levels[a] - down, *levels[a + 1:]], fixed=a)
+                if mass(trial) < mass(levels) - 1e-15:
+                    levels, traded = trial, True
+                    break
+    return tuple(levels)
 
 
 def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
