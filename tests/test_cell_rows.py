@@ -108,3 +108,28 @@ def test_an_lp_over_w_stopped_by_the_deadline_is_not_reported_as_a_bound(monkeyp
     monkeypatch.setattr(cell_rows, "solve_lp", real)
     got, _ = cell_rows.cell_poisson_rates(CellRows(mm1, (3,), [busy, busy]), Fraction(2, 5), Fraction(3, 5))
     assert got.growth is not None and got.drain is not None
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_generated_lp_has_the_optimum_of_the_lp_over_every_row(monkeypatch, sign):
+    """With a working set of three rows, constraint generation over two blocks of 400 random rows reaches the optimum
+    that SciPy's own LP over all 800 rows gives."""
+    from scipy.optimize import linprog
+
+    import certify.search.cell_rows as cr
+
+    monkeypatch.setattr(cr, "WORKING_ROWS", 3)
+    rng = np.random.default_rng(7)
+    J = 4
+    blocks = [(rng.normal(size=400), rng.normal(size=(400, J))) for _ in range(2)]
+    bounds = (np.concatenate([np.full(J, -100.0), [-np.inf]]), np.concatenate([np.full(J, 100.0), [np.inf]]))
+    cost = np.zeros(J + 1)
+    cost[-1] = -sign
+    x = cr._generated_lp(blocks, sign, cost, bounds, np.zeros(J), None, None)
+    v = np.concatenate([b[0] for b in blocks])
+    D = np.vstack([b[1] for b in blocks])
+    full = linprog(cost, A_ub=np.hstack([-sign * D, sign * np.ones((len(v), 1))]), b_ub=sign * v,
+                   bounds=list(zip(bounds[0], bounds[1])), method="highs")
+    assert full.status == 0
+    assert x[-1] == pytest.approx(full.x[-1], abs=1e-7)
+    assert (sign * (v + D @ x[:-1] - x[-1]) >= -1e-7).all()

@@ -37,8 +37,10 @@ __all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "WIDE_J", "MIDDLE_SHAR
 #: 78,125 cells tried in 4.1 s, alone.
 SECONDS_PER_CELL = 0.00007
 
-#: The most cells of a box (about 5 KB each while it is tried: J = 8 seed 13 at 0.888, 622,080 cells, 3.3 GB at
-#: its peak; 450,000 cells keep a box near 2.4 GB).
+#: The most cells of a box.  Until stop 49 a box took about 5 KB a cell while it was tried (J = 8 seed 13 at 0.888,
+#: 622,080 cells, 3.3 GB at its peak), most of it the LP over w with every row of every cutting-plane round; with that
+#: LP's rows generated (:mod:`certify.search.cell_rows`), 1.6-2 KB (J = 8 seed 12 at 0.955: 549,120 cells, 0.99 GB at
+#: the peak of the whole run; seed 58 at 0.9263: 540,000 cells, 1.15 GB).
 BOX_CELLS = 800_000
 
 #: The smallest second box worth solving.

@@ -8,13 +8,16 @@ generator (the cells with every queue at or under its level are the box's states
 f + A'g on every cell with each undetermined move at its worst candidate, and the rows of the LP over w.  The worst
 candidate depends on w, so each side's LP is solved a few times, each time with the rows of the candidates the last
 solution made worst (a cutting-plane loop); the rounded candidate's rate is claimed from its own worst cell, as the
-exact check will evaluate it.
+exact check will evaluate it.  Each of those LPs has J' + 1 columns and a row per cell and round, of which few bind:
+it is solved by constraint generation (:data:`WORKING_ROWS` rows at first, the most violated added each round, until
+none is violated), with the same optimum as over every row.
 
 This replaces the regions of :mod:`certify.search.poisson`'s rows, which on R' of seven stations number about twenty
 per state of the box (a box of 100,000 states: 1.9 million regions, 7.7 GB): the cells are prod(K_a + 2), about
 three or four per state there.
 
-Public: :class:`CellRows`, :func:`cell_poisson_rates`, :data:`CUTS`.
+Public: :class:`CellRows`, :func:`cell_poisson_rates`, :data:`CUTS`, :data:`WORKING_ROWS`, :data:`GENERATION_TOL`,
+:data:`GENERATION_ROUNDS`.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from .linprog import solve_lp
 from .poisson import ROUNDING, PoissonRates, box_law, elimination_order
 from .sink import RateSolution, claimed_rate
 
-__all__ = ["CUTS", "CellRows", "cell_poisson_rates"]
+__all__ = ["CUTS", "GENERATION_ROUNDS", "GENERATION_TOL", "WORKING_ROWS", "CellRows", "cell_poisson_rates"]
 
 #: The most LP solves per side (each adds the rows of the candidates the last solution made worst).
 CUTS = 4
