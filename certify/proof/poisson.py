@@ -229,7 +229,7 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         # only spends the stage's time (three exponential gadgets at 1.03: 42.9 s where the stage took seconds)
         ctx.poisson[red.sinks] = None
         return None
-    # cells per state of the first box: an upper bound for the deeper boxes
+    # is there time for a box at all (at the cells per state of a first box, more than a deeper box has)
     states = _states(stop, _per_state(box_levels(chain.J, FIRST_STATES)), chain.J)
     if states < MIN_STATES:
         return None  # not kept: the drain stage may have the time
@@ -245,7 +245,7 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         if share < 1 and states * share < 2 * len(rows.box):
             share, shares = 1.0, []  # no middle box worth its time: the last box now
         K = balanced_levels(pi, rows.Z[rows.box], K, int(states * share), int(cells * share))
-        del rows  # its rows (about 5 KB a cell) before the next box's
+        del rows  # this box's rows go before the next box's are built
     ctx.poisson[red.sinks] = K, len(rows.Z), rates
     return ctx.poisson[red.sinks]
 
