@@ -210,6 +210,25 @@ def test_a_middle_box_of_its_share_of_the_states_comes_before_the_last_one(monke
     assert sizes[1] <= try_module.MIDDLE_SHARE * allowed[1] and sizes[1] < sizes[2] <= allowed[2]
 
 
+def test_on_wide_r_prime_the_middle_box_has_uniform_levels(monkeypatch):
+    """With WIDE_J at two stations the middle box is the largest uniform box of its share, and the last box is balanced
+    from its law."""
+    import certify.proof.poisson as try_module
+    from certify.search.poisson import box_levels
+
+    solved = []
+    real_solved = try_module._solved
+    monkeypatch.setattr(try_module, "FIRST_STATES", 16)
+    monkeypatch.setattr(try_module, "POISSON_STATES", 140)
+    monkeypatch.setattr(try_module, "WIDE_STATES", 140)
+    monkeypatch.setattr(try_module, "MIN_STATES", 16)
+    monkeypatch.setattr(try_module, "WIDE_J", 2)
+    monkeypatch.setattr(try_module, "_solved", lambda ctx, red, chain, K, stop: solved.append(K) or real_solved(
+        ctx, red, chain, K, stop))
+    _try(at_load(1, 0.999))
+    assert len(solved) == 3 and solved[1] == box_levels(2, int(140 * try_module.MIDDLE_SHARE)) == (4, 4)
+
+
 def _product_law(rhos, K):
     """The product-form stationary law of independent M/M/1 queues cut to the box K (exact, floats), and its states."""
     law = np.ones(1)

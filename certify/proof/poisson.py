@@ -46,10 +46,12 @@ BOX_CELLS = 800_000
 #: The smallest second box worth solving.
 MIN_STATES = 2_000
 
-#: From this many stations of R' on, a box has at most :data:`WIDE_STATES` states.  (Until stop 49 the second box
-#: started there from the largest uniform levels that fit, since raised from the first box by the predicted mass alone
-#: J = 8 seed 26's slowest station went to level 23 and the others stayed at 2: :func:`~certify.search.poisson.balanced_levels`
-#: weighs each level's cost in states instead.)
+#: From this many stations of R' on, a box has at most :data:`WIDE_STATES` states, and the middle box has the largest
+#: uniform levels that fit its share: there the first box has levels 2, and the levels balanced from its law may leave
+#: a slow station low (J = 8 seed 58 at 0.8792: the middle box (3, 2, 5, 7, 2, 3, 4), bounds no better than the first
+#: box's, and a last box bounding the drain rate by 1.50013 against 1.5; from the uniform middle box (3, ..., 3),
+#: 16,384 states in 1.8 s, the last box bounds it by 1.49387: stable).  Until stop 49 the second box started there
+#: from the largest uniform levels that fit.
 WIDE_J = 7
 
 #: The middle box's share of the states the time left allows after the first box.  Its law predicts the mass at
@@ -171,7 +173,8 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     """Both sides' Poisson candidates for one sink or set: a first box, and while neither side's candidate clears its
     bound, a middle box (:data:`MIDDLE_SHARE` of the states the time left allows) and a last one, each with the levels
     that the box before's law predicts to leave the least mass at their tops
-    (:func:`~certify.search.poisson.balanced_levels`).
+    (:func:`~certify.search.poisson.balanced_levels`; on R' of :data:`WIDE_J` stations or more the middle box's levels
+    are uniform).
 
     The boxes are sized to the time left before ``stop``, their exact check included (:data:`SECONDS_PER_CELL`; at
     most :data:`~certify.search.poisson.POISSON_STATES` states and :data:`BOX_CELLS` cells): the factorisation and
@@ -244,7 +247,10 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         share = shares.pop(0)
         if share < 1 and states * share < 2 * len(rows.box):
             share, shares = 1.0, []  # no middle box worth its time: the last box now
-        K = balanced_levels(pi, rows.Z[rows.box], K, int(states * share), int(cells * share))
+        if share < 1 and chain.J >= WIDE_J:  # there a first box's law (levels 2) predicts too poorly: uniform levels
+            K = box_levels(chain.J, int(states * share))
+        else:
+            K = balanced_levels(pi, rows.Z[rows.box], K, int(states * share), int(cells * share))
         del rows  # this box's rows go before the next box's are built
     ctx.poisson[red.sinks] = K, len(rows.Z), rates
     return ctx.poisson[red.sinks]
