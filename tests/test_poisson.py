@@ -190,18 +190,29 @@ def test_near_the_boundary_a_deeper_box_is_tried_when_the_first_clears_neither_s
     assert _exact_inflow(net) - F(1, 10**7) <= rates.drain[2] < red.capacity
 
 
-def test_a_middle_box_of_its_share_of_the_states_comes_before_the_last_one(monkeypatch):
+@pytest.fixture
+def small_boxes(monkeypatch):
+    """The try with boxes of at most 140 states (too small to decide at 0.999): the levels of every box it solves."""
+    import certify.proof.poisson as try_module
+
+    solved = []
+    real_solved = try_module._solved
+    monkeypatch.setattr(try_module, "FIRST_STATES", 16)
+    monkeypatch.setattr(try_module, "POISSON_STATES", 140)
+    monkeypatch.setattr(try_module, "WIDE_STATES", 140)
+    monkeypatch.setattr(try_module, "MIN_STATES", 16)
+    monkeypatch.setattr(try_module, "_solved", lambda ctx, red, chain, K, stop: solved.append(K) or real_solved(
+        ctx, red, chain, K, stop))
+    return solved
+
+
+def test_a_middle_box_of_its_share_of_the_states_comes_before_the_last_one(monkeypatch, small_boxes):
     """Near the boundary (0.999, boxes of at most 140 states) the try solves the first box, a middle box of at most
     MIDDLE_SHARE of the states the time allows, and a last box larger than the middle one."""
     import certify.proof.poisson as try_module
 
-    solved, allowed = [], []
-    real_solved, real_states = try_module._solved, try_module._states
-    monkeypatch.setattr(try_module, "FIRST_STATES", 16)
-    monkeypatch.setattr(try_module, "POISSON_STATES", 140)  # boxes too small to decide at 0.995
-    monkeypatch.setattr(try_module, "MIN_STATES", 16)
-    monkeypatch.setattr(try_module, "_solved", lambda ctx, red, chain, K, stop: solved.append(K) or real_solved(
-        ctx, red, chain, K, stop))
+    solved, allowed = small_boxes, []
+    real_states = try_module._states
     monkeypatch.setattr(try_module, "_states", lambda *a: allowed.append(real_states(*a)) or allowed[-1])
     net = at_load(1, 0.999)
     (K, _, rates), _, _ = _try(net)
@@ -210,23 +221,15 @@ def test_a_middle_box_of_its_share_of_the_states_comes_before_the_last_one(monke
     assert sizes[1] <= try_module.MIDDLE_SHARE * allowed[1] and sizes[1] < sizes[2] <= allowed[2]
 
 
-def test_on_wide_r_prime_the_middle_box_has_uniform_levels(monkeypatch):
+def test_on_wide_r_prime_the_middle_box_has_uniform_levels(monkeypatch, small_boxes):
     """With WIDE_J at two stations the middle box is the largest uniform box of its share, and the last box is balanced
     from its law."""
     import certify.proof.poisson as try_module
     from certify.search.poisson import box_levels
 
-    solved = []
-    real_solved = try_module._solved
-    monkeypatch.setattr(try_module, "FIRST_STATES", 16)
-    monkeypatch.setattr(try_module, "POISSON_STATES", 140)
-    monkeypatch.setattr(try_module, "WIDE_STATES", 140)
-    monkeypatch.setattr(try_module, "MIN_STATES", 16)
     monkeypatch.setattr(try_module, "WIDE_J", 2)
-    monkeypatch.setattr(try_module, "_solved", lambda ctx, red, chain, K, stop: solved.append(K) or real_solved(
-        ctx, red, chain, K, stop))
     _try(at_load(1, 0.999))
-    assert len(solved) == 3 and solved[1] == box_levels(2, int(140 * try_module.MIDDLE_SHARE)) == (4, 4)
+    assert len(small_boxes) == 3 and small_boxes[1] == box_levels(2, int(140 * try_module.MIDDLE_SHARE)) == (4, 4)
 
 
 def _product_law(rhos, K):

@@ -341,20 +341,17 @@ def _generated_lp(blocks: list[tuple[np.ndarray, np.ndarray]], sign: int, cost: 
     working set of rows, which each round grows by the rows its solution violates most, until it violates none (then
     its solution is the LP's over every row).  The LP has J' + 1 columns, so few rows bind; the box's rows are all one
     row up to the solves' precision.  None when the solver gives no solution; TimeLimitReached past the deadline."""
-    kept = [np.zeros(len(v), dtype=bool) for v, _ in blocks]
-    slack = [sign * (v + D @ w) for v, D in blocks]  # at t = 0: the rows most binding at w first
+    v_all = np.concatenate([v for v, _ in blocks])
+    D_all = np.vstack([D for _, D in blocks])
+    kept = np.zeros(len(v_all), dtype=bool)
+    slack = sign * (v_all + D_all @ w)  # at t = 0: the rows most binding at w first
     x = None
     for _ in range(GENERATION_ROUNDS):
-        cut = np.concatenate(slack)
-        where = np.flatnonzero(~np.concatenate(kept) & (cut < -GENERATION_TOL)) if x is not None else np.arange(len(cut))
+        where = np.flatnonzero(~kept & (slack < -GENERATION_TOL)) if x is not None else np.arange(len(slack))
         if x is not None and len(where) == 0:
             return x
-        new = where[np.argsort(cut[where], kind="stable")[:WORKING_ROWS]]
-        starts = np.cumsum([0] + [len(v) for v, _ in blocks])
-        for k in range(len(blocks)):
-            kept[k][new[(new >= starts[k]) & (new < starts[k + 1])] - starts[k]] = True
-        v = np.concatenate([b[0][m] for b, m in zip(blocks, kept)])
-        D = np.vstack([b[1][m] for b, m in zip(blocks, kept)])
+        kept[where[np.argsort(slack[where], kind="stable")[:WORKING_ROWS]]] = True
+        v, D = v_all[kept], D_all[kept]
         A_ub = sp.csr_matrix(np.hstack([-sign * D, sign * np.ones((len(v), 1))]))
         res = solve_lp(cost, A_ub, sign * v, bounds=bounds, solver=solver)
         if res.timed_out:  # stopped by the deadline in force: not an answer (the caller says so, or tries again)
@@ -364,5 +361,5 @@ def _generated_lp(blocks: list[tuple[np.ndarray, np.ndarray]], sign: int, cost: 
         x = res.x
         if deadline is not None and time.perf_counter() > deadline:
             raise TimeLimitReached("the Poisson tables' LP over the cells")
-        slack = [sign * (v + D @ x[:-1] - x[-1]) for v, D in blocks]
+        slack = sign * (v_all + D_all @ x[:-1] - x[-1])
     return x  # rows may still be violated: the candidate's rate is its own worst cell's all the same
