@@ -298,3 +298,112 @@ def test_balanced_levels_fit_and_come_near_the_least_predicted_mass(seed):
     assert fits(levels) and min(levels) >= 1
     least = min(mass(L) for L in itertools.product(range(1, 64), repeat=3) if fits(L))
     assert mass(levels) <= 1.15 * least
+
+
+def _independent_chain(rates):
+    """R' of independent M/M/1 queues (service 1, Poisson arrivals at ``rates``): its chain, compiled from a network."""
+    from certify.io.loader import from_dict
+
+    doc = {"format": "jsq-network/1", "name": "mm1s", "stations": {f"q{k}": {"mu": 1} for k in range(len(rates))},
+           "streams": [{"choice": [f"q{k}"], "rate": str(r)} for k, r in enumerate(rates)]}
+    return compile_chain(from_dict(doc))
+
+
+def _law(chain, K):
+    """The box law of ``chain`` cut to K (certify.search.poisson.box_law) and the box's states."""
+    from certify.search.cell_rows import CellRows
+    from certify.search.poisson import box_law, elimination_order
+
+    rows = CellRows(chain, K, [])
+    pi, _ = box_law(rows.box_generator(), range(rows.columns), None, elimination_order(rows.K))
+    return pi, rows.Z[rows.box]
+
+
+def test_top_ratios_of_independent_queues_are_their_loads():
+    """In a box of independent M/M/1 queues the law is the product of geometrics cut to the box: each station's mass
+    at its top level over the mass one level below is its load, and the stations at or above PILING pile."""
+    from certify.search.poisson import PILING, piling, top_ratios
+
+    rates = (F(1, 2), F(19, 20), F(23, 25))
+    pi, Z = _law(_independent_chain(rates), (3, 4, 2))
+    assert np.allclose(top_ratios(pi, Z, (3, 4, 2)), [float(r) for r in rates], atol=1e-8)
+    assert piling(pi, Z, (3, 4, 2)) == [k for k, r in enumerate(rates) if r >= PILING] == [1, 2]
+
+
+def _pair_doc(mu_s="179/100"):
+    """A sink s fed by a (which joins the JSQ pair {a, b}, b with a stream of its own that keeps it long) and by c,
+    an M/M/1 queue at load 1/2; s also has its own stream 1/2."""
+    return {"format": "jsq-network/1", "name": "pair", "stations": {"s": {"mu": mu_s}, "a": {"mu": 1}, "b": {"mu": 1},
+                                                                     "c": {"mu": 1}},
+            "streams": [{"choice": ["s"], "rate": "1/2"}, {"choice": ["b"], "rate": "17/20"},
+                        {"choice": ["a", "b"], "rate": "9/10"}, {"choice": ["c"], "rate": "1/2"}],
+            "feedback": [{"from": "a", "choice": ["s"], "prob": 1}, {"from": "c", "choice": ["s"], "prob": 1}]}
+
+
+def test_a_station_above_its_partners_reach_does_not_pile():
+    """In the pair {a, b} a joins only when it is the shorter, so in a box with a at 7 and b at 3 a never passes 4:
+    its top level holds no mass, its ratio is 0 and it does not pile (b, at load 0.85 and more, does)."""
+    from certify.io.loader import from_dict
+    from certify.search.poisson import piling, top_ratios
+
+    red = reduced_network(from_dict(_pair_doc()), "s")
+    chain = compile_chain(red.network)
+    K = tuple(7 if s == "a" else 3 for s in red.network.station_ids)
+    pi, Z = _law(chain, K)
+    a, b = red.network.station_ids.index("a"), red.network.station_ids.index("b")
+    assert pi[Z[:, a] >= 5].sum() < 1e-12 and top_ratios(pi, Z, K)[a] == 0
+    assert piling(pi, Z, K) == [b]
+
+
+def test_resolving_the_piling_station_bounds_the_exact_inflow_more_tightly(monkeypatch, small_boxes):
+    """With boxes of at most 400 states, the try that first resolves the piling station b by its law alone bounds
+    the exact stationary inflow (1/2 + a's throughput + 1/2, from the pair's own chain cut at 80) at least twice as
+    tightly as the try without (RESOLVE_ROUNDS 0), whose balanced boxes leave b low; both sides bracket it."""
+    import certify.proof.poisson as try_module
+    from certify.io.loader import from_dict
+    from certify.stationary import stationary
+
+    monkeypatch.setattr(try_module, "POISSON_STATES", 400)
+    monkeypatch.setattr(try_module, "WIDE_STATES", 400)
+    doc = _pair_doc()
+    net = from_dict(doc)
+    pair = from_dict(doc | {"stations": {"a": {"mu": 1}, "b": {"mu": 1}}, "streams": doc["streams"][1:3],
+                            "feedback": []})
+    exact = 1 + stationary(pair, truncate=80).throughput[pair.station_ids.index("a")]
+    widths = []
+    for rounds in (try_module.RESOLVE_ROUNDS, 0):
+        monkeypatch.setattr(try_module, "RESOLVE_ROUNDS", rounds)
+        (_, _, rates), _, _ = _try(net)
+        assert rates.growth_value <= exact + 1e-9 <= rates.drain_value + 2e-9
+        widths.append(rates.drain_value - rates.growth_value)
+    assert widths[0] < widths[1] / 2
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_resolving_levels_raise_the_piling_keep_the_kept_and_fit(seed):
+    """The piling stations' levels become 2 K + 1 (at most MAX_CLIP_LEVEL), the kept ones stay, the others are lowered
+    to no less than 2 (nor raised), and the box fits the states; None only when no lowering fits it."""
+    from math import prod
+
+    from certify.search.poisson import resolving_levels
+    from certify.templates.options import MAX_CLIP_LEVEL
+
+    rng = np.random.default_rng(seed)
+    J = int(rng.integers(2, 6))
+    K = [int(k) for k in rng.integers(1, 8, J)]
+    piled = sorted(int(a) for a in rng.choice(J, int(rng.integers(1, J + 1)), replace=False))
+    kept = [a for a in range(J) if a not in piled and rng.random() < 0.3]
+    states = int(rng.integers(10, 4 * prod(k + 1 for k in K)))
+    L = resolving_levels(K, piled, kept, states)
+    least = [min(2 * K[a] + 1, MAX_CLIP_LEVEL) if a in piled else K[a] if a in kept else min(K[a], 2) for a in range(J)]
+    if L is None:
+        assert prod(k + 1 for k in least) > states
+        return
+    assert prod(k + 1 for k in L) <= states
+    for a in range(J):
+        if a in piled:
+            assert L[a] == min(2 * K[a] + 1, MAX_CLIP_LEVEL)
+        elif a in kept:
+            assert L[a] == K[a]
+        else:
+            assert min(K[a], 2) <= L[a] <= K[a]

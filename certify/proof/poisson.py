@@ -10,7 +10,8 @@ passes the exact check of :func:`certify.exact.sink.check_sink_growth` or
 R' is listed.
 
 Public: :func:`poisson_try`, :func:`poisson_found`, :func:`box`, :data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`,
-:data:`MIN_STATES`, :data:`MIDDLE_SHARE`, :data:`WIDE_J`, :data:`WIDE_STATES`.
+:data:`MIN_STATES`, :data:`MIDDLE_SHARE`, :data:`WIDE_J`, :data:`WIDE_STATES`, :data:`RESOLVE_SHARE`,
+:data:`RESOLVE_ROUNDS`.
 """
 
 from __future__ import annotations
@@ -24,11 +25,22 @@ from ..exact.drain import drain_rate, largest_drain_rate
 from ..exact.sink import Reduction, forced_rate, proper_subsets
 from ..markov.chain import Chain
 from ..search.cell_rows import CellRows, cell_poisson_rates
-from ..search.poisson import FIRST_STATES, POISSON_STATES, PoissonRates, balanced_levels, box_levels
+from ..search.poisson import (
+    FIRST_STATES,
+    POISSON_STATES,
+    PoissonRates,
+    balanced_levels,
+    box_law,
+    box_levels,
+    elimination_order,
+    piling,
+    resolving_levels,
+)
 from .context import ProofContext
 from .separable import product_estimate
 
-__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "WIDE_J", "MIDDLE_SHARE", "WIDE_STATES", "box", "box_sides",
+__all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "WIDE_J", "MIDDLE_SHARE", "WIDE_STATES", "RESOLVE_SHARE",
+           "RESOLVE_ROUNDS", "box", "box_sides",
            "poisson_try", "poisson_found"]
 
 #: Seconds per cell of a box, for sizing it to the time left: its rows, the linear solves and the LPs (about 50 us a
@@ -72,6 +84,16 @@ MIDDLE_SHARE = 0.25
 #: / 225,000 states in 5.9 / 32.3 / 27.5 s (levels 3 with 6 and 7; 4 with 6 and 8; 4 with 7 and 8), bounding the
 #: stationary rate within [0.99426, 1.00912], [0.99839, 1.00820], [0.99869, 1.00636].
 WIDE_STATES = 200_000
+
+#: The law-only boxes that resolve piling stations before a box's levels are balanced (:func:`poisson_try`) have at
+#: most this share of that box's states.  J = 8 seed 12 at 0.955 (sink 1, a last box of at most 200,000 states): from
+#: the middle box of levels 3 station 4 piles; raising it, then 8, then 6 (laws of 32,768 / 49,152 / 41,472 states,
+#: 1.8 s together) gives the balanced last box (4, 2, 8, 2, 8, 4, 8), which bounds the rate within [1.99588, 2.00613];
+#: balanced from the middle box directly, (4, 3, 3, 3, 9, 4, 10) within [1.99114, 2.02588] (capacity 2).
+RESOLVE_SHARE = 0.25
+
+#: The most law-only boxes before one box's levels are balanced.
+RESOLVE_ROUNDS = 3
 
 Found = tuple[tuple[int, ...], int, PoissonRates]
 
@@ -174,7 +196,10 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     bound, a middle box (:data:`MIDDLE_SHARE` of the states the time left allows) and a last one, each with the levels
     that the box before's law predicts to leave the least mass at their tops
     (:func:`~certify.search.poisson.balanced_levels`; on R' of :data:`WIDE_J` stations or more the middle box's levels
-    are uniform).
+    are uniform). Where a station's mass piles at the box before's top level
+    (:func:`~certify.search.poisson.piling`), the law of a box with it raised is solved first, alone (at most
+    :data:`RESOLVE_ROUNDS` of them, each at most :data:`RESOLVE_SHARE` of the next box's states), and the levels are
+    balanced from that law.
 
     The boxes are sized to the time left before ``stop``, their exact check included (:data:`SECONDS_PER_CELL`; at
     most :data:`~certify.search.poisson.POISSON_STATES` states and :data:`BOX_CELLS` cells): the factorisation and
@@ -247,13 +272,34 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
         share = shares.pop(0)
         if share < 1 and states * share < 2 * len(rows.box):
             share, shares = 1.0, []  # no middle box worth its time: the last box now
+        Z = rows.Z[rows.box]
+        del rows  # this box's rows go before the next box's are built
         if share < 1 and chain.J >= WIDE_J:  # there a first box's law (levels 2) predicts too poorly: uniform levels
             K = box_levels(chain.J, int(states * share))
         else:
-            K = balanced_levels(pi, rows.Z[rows.box], K, int(states * share), int(cells * share))
-        del rows  # this box's rows go before the next box's are built
+            pi, Z, K = _resolved(chain, pi, Z, K, max(len(Z), int(states * share * RESOLVE_SHARE)), stop)
+            K = balanced_levels(pi, Z, K, int(states * share), int(cells * share))
     ctx.poisson[red.sinks] = K, len(rows.Z), rates
     return ctx.poisson[red.sinks]
+
+
+def _resolved(chain: Chain, pi: np.ndarray, Z: np.ndarray, K: tuple[int, ...], states: int, stop: float
+              ) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """The law to balance the next box's levels from: while a station's mass piles at its top level
+    (:func:`~certify.search.poisson.piling`), the law of a box of at most ``states`` states with the piling stations
+    raised (:func:`~certify.search.poisson.resolving_levels`; at most :data:`RESOLVE_ROUNDS` such boxes, their laws
+    only: no Poisson solution, no LP)."""
+    kept: list[int] = []
+    for _ in range(RESOLVE_ROUNDS):
+        piled = [a for a in piling(pi, Z, K) if a not in kept]  # each station raised once
+        L = resolving_levels(K, piled, kept, states) if piled else None
+        if L is None:
+            break
+        kept = sorted({*kept, *piled})
+        rows = CellRows(chain, L, [])
+        pi, _ = box_law(rows.box_generator(), range(rows.columns), stop, elimination_order(rows.K))
+        Z, K = rows.Z[rows.box], L
+    return pi, Z, K
 
 
 def _estimate(ctx: ProofContext, red: Reduction, rates: PoissonRates) -> None:

@@ -22,8 +22,9 @@ incomplete LU preconditioner (SciPy), in floats.
 The rows of a box (its generator, f + A'g on every cell outside it) and the LPs over w are in
 :mod:`certify.search.cell_rows`, over the cells the exact check reads (:mod:`certify.exact.cell_rates`).
 
-Public: :func:`box_law`, :func:`elimination_order`, :func:`box_levels`, :func:`balanced_levels`, :class:`PoissonRates`,
-:data:`POISSON_STATES`, :data:`FIRST_STATES`, :data:`ILU_DROP`, :data:`ROUNDING`.
+Public: :func:`box_law`, :func:`elimination_order`, :func:`box_levels`, :func:`balanced_levels`, :func:`top_ratios`,
+:func:`piling`, :func:`resolving_levels`, :class:`PoissonRates`, :data:`POISSON_STATES`, :data:`FIRST_STATES`,
+:data:`ILU_DROP`, :data:`ROUNDING`, :data:`PILING`, :data:`NO_MASS`.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ from ..markov.regions import TimeLimitReached
 from ..templates.options import MAX_CLIP_LEVEL
 from .sink import RateSolution
 
-__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PoissonRates", "box_levels", "balanced_levels", "box_law",
-           "elimination_order"]
+__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PILING", "NO_MASS", "PoissonRates", "box_levels",
+           "balanced_levels", "top_ratios", "piling", "resolving_levels", "box_law", "elimination_order"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
 #: bench/frontier.py at load 0.89 (R' of five stations, one process alone): boxes of 33,000, 66,000 and 120,000
@@ -61,6 +62,16 @@ FIRST_STATES = 8_000
 #: 21 at 0.885 (98,279 unknowns) 17.5-19.4 s to factorise, against 1.7 s at 0.1 with BiCGSTAB taking 66 iterations
 #: (0.5 s) a solve.
 ILU_DROP = 0.1
+
+#: A station whose mass at its top level is at least this share of the mass one level below *piles* there: the box
+#: cuts its law before its mode or inside a slow decay, so the law says nothing of the levels it needs
+#: (:func:`piling`).  J = 8 seed 12 at 0.955, sink 1: in the box of levels 3 station 4 (mu 1, fed by {1, 4} and
+#: {1, 4, 8} once 1 is long) holds 0.36 of the law at level 3, 1.095 times the mass at level 2; its decay from levels
+#: 3 to 9, measured in a box where only 4 is raised, is 0.65-0.79.
+PILING = 0.9
+
+#: Less mass than this at a station's top level counts as none (:func:`top_ratios`).
+NO_MASS = 1e-15
 
 #: How far beyond the rounded worst cell the rate is claimed (the exact check decides).
 ROUNDING = 1e-7
@@ -189,11 +200,9 @@ def balanced_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states:
     (12, 2)
     """
     J = len(K)
-    # tails[a][l]: the law's mass at x_a >= l (a box cut at level l <= K_a holds about that much at its top level)
-    tails = [np.cumsum(np.bincount(cells[:, a], weights=pi, minlength=k + 1)[::-1])[::-1] for a, k in enumerate(K)]
-    top = np.array([max(float(t[k]), 1e-15) for t, k in zip(tails, K)])
-    below = np.array([float(t[k - 1] - t[k]) for t, k in zip(tails, K)])
-    decay = np.clip(top / np.maximum(below, 1e-300), 0.2, 0.95)
+    tails = _tails(pi, cells, K)
+    top = np.array([max(float(t[k]), NO_MASS) for t, k in zip(tails, K)])
+    decay = np.clip(top_ratios(pi, cells, K), 0.2, 0.95)
 
     def mass(L: Sequence[int]) -> float:
         return float(sum(tails[a][L[a]] if L[a] < K[a] else top[a] * decay[a] ** (L[a] - K[a]) for a in range(J)))
@@ -229,6 +238,119 @@ def balanced_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states:
                     levels, traded = trial, True
                     break
     return tuple(levels)
+
+
+def _tails(pi: np.ndarray, cells: np.ndarray, K: Sequence[int]) -> list[np.ndarray]:
+    """tails[a][l]: the law's mass at x_a >= l, l = 0..K_a (a box cut at level l <= K_a holds about that much at its
+    top level)."""
+    return [np.cumsum(np.bincount(cells[:, a], weights=pi, minlength=k + 1)[::-1])[::-1] for a, k in enumerate(K)]
+
+
+def top_ratios(pi: np.ndarray, cells: np.ndarray, K: Sequence[int]) -> np.ndarray:
+    """Each station's mass at its top level over its mass one level below, in a box's law.
+
+    Parameters
+    ----------
+    pi : ndarray
+        The box's stationary law, one entry per state.
+    cells : ndarray
+        The box's states (rows), in the order of ``pi``.
+    K : sequence of int
+        The box's levels (each at least 1).
+
+    Returns
+    -------
+    ndarray
+        One ratio per station; 0 where the top level holds less than :data:`NO_MASS` (the box's other levels do not
+        let the station reach it: a station that joins a JSQ pair only when it is the shorter, above its partner's
+        level).
+
+    Examples
+    --------
+    >>> cells = np.array([(a, b) for a in range(3) for b in range(3)])
+    >>> pi = np.outer([1, 0.8, 0.64], [1, 0.2, 0.04]).ravel()
+    >>> top_ratios(pi / pi.sum(), cells, (2, 2)).round(6).tolist()
+    [0.8, 0.2]
+    >>> top_ratios(np.outer([1, 0.8, 0], [1, 0.2, 0.04]).ravel() / 2.232, cells, (2, 2)).round(6).tolist()
+    [0.0, 0.2]
+    """
+    tails = _tails(pi, cells, K)
+    top = np.array([float(t[k]) for t, k in zip(tails, K)])
+    below = np.array([float(t[k - 1] - t[k]) for t, k in zip(tails, K)])
+    return np.where(top >= NO_MASS, top / np.maximum(below, NO_MASS), 0.0)
+
+
+def piling(pi: np.ndarray, cells: np.ndarray, K: Sequence[int]) -> list[int]:
+    """The stations whose mass piles at the box's top level (:data:`PILING`): the law does not resolve their tails.
+
+    Parameters
+    ----------
+    pi : ndarray
+        The box's stationary law, one entry per state.
+    cells : ndarray
+        The box's states (rows), in the order of ``pi``.
+    K : sequence of int
+        The box's levels (each at least 1).
+
+    Returns
+    -------
+    list of int
+        The stations (positions in K), in order.
+
+    Examples
+    --------
+    Station 0's mass grows up to the box's top (1, 1.5, 2.25); station 1's decays (0.2 from level to level).
+
+    >>> cells = np.array([(a, b) for a in range(3) for b in range(3)])
+    >>> pi = np.outer([1, 1.5, 2.25], [1, 0.2, 0.04]).ravel()
+    >>> piling(pi / pi.sum(), cells, (2, 2))
+    [0]
+    """
+    return [int(a) for a in np.flatnonzero(top_ratios(pi, cells, K) >= PILING)]
+
+
+def resolving_levels(K: Sequence[int], piled: Sequence[int], kept: Sequence[int], states: int
+                     ) -> tuple[int, ...] | None:
+    """The levels of a box that resolves the piling stations' tails: theirs raised to 2 K_a + 1.
+
+    The other stations keep their levels, except that while the box has more than ``states`` states the highest of
+    those neither piling nor ``kept`` is lowered by one (not below 2).
+
+    Parameters
+    ----------
+    K : sequence of int
+        The levels of the box whose law piles.
+    piled : sequence of int
+        The piling stations (:func:`piling`).
+    kept : sequence of int
+        Stations raised before, whose levels stay.
+    states : int
+        The most states of the new box.
+
+    Returns
+    -------
+    tuple of int or None
+        The levels (each at most MAX_CLIP_LEVEL), or None when no such box fits ``states`` or nothing is raised.
+
+    Examples
+    --------
+    >>> resolving_levels((3, 3, 3), [0], [], 200)
+    (7, 3, 3)
+    >>> resolving_levels((3, 3, 3), [0], [], 100)
+    (7, 3, 2)
+    >>> resolving_levels((3, 3, 3), [0], [1, 2], 100) is None
+    True
+    """
+    L = [min(2 * k + 1, MAX_CLIP_LEVEL) if a in piled else k for a, k in enumerate(K)]
+    if tuple(L) == tuple(K):
+        return None
+    while prod(k + 1 for k in L) > states:
+        free = [a for a in range(len(L)) if a not in piled and a not in kept and L[a] > 2]
+        if not free:
+            return None
+        a = max(free, key=lambda b: (L[b], b))
+        L[a] -= 1
+    return tuple(L)
 
 
 def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
