@@ -407,3 +407,14 @@ def test_resolving_levels_raise_the_piling_keep_the_kept_and_fit(seed):
             assert L[a] == K[a]
         else:
             assert min(K[a], 2) <= L[a] <= K[a]
+
+
+def test_a_station_that_piles_at_every_level_is_raised_once():
+    """An M/M/1 queue at load 19/20 piles at every level (its ratio is its load): the resolution raises it from 3 to 7
+    once, not to 15 and 31 in later rounds, and leaves the queue at load 1/2 alone."""
+    from certify.proof.poisson import _resolved
+
+    chain = _independent_chain((F(1, 2), F(19, 20)))
+    pi, Z = _law(chain, (3, 3))
+    _, Z2, K = _resolved(chain, pi, Z, (3, 3), 10_000, time.perf_counter() + 60)
+    assert K == (3, 7) and len(Z2) == 4 * 8
