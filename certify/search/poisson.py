@@ -204,7 +204,7 @@ def balanced_levels(pi: np.ndarray, cells: np.ndarray, K: Sequence[int], states:
     J = len(K)
     tails = _tails(pi, cells, K)
     top = np.array([max(float(t[k]), NO_MASS) for t, k in zip(tails, K)])
-    decay = np.clip(top_ratios(pi, cells, K), 0.2, 0.95)
+    decay = np.clip(_ratios(tails, K), 0.2, 0.95)
 
     def mass(L: Sequence[int]) -> float:
         return float(sum(tails[a][L[a]] if L[a] < K[a] else top[a] * decay[a] ** (L[a] - K[a]) for a in range(J)))
@@ -276,7 +276,11 @@ def top_ratios(pi: np.ndarray, cells: np.ndarray, K: Sequence[int]) -> np.ndarra
     >>> top_ratios(np.outer([1, 0.8, 0], [1, 0.2, 0.04]).ravel() / 2.232, cells, (2, 2)).round(6).tolist()
     [0.0, 0.2]
     """
-    tails = _tails(pi, cells, K)
+    return _ratios(_tails(pi, cells, K), K)
+
+
+def _ratios(tails: list[np.ndarray], K: Sequence[int]) -> np.ndarray:
+    """:func:`top_ratios` from the law's tails (:func:`_tails`)."""
     top = np.array([float(t[k]) for t, k in zip(tails, K)])
     below = np.array([float(t[k - 1] - t[k]) for t, k in zip(tails, K)])
     return np.where(top >= NO_MASS, top / np.maximum(below, NO_MASS), 0.0)
@@ -287,12 +291,8 @@ def piling(pi: np.ndarray, cells: np.ndarray, K: Sequence[int]) -> list[int]:
 
     Parameters
     ----------
-    pi : ndarray
-        The box's stationary law, one entry per state.
-    cells : ndarray
-        The box's states (rows), in the order of ``pi``.
-    K : sequence of int
-        The box's levels (each at least 1).
+    pi, cells, K
+        As for :func:`top_ratios`: the box's law, its states and its levels.
 
     Returns
     -------
