@@ -133,3 +133,50 @@ def test_the_generated_lp_has_the_optimum_of_the_lp_over_every_row(monkeypatch, 
     assert full.status == 0
     assert x[-1] == pytest.approx(full.x[-1], abs=1e-7)
     assert (sign * (v + D @ x[:-1] - x[-1]) >= -1e-7).all()
+
+
+@pytest.mark.parametrize(("name", "sink", "K"), NETWORKS)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_lp_rows_at_w_are_the_cells_values_at_w(name, sink, K, sign):
+    """v + D w from the rows of the candidates values() picked equals values() itself at that w, on every cell."""
+    _, chain, rows = _rows(name, sink, K)
+    rng = np.random.default_rng(3)
+    h0, H, w = rng.normal(size=rows.columns), rng.normal(size=(rows.columns, chain.J)), rng.normal(size=chain.J)
+    values, picks = rows.values(rows.rates[0], w, h0 + H @ w, sign)
+    v, D = rows.rows(rows.rates[0], h0, H, picks)
+    assert np.abs(v + D @ w - values).max() < 1e-9
+
+
+def test_both_sides_in_two_threads_give_what_one_thread_gives(monkeypatch):
+    """The drain side solved in a second thread gives the same weights, table and rates as both sides in turn."""
+    import os
+
+    import certify.search.cell_rows as cr
+
+    red = reduced_network(certify.load(DATA / NETWORKS[0][0]), NETWORKS[0][1])
+    chain = compile_chain(red.network)
+    rows = CellRows(chain, (3, 2, 2, 2, 2), [lambda e: Fraction(1 if len(e) < 2 else 0),
+                                             lambda e: drain_rate(red, chain, red.sinks, e)])
+    threaded, _ = cr.cell_poisson_rates(rows, Fraction(1, 2), Fraction(3, 2))
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    serial, _ = cr.cell_poisson_rates(rows, Fraction(1, 2), Fraction(3, 2))
+    assert threaded.growth_value == serial.growth_value and threaded.drain_value == serial.drain_value
+    assert threaded.growth == serial.growth and threaded.drain == serial.drain
+    assert threaded.drain is not None
+
+
+def test_a_side_told_to_stop_raises_at_its_next_round():
+    """A side whose stop event is set (the other side stopped) raises TimeLimitReached instead of solving on."""
+    import threading
+
+    import certify.search.cell_rows as cr
+    from certify.markov.chain import Chain
+    from certify.markov.regions import TimeLimitReached
+
+    mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    rows = CellRows(mm1, (3,), [lambda e: Fraction(0 if e else 1)])
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(TimeLimitReached):
+        cr._side(rows, rows.rates[0], np.zeros(rows.columns), np.zeros((rows.columns, 1)), Fraction(2, 5), 1, None,
+                 None, stop)
