@@ -14,7 +14,7 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.poisson import poisson_try
 from certify.proof.result import Result
 from certify.workflows.crossings import brackets, search
-from certify.workflows.placement import DIGITS, MARGIN, MIN_STEP, NEAR_UNDECIDED, secant_point
+from certify.workflows.placement import DIGITS, MARGIN, MIN_STEP, NEAR_UNDECIDED, RETRIES, secant_point
 
 # A synthetic boundary at BOUND: the excess is SLOPE * (v - BOUND); a probe's box bounds it within +- SPREAD, so a
 # probe is decided only where the whole interval lies on one side (|v - BOUND| > SPREAD / SLOPE: the zone).
@@ -190,17 +190,22 @@ def test_placed_points_are_short_decimals(spread):
     assert got is not None and (got * 10 ** (1 + DIGITS)).denominator == 1  # the gap 1/2: order 0.1
 
 
-def test_no_point_next_to_a_placed_probe_that_was_not_decided():
-    """A point within NEAR_UNDECIDED of the gap from an undecided end the estimates placed: bisect; a midpoint end is fine."""
+def test_no_point_next_to_more_placed_probes_that_were_not_decided_than_the_retries():
+    """A point within NEAR_UNDECIDED of the gap from RETRIES placed undecided probes is placed; from one more, the
+    search bisects."""
     verdicts = {F(0): "stable", F(1, 2): "undecided", F(1): "unstable"}
     est = {F(1, 2): {"7": (-0.01, 0.03)}, F(1): {"7": (0.4, 0.6)}}
     got = secant_point((F(0), F(1, 2)), verdicts, est)  # 0.465: 0.035 from the undecided 1/2
     assert got is not None and F(1, 2) - got < F(1, 2) * NEAR_UNDECIDED
-    assert secant_point((F(0), F(1, 2)), verdicts, est, placed={F(1, 2)}) is None
+    near = [F(1, 2) - F(k, 100) for k in range(RETRIES + 1)]  # 1/2, 0.49, ...: each next to 0.465
+    for v in near[1:]:
+        verdicts[v] = "undecided"
+    assert secant_point((F(0), F(1, 2)), verdicts, est, placed=set(near[:RETRIES])) == got
+    assert secant_point((F(0), F(1, 2)), verdicts, est, placed=set(near)) is None
 
 
 def test_boundary_placer_remembers_its_points():
-    """boundary's placer passes the points it placed before, so a second call next to an undecided one bisects."""
+    """boundary's placer passes the points it placed before, and only those, as the placed probes."""
     from certify.workflows.boundary import _placer
     est = {F(1, 2): {"7": (-0.01, 0.03)}, F(1): {"7": (0.4, 0.6)}}
     place = _placer(est)
@@ -209,5 +214,9 @@ def test_boundary_placer_remembers_its_points():
     assert first is not None
     verdicts[first] = "undecided"
     est[first] = {"7": (-0.01, 0.03)}
-    again = place((F(1, 4), first), verdicts)
-    assert again is None or first - again >= (first - F(1, 4)) * NEAR_UNDECIDED
+    mid = first - F(1, 25)  # an undecided midpoint next to where the next point goes
+    verdicts[mid] = "undecided"
+    gap = (F(1, 4), first)
+    expect = secant_point(gap, verdicts, est, placed={first})
+    assert expect is not None and secant_point(gap, verdicts, est, placed={first, mid}) is None
+    assert place(gap, verdicts) == expect

@@ -16,7 +16,8 @@ Where the predicted zone is wider than the bracket, the points creep from the pr
 point is only where the next probe goes.  Every bracket still narrows from proved probes only
 (:mod:`certify.workflows.crossings`), so a bad estimate costs time, never a wrong bracket.
 
-Public: :func:`secant_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`NEAR_UNDECIDED`, :data:`DIGITS`.
+Public: :func:`secant_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`NEAR_UNDECIDED`, :data:`RETRIES`,
+:data:`DIGITS`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from fractions import Fraction
 
 from .crossings import brackets
 
-__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "secant_point"]
+__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "RETRIES", "secant_point"]
 
 #: How far beyond the predicted edge of the zone the point goes: (MARGIN - 1) zone half-widths (the anchor's spread
 #: over the slope; the next box is about as large as the anchor's, its bounds about as wide, and a little beyond the
@@ -43,10 +44,17 @@ DIGITS = 2
 #: point is this step from it.
 MIN_STEP = Fraction(1, 8)
 
-#: The nearest a point may come to an undecided end of the gap that was itself placed, as a share of the gap's width:
-#: the estimates put the zone's edge there once already, and the probe was not decided (J = 8 seed 12: 0.9597, 0.96
-#: and 0.9607, each undecided at 60 s, one after the other); nearer than this the search bisects.
+#: How near (a share of the gap's width) a placed probe that was not decided makes a point "next to" it: the
+#: estimates put the zone's edge there once already, and missed (J = 8 seed 12: 0.9597, 0.96 and 0.9607, each
+#: undecided at 60 s, one after the other).  A point next to more than :data:`RETRIES` of them is not placed: the
+#: search bisects.
 NEAR_UNDECIDED = Fraction(1, 4)
+
+#: The placed probes that were not decided a point may be next to (:data:`NEAR_UNDECIDED`): one, since the nearer
+#: probe's own bounds place the zone's edge better than the farther ones that placed it (J = 8 seed 7: 0.949
+#: undecided, its growth bound -0.00138 puts the unstable edge near 0.9504, and the search, which bisected there
+#: until stop 51, probed 0.965 and 0.957 instead, 60 s in all).
+RETRIES = 1
 
 _DECIDED = ("stable", "unstable")
 
@@ -67,7 +75,7 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         Per probed value, per sink: the bounds (low, high) on the stationary excess (``Result.estimates``).
     placed : collection of Fraction, optional
         The values probed where this function placed them (not midpoints): an undecided one is evidence that the
-        estimates misjudge the zone there (:data:`NEAR_UNDECIDED`).
+        estimates misjudge the zone there (:data:`NEAR_UNDECIDED`, :data:`RETRIES`).
 
     Returns
     -------
@@ -80,8 +88,8 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         width from that end (where the predicted zone reaches the proved end, the point creeps towards it from
         the end); None when the estimates name none (fewer than two values with estimates of one sink inside the
         bracket, a fit whose slope does not run from the stable end to the unstable one, a zone that would
-        begin beyond the gap's other end, or a point nearer an undecided end placed before than
-        :data:`NEAR_UNDECIDED` of the gap).
+        begin beyond the gap's other end, or a point next to more than :data:`RETRIES` placed probes that were
+        not decided: nearer than :data:`NEAR_UNDECIDED` of the gap).
 
     Examples
     --------
@@ -149,9 +157,9 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     point = (math.ceil(target / unit) if start == x else math.floor(target / unit)) * unit
     if not x < point < y or point in verdicts:
         return None
-    if any(end in placed and verdicts.get(end) not in _DECIDED and abs(point - end) < (y - x) * NEAR_UNDECIDED
-           for end in gap):
-        return None  # next to a placed probe that was not decided: bisect instead of probing the same zone again
+    misses = sum(1 for v in placed if verdicts.get(v) not in _DECIDED and abs(point - v) < (y - x) * NEAR_UNDECIDED)
+    if misses > RETRIES:
+        return None  # the estimates missed the zone here more than once: bisect instead of probing it again
     return point
 
 
