@@ -180,3 +180,29 @@ def test_a_side_told_to_stop_raises_at_its_next_round():
     with pytest.raises(TimeLimitReached):
         cr._side(rows, rows.rates[0], np.zeros(rows.columns), np.zeros((rows.columns, 1)), Fraction(2, 5), 1, None,
                  None, stop)
+
+
+def test_an_interrupted_growth_side_stops_the_drain_side_before_the_interrupt_goes_on(monkeypatch):
+    """Ctrl-C in the growth side sets the drain side's stop event, waits for that thread, then reaches the caller."""
+    import threading
+
+    import certify.search.cell_rows as cr
+    from certify.markov.regions import TimeLimitReached
+
+    seen = {}
+
+    def side(rows, f, h0, H, bound, sign, deadline, solver, stop=None):
+        if sign > 0:
+            raise KeyboardInterrupt
+        seen["thread"] = threading.current_thread()
+        if not stop.wait(10):  # a drain side that is never told to stop would end the wait at 10 s
+            return None, 0.0
+        seen["stopped"] = True
+        raise TimeLimitReached("told to stop")
+
+    monkeypatch.setattr(cr, "_side", side)
+    monkeypatch.setattr(cr.os, "cpu_count", lambda: 2)
+    z = np.zeros(1)
+    with pytest.raises(KeyboardInterrupt):
+        cr._both_sides(None, (z, z, Fraction(1)), (z, z, Fraction(1)), z, None, None)
+    assert seen["stopped"] and not seen["thread"].is_alive()
