@@ -260,17 +260,13 @@ class CellRows:
             D += weight @ m.jumps
             for k in range(weight.shape[1]):
                 wk = weight[:, k]
-                at = np.flatnonzero(wk)
-                if len(at) > n // 2:  # most cells: every cell at once
-                    v += wk * h0[m.target[:, k]]
-                    G = H[m.target[:, k]]
-                    G *= wk[:, None]
-                    D += G
-                elif len(at):  # a candidate the cells seldom take: those cells only
-                    v[at] += wk[at] * h0[m.target[at, k]]
-                    G = H[m.target[at, k]]
-                    G *= wk[at, None]
-                    D[at] += G
+                taken = np.flatnonzero(wk)
+                # a candidate most cells take: every cell at once (a slice, no gather); else those cells only
+                at = slice(None) if len(taken) > n // 2 else taken
+                v[at] += wk[at] * h0[m.target[at, k]]
+                G = H[m.target[at, k]]
+                G *= wk[at, None]
+                D[at] += G
         v -= total * h0[self.col]
         D -= total[:, None] * H[self.col]
         return v, D
