@@ -78,6 +78,7 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     driver = (
         "import os, signal, sys\n"
         "import certify.cli, certify.proof.pipeline as pipeline\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)  # where the caller ignores SIGINT (a background job)\n"
         "real, calls = pipeline.prove, []\n"
         "def prove(*a, **kw):\n"
         "    calls.append(1)\n"
