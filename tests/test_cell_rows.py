@@ -204,5 +204,5 @@ def test_an_interrupted_growth_side_stops_the_drain_side_before_the_interrupt_go
     monkeypatch.setattr(cr.os, "cpu_count", lambda: 2)
     z = np.zeros(1)
     with pytest.raises(KeyboardInterrupt):
-        cr._both_sides(None, (z, z, Fraction(1)), (z, z, Fraction(1)), z, None, None)
+        cr._both_sides(None, (z, z, Fraction(1), []), (z, z, Fraction(1), []), z, None, None)
     assert seen["stopped"] and not seen["thread"].is_alive()

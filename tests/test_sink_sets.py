@@ -256,9 +256,9 @@ def _set_box(load: str):
 
 
 def test_a_box_serves_a_set_whose_subsets_need_no_function_of_their_own():
-    """box_sides of the six-station set agrees with the definitions for all 62 proper subsets (tests/independent.py):
-    every lambda_H above m_H (growth) and every largest u_H below mu(H) (drain), so both sides may use a box."""
-    from certify.proof.poisson import box_sides
+    """box_subsets of the six-station set agrees with the definitions for all 62 proper subsets (tests/independent.py):
+    every lambda_H above m_H (growth) and every largest u_H below mu(H) (drain), so no subset needs a function."""
+    from certify.proof.poisson import box_sides, box_subsets
 
     net, red, *_ = _set_box("0.985")
     _, inflow, feeds, internal, mu = independent.reduced_set(net, DENSE)
@@ -269,7 +269,8 @@ def test_a_box_serves_a_set_whose_subsets_need_no_function_of_their_own():
             growth &= lam > m
             lam_u, forced = independent.drain_rate_of(H, inflow, feeds, internal)
             drain &= lam_u + sum((r for _, r in forced), F(0)) < sum((mu[j] for j in H), F(0))
-    assert box_sides(red) == (growth, drain) == (True, True)
+    assert box_sides(net, red) == (growth, drain) == (True, True)
+    assert box_subsets(net, red) == ([], [])
 
 
 def test_boxes_give_a_set_of_sinks_both_sides():

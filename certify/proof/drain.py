@@ -139,7 +139,7 @@ class SinkDrain(JsqStage):
                 t.outcome = f"R' ({what}): no quadratic Foster function with P >= 0 found: not tried"
                 return None
             P, _ = lyap
-            for item in with_box(chain, tries, box_sides(red)[1]):
+            for item in with_box(chain, tries, box_sides(net, red)[1]):
                 if item is None:  # the Poisson tables' place
                     out = self._poisson(ctx, t, cand, chain, P, stop, bool(excess))
                     if out is not None:
@@ -208,7 +208,7 @@ class SinkDrain(JsqStage):
     def _poisson(self, ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, P: Sequence[Fraction],
                  stop: float, ties: bool) -> StageOutcome | None:
         """The Poisson-table drain candidate (the growth stage's, or this stage's own try), checked exactly."""
-        red, sink = cand.reduction, cand.sink  # a set only where no proper subset needs a function (box_sides)
+        red, sink = cand.reduction, cand.sink  # a set only where a box serves its subsets (box_sides)
         got = poisson_found(ctx, red)
         if got is None and time.perf_counter() < stop:
             try:
@@ -223,18 +223,20 @@ class SinkDrain(JsqStage):
         K, cells, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {cells} cells)"
         if rates.drain is None:
+            refused = "".join(f"; {why}" for why in rates.refused if why.startswith("the drain side"))
             say_outcome(t, f"{where}: no rate below the capacity found (its worst cell {worst_text(rates.drain_value)}, "
-                           "floating point)")
+                           f"floating point{refused})")
             return None
         w, table, rate = rates.drain
         fast = list(range(chain.J))
         t.size = f"R' without {sink_name(sink)}, Poisson table, {clip_text(K)}"
+        subsets = list(rates.drain_subsets)
         chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K,
-                               deadline=earliest(stop, ctx.run.deadline), subsets=[])
+                               deadline=earliest(stop, ctx.run.deadline), subsets=subsets)
         if not chk.ok:
             say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
-        return self._decided(ctx, t, cand, P, w, rate, chk, table, fast, K, [], ties)
+        return self._decided(ctx, t, cand, P, w, rate, chk, table, fast, K, subsets, ties)
 
     @staticmethod
     def _subsets(ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, drifts: list[RegionDrift],

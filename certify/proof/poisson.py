@@ -17,14 +17,18 @@ Public: :func:`poisson_try`, :func:`poisson_found`, :func:`box`, :data:`SECONDS_
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from fractions import Fraction
+from functools import partial
 from math import prod
 
 import numpy as np
 
-from ..exact.drain import drain_rate, largest_drain_rate
+from ..core.model import Network
+from ..exact.drain import directions, drain_rate, largest_drain_rate, tie_excess
 from ..exact.sink import Reduction, forced_rate, proper_subsets
 from ..markov.chain import Chain
-from ..search.cell_rows import CellRows, cell_poisson_rates
+from ..search.cell_rows import CellRows, SubsetRate, cell_poisson_rates
 from ..search.poisson import (
     FIRST_STATES,
     POISSON_STATES,
@@ -40,7 +44,7 @@ from .context import ProofContext
 from .separable import product_estimate
 
 __all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "WIDE_J", "MIDDLE_SHARE", "WIDE_STATES", "RESOLVE_SHARE",
-           "RESOLVE_ROUNDS", "box", "box_sides",
+           "RESOLVE_ROUNDS", "BOX_SUBSETS", "box", "box_sides", "box_subsets",
            "poisson_try", "poisson_found"]
 
 #: Seconds per cell of a box, for sizing it to the time left: its rows, the linear solves and the LPs (about 50 us a
@@ -101,15 +105,66 @@ RESOLVE_ROUNDS = 3
 Found = tuple[tuple[int, ...], int, PoissonRates]
 
 
-def box_sides(red: Reduction) -> tuple[bool, bool]:
-    """Which side's certificate a box may give a set of sinks: its table is G's function, and no proper subset has one.
+#: The most proper subsets of a set of sinks that a box gives functions of their own on one side: each adds an LP to
+#: the try (when the set's own candidate clears its bound) and a pass over the cells to the exact check.
+BOX_SUBSETS = 6
 
-    A single sink: both. A set G: the growth side when every proper subset's constant inflow lambda_H is above its
-    m_H, the drain side when every proper subset's largest u_H is below its mu(H) (an unlisted subset is checked with
-    those: docs/math/sink.md and docs/math/drain.md).
+
+def box_subsets(net: Network, red: Reduction) -> tuple[list[tuple[str, ...]] | None, list[tuple[str, ...]] | None]:
+    """The proper subsets of a set of sinks that need functions of their own on each side, or None where a box does
+    not serve that side.
+
+    A subset H needs one on the growth side when its constant inflow lambda_H is not above its m_H, on the drain side
+    when its largest u_H is not below mu(H) (an unlisted subset is checked with those: docs/math/sink.md and
+    docs/math/drain.md).  The box gives each such H a function from the same cells (:class:`~certify.search.cell_rows.SubsetRate`).
+    It does not serve a side with more than :data:`BOX_SUBSETS` of them, nor a drain side with one where ties with the
+    sinks send R' more than R' sends itself (the subsets' inequalities are then on R'_eps, whose box chain is not
+    R''s: hypothesis 1 of docs/math/drain.md).
 
     Parameters
     ----------
+    net : Network
+        The network N.
+    red : Reduction
+        The reduction by the sink or the set.
+
+    Returns
+    -------
+    (list or None, list or None)
+        The subsets (sorted by size, then by name) for the growth side and for the drain side.
+
+    Examples
+    --------
+    Stations 2 and 3 share a stream of 3/2 and station 1 feeds 3. When {2} or {3} holds the pair's shortest queue the
+    whole stream joins it (lambda_H = 3/2 > 1): the growth side needs no subset function. 3's largest u, 1 (its
+    feeder busy), is not below its rate 1: the drain side needs a function for {3}.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1)), Station("3", F(1))),
+    ...               (Stream(F(1, 2), choice=("1",)), Stream(F(3, 2), choice=("2", "3"))), (Feedback("1", ("3",), F(1)),))
+    >>> box_subsets(net, reduced_network(net, "3")), box_subsets(net, reduced_network(net, ("2", "3")))
+    (([], []), ([], [('3',)]))
+    """
+    if len(red.sinks) == 1:
+        return [], []
+    subsets = sorted(proper_subsets(red.sinks), key=lambda H: (len(H), H))
+    growth = [H for H in subsets if red.part(H).constant <= red.part(H).capacity]
+    drain: list[tuple[str, ...]] | None = [H for H in subsets if largest_drain_rate(red, H) >= red.served(H)]
+    if drain and tie_excess(net, red.sinks):
+        drain = None
+    return (growth if len(growth) <= BOX_SUBSETS else None,
+            drain if drain is not None and len(drain) <= BOX_SUBSETS else None)
+
+
+def box_sides(net: Network, red: Reduction) -> tuple[bool, bool]:
+    """Which sides a box may give a certificate (:func:`box_subsets` is not None there).
+
+    Parameters
+    ----------
+    net : Network
+        The network N.
     red : Reduction
         The reduction by the sink or the set.
 
@@ -120,32 +175,42 @@ def box_sides(red: Reduction) -> tuple[bool, bool]:
 
     Examples
     --------
-    Stations 2 and 3 share a stream of 3/2 and station 1 feeds 3. When {2} or {3} holds the pair's shortest queue the
-    whole stream joins it (lambda_H = 3/2 > 1): the growth side needs no subset function. 3's largest u, 1 (its
-    feeder busy), is not below its rate 1: the drain side would need a function for {3}.
-
     >>> from fractions import Fraction as F
-    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.core.model import Station, Stream
     >>> from certify.exact.sink import reduced_network
-    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1)), Station("3", F(1))),
-    ...               (Stream(F(1, 2), choice=("1",)), Stream(F(3, 2), choice=("2", "3"))), (Feedback("1", ("3",), F(1)),))
-    >>> box_sides(reduced_network(net, "3")), box_sides(reduced_network(net, ("2", "3")))
-    ((True, True), (True, False))
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1))), (Stream(F(1, 2), choice=("1", "2")),))
+    >>> box_sides(net, reduced_network(net, "2"))
+    (True, True)
     """
-    if len(red.sinks) == 1:
-        return True, True
-    subsets = proper_subsets(red.sinks)
-    return (all(red.part(H).constant > red.part(H).capacity for H in subsets),
-            all(largest_drain_rate(red, H) < red.served(H) for H in subsets))
+    growth, drain = box_subsets(net, red)
+    return growth is not None, drain is not None
 
 
 def _solved(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], stop: float
             ) -> tuple[CellRows, PoissonRates, np.ndarray]:
-    """The cells of the box K (the forced rate and the drain's u on each), both sides' candidates and the box law."""
-    rows = CellRows(chain, K, [lambda empty: forced_rate(red, chain, empty),
-                               lambda empty: drain_rate(red, chain, red.sinks, empty)])
-    rates, pi = cell_poisson_rates(rows, red.capacity, red.served(), deadline=stop, solver=ctx.solver)
+    """The cells of the box K (the forced rate and the drain's u on each, then the subsets' that need functions of
+    their own: :func:`box_subsets`), both sides' candidates and the box law."""
+    G = red.sinks
+    growth, drain = box_subsets(ctx.net, red)
+    rate_of: list[Callable[[tuple[int, ...]], Fraction]] = [lambda empty: forced_rate(red, chain, empty),
+                                                           lambda empty: drain_rate(red, chain, G, empty)]
+    on_growth, on_drain = [], []
+    for H in growth or []:
+        on_growth.append(SubsetRate(H, len(rate_of), red.part(H).capacity))
+        rate_of.append(partial(_forced_part, red.part(H), chain))
+    for H in drain or []:
+        dirs = tuple(sorted(chain.ids.index(s) for s in directions(ctx.net, G, H)))
+        on_drain.append(SubsetRate(H, len(rate_of), red.served(H), dirs))
+        rate_of.append(partial(drain_rate, red, chain, H))
+    rows = CellRows(chain, K, rate_of)
+    rates, pi = cell_poisson_rates(rows, red.capacity, red.served(), deadline=stop, solver=ctx.solver,
+                                   growth_subsets=on_growth, drain_subsets=on_drain)
     return rows, rates, pi
+
+
+def _forced_part(part: Reduction, chain: Chain, empty: tuple[int, ...]) -> Fraction:
+    """f_H on the cells whose empty stations are ``empty`` (``part`` the reduction's part for H)."""
+    return forced_rate(part, chain, empty)
 
 
 def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], stop: float) -> tuple[int, PoissonRates]:

@@ -29,6 +29,7 @@ from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text
 from ..markov.regions import TimeLimitReached
+from ..search.poisson import worst_text
 from ..search.sink import (
     MAX_SINK_FAST,
     MIXED_CELLS,
@@ -213,7 +214,7 @@ class SinkGrowth(JsqStage):
             subsets: list[Subset] | None = []
             fast: list[int]
             K: Clip
-            for item in with_box(chain, tries, any(box_sides(red))):
+            for item in with_box(chain, tries, any(box_sides(net, red))):
                 if item is None:  # the Poisson tables' place
                     try:
                         box = self._poisson(ctx, t, cand, sub, chain, stop)
@@ -223,8 +224,7 @@ class SinkGrowth(JsqStage):
                     if box == "drain":
                         break  # the drain candidate is kept for the drain stage
                     if box is not None:
-                        chk, found, fast, K = box
-                        subsets = []
+                        chk, found, fast, K, subsets = box
                         break
                     continue
                 fast, K = item
@@ -290,10 +290,11 @@ class SinkGrowth(JsqStage):
         return chk, found, subsets
 
     def _poisson(self, ctx: ProofContext, t: Timer, cand: SinkCandidate, sub: Result, chain: Chain, stop: float
-                 ) -> tuple[Check[SinkGrowthFacts], RateSolution, list[int], tuple[int, ...]] | Literal["drain"] | None:
+                 ) -> tuple[Check[SinkGrowthFacts], RateSolution, list[int], tuple[int, ...], list[Subset]
+                            ] | Literal["drain"] | None:
         """The Poisson-table try (:mod:`certify.proof.poisson`) and its growth candidate's exact check: the check that
-        passed with its candidate and box, ``"drain"`` when only the drain side's candidate is below its capacity
-        (kept for the drain stage), or None.  A time limit reached during the exact check is raised."""
+        passed with its candidate, box and subsets' functions, ``"drain"`` when only the drain side's candidate is below
+        its capacity (kept for the drain stage), or None.  A time limit reached during the exact check is raised."""
         red = cand.reduction
         if time.perf_counter() > stop:
             return None
@@ -311,22 +312,25 @@ class SinkGrowth(JsqStage):
             return None
         K, cells, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {cells} cells)"
-        growth_side, drain_side = box_sides(red)  # a set: only the sides where no proper subset needs a function
+        growth_side, drain_side = box_sides(ctx.net, red)  # a set: the sides whose subsets a box may serve
         if rates.growth is not None and growth_side:
             fast = list(range(chain.J))
             # checked within the try's own time (it was sized for its check: poisson_try)
-            chk, found, _ = self._check(ctx, cand, sub, rates.growth, fast, K, None, [], later)
+            chk, found, subsets = self._check(ctx, cand, sub, rates.growth, fast, K, None, list(rates.growth_subsets),
+                                              later)
             if chk.ok:
                 t.size = f"R' without {','.join(red.sinks)}, Poisson table, {clip_text(K)}"
-                return chk, found, fast, K
+                return chk, found, fast, K, subsets
             say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
         if rates.drain is not None and drain_side:
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
                            "the capacity: left to the drain stage")
             return "drain"
+        refused = "".join(f"; {why}" for why in rates.refused)
         say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "
-                       f"{worst_text(rates.growth_value)}; the drain side's {worst_text(rates.drain_value)}, floating point)")
+                       f"{worst_text(rates.growth_value)}; the drain side's {worst_text(rates.drain_value)}, floating "
+                       f"point{refused})")
         return None
 
     @staticmethod
@@ -689,27 +693,6 @@ def sink_name(sink: str | tuple[str, ...]) -> str:
     ('5', '{3,4}')
     """
     return sink if isinstance(sink, str) else "{" + ",".join(sink) + "}"
-
-
-def worst_text(value: float) -> str:
-    """A Poisson box side's worst cell for a message, or that its LP over w gave no solution (NaN).
-
-    Parameters
-    ----------
-    value : float
-        The worst cell's value in floats (NaN when the LP failed).
-
-    Returns
-    -------
-    str
-        The value to five digits, or ``"none: its LP over w found no solution"``.
-
-    Examples
-    --------
-    >>> worst_text(0.489736), worst_text(float("nan"))
-    ('0.48974', 'none: its LP over w found no solution')
-    """
-    return "none: its LP over w found no solution" if value != value else f"{value:.5g}"
 
 
 def say_outcome(t: Timer, what: str) -> None:

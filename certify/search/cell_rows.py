@@ -36,14 +36,17 @@ from math import prod
 import numpy as np
 import scipy.sparse as sp
 
+from ..exact.sink import Subset
 from ..markov.chain import Chain
 from ..markov.regions import TimeLimitReached
 from ..templates.base import round_to_grid
+from .drain import MONOTONE_MARGIN
 from .linprog import solve_lp
-from .poisson import ROUNDING, PoissonRates, box_law, elimination_order
+from .poisson import ROUNDING, PoissonRates, box_law, elimination_order, worst_text
 from .sink import RateSolution, claimed_rate
 
-__all__ = ["CUTS", "GENERATION_ROUNDS", "GENERATION_TOL", "WORKING_ROWS", "CellRows", "cell_poisson_rates"]
+__all__ = ["CUTS", "GENERATION_ROUNDS", "GENERATION_TOL", "WORKING_ROWS", "CellRows", "SubsetRate", "cell_poisson_rates",
+           "rate_solutions"]
 
 #: The most LP solves per side (each adds the rows of the candidates the last solution made worst).
 CUTS = 4
@@ -114,6 +117,7 @@ class CellRows:
         self.Z = np.indices([k + 2 for k in K]).reshape(J, -1).T.astype(np.int32)
         stride = np.array([prod(k + 1 for k in K[a + 1:]) for a in range(J)], dtype=np.int64)
         self.columns = prod(k + 1 for k in K)
+        self.stride = stride
         self.col = (np.minimum(self.Z, self.K) @ stride).astype(np.int32)
         inside = (self.Z <= self.K).all(axis=1)
         self.box = np.flatnonzero(inside)
@@ -203,6 +207,52 @@ class CellRows:
             out[self.col[b]] += (m.rate[b, None] * m.probs[b]) @ m.jumps
         return out
 
+    def monotone_rows(self, h0: np.ndarray, H: np.ndarray, directions: Sequence[int], margin: float
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """g = w'x + T(min(x, K)) nondecreasing along each station t of ``directions``, T = h0 + H w, as rows
+        v + D w >= 0: w_t + T(c + e_t) - T(c) >= margin on every table cell c with c_t < K_t, and w_t >= margin (the
+        increment at c_t = K_t); the exact check's monotonicity (docs/math/drain.md) with ``margin`` to spare.
+
+        Parameters
+        ----------
+        h0 : ndarray
+            T's constant part (per column).
+        H : ndarray
+            T's part per weight (columns x J).
+        directions : sequence of int
+            The stations along which g must not decrease.
+        margin : float
+            What each increment keeps above 0 (for the rounding of w and T).
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            v and D.
+
+        Examples
+        --------
+        >>> from certify.markov.chain import Chain
+        >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+        >>> rows = CellRows(mm1, (2,), [])
+        >>> v, D = rows.monotone_rows(np.array([0.0, 1.0, 0.5]), np.zeros((3, 1)), [0], 0.0)
+        >>> (v + D @ np.array([0.25])).tolist()  # T rises by 1, then falls by 1/2: w = 1/4 is not enough
+        [1.25, -0.25, 0.25]
+        """
+        vs, Ds = [], []
+        cells = self.Z[self.box]
+        for t in directions:
+            low = self.col[self.box][cells[:, t] < self.K[t]]
+            up = low + self.stride[t]
+            D = H[up] - H[low]
+            D[:, t] += 1.0
+            unit = np.zeros((1, self.J))
+            unit[0, t] = 1.0
+            vs += [h0[up] - h0[low] - margin, np.array([-margin])]
+            Ds += [D, unit]
+        if not vs:
+            return np.zeros(0), np.zeros((0, self.J))
+        return np.concatenate(vs), np.vstack(Ds)
+
     def values(self, f: np.ndarray, w: np.ndarray, T: np.ndarray, sign: int) -> tuple[np.ndarray, list[np.ndarray]]:
         """f + A'g on every cell with each undetermined move at its worst candidate (sign 1: least, -1: largest).
 
@@ -272,14 +322,55 @@ class CellRows:
         return v, D
 
 
+@dataclass(frozen=True)
+class SubsetRate:
+    """A proper subset H of a set of sinks that needs its own function on one side (docs/math/sink.md, docs/math/drain.md).
+
+    Attributes
+    ----------
+    H : tuple of str
+        The subset.
+    rate : int
+        Its rate's index in the rows' rates (f_H for the growth side, u_H for the drain side).
+    bound : Fraction
+        What its c_H must exceed (m_H, growth) or stay below (mu(H), drain).
+    directions : tuple of int
+        The stations of R' along which g_H must not decrease (the drain side's Dirs(H); none for the growth side).
+
+    Examples
+    --------
+    >>> SubsetRate(("2",), 2, Fraction(3, 2), (0, 3)).directions
+    (0, 3)
+    """
+
+    H: tuple[str, ...]
+    rate: int
+    bound: Fraction
+    directions: tuple[int, ...] = ()
+
+
+#: One side of the box: its rate on every cell, that rate's Poisson solution, its bound, and the subsets that need
+#: functions of their own (each with its rate and Poisson solution).
+_Side = tuple[np.ndarray, np.ndarray, Fraction, list[tuple[SubsetRate, np.ndarray, np.ndarray]]]
+
+#: One side's answer: its candidate or None, its worst cell, its subsets' functions, why a subset refused.
+_Answer = tuple[RateSolution | None, float, tuple[Subset, ...], str | None]
+
+
 def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, deadline: float | None = None,
-                       solver: str | None = None) -> tuple[PoissonRates, np.ndarray]:
+                       solver: str | None = None, growth_subsets: Sequence[SubsetRate] = (),
+                       drain_subsets: Sequence[SubsetRate] = ()) -> tuple[PoissonRates, np.ndarray]:
     """Both sides' Poisson candidates on one box, from its cells: the box law, the Poisson solutions, the LPs over w.
+
+    For a set of sinks, a side whose candidate clears its bound also gets a function for each proper subset listed
+    for it, from the same box: the subset's rate has its own Poisson solution, and its LP over w has the drain side's
+    monotonicity along the subset's directions as rows (:meth:`CellRows.monotone_rows`).  The side has a candidate only
+    when every such subset's rate clears the subset's bound.
 
     Parameters
     ----------
     rows : CellRows
-        The cells, with the forced rate f and the drain's u as its two rates (in that order).
+        The cells, with the forced rate f and the drain's u as its first two rates (then the subsets' rates).
     capacity : Fraction
         What the growth rate must exceed.
     served : Fraction
@@ -288,6 +379,8 @@ def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, dea
         A ``time.perf_counter()`` value: the linear solves raise TimeLimitReached past it.
     solver : str, optional
         The LP solver.
+    growth_subsets, drain_subsets : sequence of SubsetRate
+        The subsets that need functions of their own on each side.
 
     Returns
     -------
@@ -312,28 +405,88 @@ def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, dea
     """
     Q = rows.box_generator()
     pi, poisson = box_law(Q, range(rows.columns), deadline, elimination_order(rows.K))
-    f, u = rows.rates[0], rows.rates[1]
     drifts = rows.box_drifts()
-    basis = np.column_stack([f[rows.box], u[rows.box], drifts])
-    means = pi @ basis
-    H = np.column_stack([poisson(means[k] - basis[:, k]) for k in range(rows.J + 2)])
-    (growth, gv), (drain, dv) = _both_sides(rows, (f, H[:, 0], capacity), (u, H[:, 1], served), H[:, 2:], deadline,
-                                            solver)
-    return PoissonRates(growth, drain, gv, dv), pi
+    means = pi @ drifts
+    H = np.column_stack([poisson(means[k] - drifts[:, k]) for k in range(rows.J)])
+    h = rate_solutions(rows, pi, poisson)
+
+    def side(k: int, bound: Fraction, subsets: Sequence[SubsetRate]) -> _Side:
+        return rows.rates[k], h[:, k], bound, [(s, rows.rates[s.rate], h[:, s.rate]) for s in subsets]
+
+    growth, drain = _both_sides(rows, side(0, capacity, growth_subsets), side(1, served, drain_subsets), H, deadline,
+                                solver)
+    refused = tuple(why for *_, why in (growth, drain) if why is not None)
+    return PoissonRates(growth[0], drain[0], growth[1], drain[1], growth[2], drain[2], refused), pi
 
 
-def _both_sides(rows: CellRows, growth: tuple[np.ndarray, np.ndarray, Fraction],
-                drain: tuple[np.ndarray, np.ndarray, Fraction], H: np.ndarray, deadline: float | None,
-                solver: str | None) -> tuple[tuple[RateSolution | None, float], tuple[RateSolution | None, float]]:
-    """Both sides' LPs over w, the drain side in a second thread where the machine has a second core (their cells'
-    arithmetic and LPs mostly release the GIL: J = 8 seed 7 at 0.944, a box of 583,200 cells, 17.9 s with the sides
-    one after the other, 15.1 s with the second thread, whole try included).  The answers are those of the sides
-    in turn.  Where the growth side stops (past the deadline, an interrupt), the drain side is told to stop and
-    ends within a round."""
+def rate_solutions(rows: CellRows, pi: np.ndarray, poisson: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """The Poisson solution of every rate of ``rows`` on the box: A'_K h = pi(r) - r.
+
+    The sink kinds' rates (f_H, u_H) are a constant plus a rate per busy station of R'; where every rate is such a sum
+    on the box (checked on its cells) and fewer stations than rates carry one, the busy stations' indicators are solved
+    and combined (a set of sinks' subsets add rates, not solves); otherwise each rate is solved.
+
+    Parameters
+    ----------
+    rows : CellRows
+        The cells and their rates.
+    pi : ndarray
+        The box law.
+    poisson : callable
+        The box chain's Poisson solver (:func:`~certify.search.poisson.box_law`).
+
+    Returns
+    -------
+    ndarray
+        Columns x rates.
+
+    Examples
+    --------
+    An M/M/1 queue clipped at 3 with rates 1 and 2 while busy: one solve, the second rate's solution twice the first's.
+
+    >>> from certify.markov.chain import Chain
+    >>> mm1 = Chain(("1",), (Fraction(1),), (((0,), Fraction(1, 2)),), (), (Fraction(1),))
+    >>> rows = CellRows(mm1, (3,), [lambda e: Fraction(0 if e else 1), lambda e: Fraction(0 if e else 2)])
+    >>> solves = []
+    >>> pi, poisson = box_law(rows.box_generator(), range(rows.columns))
+    >>> h = rate_solutions(rows, pi, lambda r: solves.append(r) or poisson(r))
+    >>> len(solves), bool(np.allclose(h[:, 1], 2 * h[:, 0]))
+    (1, True)
+    """
+    R = np.column_stack([r[rows.box] for r in rows.rates]) if rows.rates else np.zeros((rows.columns, 0))
+    if len(rows.rates) and (rows.K >= 1).all():
+        busy = (rows.Z[rows.box] > 0).astype(float)
+        coef = R[rows.stride] - R[0]  # station a's rate: at the state with a alone at level 1, less the empty state's
+        used = np.flatnonzero(np.abs(coef).max(axis=1) > 0)
+        if len(used) < R.shape[1] and np.abs(R[0] + busy @ coef - R).max() <= 1e-12 * max(1.0, np.abs(R).max()):
+            parts = [poisson(pi @ busy[:, a] - busy[:, a]) for a in used]
+            return np.column_stack(parts) @ coef[used] if parts else np.zeros_like(R)
+    return np.column_stack([poisson(pi @ R[:, k] - R[:, k]) for k in range(R.shape[1])]) if R.shape[1] else R
+
+
+def _both_sides(rows: CellRows, growth: _Side, drain: _Side, H: np.ndarray, deadline: float | None,
+                solver: str | None) -> tuple[_Answer, _Answer]:
+    """Both sides' LPs over w (each with its subsets'), the drain side in a second thread where the machine has a
+    second core (their cells' arithmetic and LPs mostly release the GIL: J = 8 seed 7 at 0.944, a box of 583,200
+    cells, 17.9 s with the sides one after the other, 15.1 s with the second thread, whole try included).  The answers
+    are those of the sides in turn.  Where the growth side stops (past the deadline, an interrupt), the drain side is
+    told to stop and ends within a round."""
     stop = threading.Event()
 
-    def solved(sign: int, side: tuple[np.ndarray, np.ndarray, Fraction]) -> tuple[RateSolution | None, float]:
-        return _side(rows, side[0], side[1], H, side[2], sign, deadline, solver, stop)
+    def solved(sign: int, side: _Side) -> _Answer:
+        f, h0, bound, subsets = side
+        got, worst = _side(rows, f, h0, H, bound, sign, deadline, solver, stop)
+        out: list[Subset] = []
+        for spec, f_H, h_H in subsets if got is not None else []:
+            extra = rows.monotone_rows(h_H, H, spec.directions, MONOTONE_MARGIN) if spec.directions else None
+            sub, sub_worst = _side(rows, f_H, h_H, H, spec.bound, sign, deadline, solver, stop, extra)
+            if sub is None:
+                what = "the growth side's" if sign > 0 else "the drain side's"
+                where = "above m_H" if sign > 0 else "below mu(H)"
+                return None, worst, (), (f"{what} subset {{{','.join(spec.H)}}}: its worst cell {worst_text(sub_worst)} "
+                                         f"is not {where} = {float(spec.bound):.6g}")
+            out.append((spec.H, sub[0], sub[2], sub[1]))
+        return got, worst, tuple(out), None
 
     if (os.cpu_count() or 1) < 2:
         return solved(1, growth), solved(-1, drain)
@@ -348,10 +501,10 @@ def _both_sides(rows: CellRows, growth: tuple[np.ndarray, np.ndarray, Fraction],
 
 
 def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: Fraction, sign: int,
-          deadline: float | None, solver: str | None, stop: threading.Event | None = None
-          ) -> tuple[RateSolution | None, float]:
-    """One side's LP over w (sign 1: maximise the least cell, -1: minimise the largest), cut by its worst candidates;
-    TimeLimitReached past the deadline or once ``stop`` is set."""
+          deadline: float | None, solver: str | None, stop: threading.Event | None = None,
+          extra: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[RateSolution | None, float]:
+    """One side's LP over w (sign 1: maximise the least cell, -1: minimise the largest), cut by its worst candidates,
+    with ``extra`` rows v + D w >= 0 (monotonicity) kept; TimeLimitReached past the deadline or once ``stop`` is set."""
     J = rows.J
     lo = np.concatenate([np.full(J, -100.0), [-np.inf]])
     hi = np.concatenate([np.full(J, 100.0), [np.inf]])
@@ -363,7 +516,7 @@ def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: F
     for _ in range(CUTS):
         _check(deadline, stop)
         blocks.append(rows.rows(f, h0, H, picks))
-        x = _generated_lp(blocks, sign, cost, (lo, hi), wf, deadline, solver, stop)
+        x = _generated_lp(blocks, sign, cost, (lo, hi), wf, deadline, solver, stop, extra)
         if x is None:
             return None, float("nan")
         wf, claimed = x[:J], x[J]
@@ -383,32 +536,42 @@ def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: F
 
 def _generated_lp(blocks: list[tuple[np.ndarray, np.ndarray]], sign: int, cost: np.ndarray,
                   bounds: tuple[np.ndarray, np.ndarray], w: np.ndarray, deadline: float | None, solver: str | None,
-                  stop: threading.Event | None = None) -> np.ndarray | None:
-    """The side's LP over every row of ``blocks`` (sign (v + D w - t) >= 0), by constraint generation: solved on a
-    working set of rows, which each round grows by the rows its solution violates most, until it violates none (then
-    its solution is the LP's over every row).  The LP has J' + 1 columns, so few rows bind; the box's rows are all one
-    row up to the solves' precision.  None when the solver gives no solution; TimeLimitReached past the deadline or
-    once ``stop`` is set."""
-    v_all = np.concatenate([v for v, _ in blocks])
-    D_all = np.vstack([D for _, D in blocks])
-    kept = np.zeros(len(v_all), dtype=bool)
-    slack = sign * (v_all + D_all @ w)  # at t = 0: the rows most binding at w first
+                  stop: threading.Event | None = None, extra: tuple[np.ndarray, np.ndarray] | None = None
+                  ) -> np.ndarray | None:
+    """The side's LP over every row of ``blocks`` (sign (v + D w - t) >= 0) and of ``extra`` (v + D w >= 0), by
+    constraint generation: solved on a working set of rows, which each round grows by the rows its solution violates
+    most, until it violates none (then its solution is the LP's over every row).  The LP has J' + 1 columns, so few
+    rows bind; the box's rows are all one row up to the solves' precision.  None when the solver gives no solution;
+    TimeLimitReached past the deadline or once ``stop`` is set."""
+    # every row as a + D w + c t >= 0
+    a_all = np.concatenate([sign * v for v, _ in blocks] + ([extra[0]] if extra is not None else []))
+    D_all = np.vstack([D for _, D in blocks] + ([extra[1]] if extra is not None else []))
+    rated = sum(len(v) for v, _ in blocks)
+    if sign < 0:
+        D_all[:rated] *= -1.0
+    c_all = np.zeros(len(a_all))
+    c_all[:rated] = -sign
+    kept = np.zeros(len(a_all), dtype=bool)
+    slack = a_all + D_all @ w  # at t = 0: the rate rows most binding at w first (one bounds t), and the extra rows w breaks
     x = None
     for _ in range(GENERATION_ROUNDS):
-        where = np.flatnonzero(~kept & (slack < -GENERATION_TOL)) if x is not None else np.arange(len(slack))
-        if x is not None and len(where) == 0:
-            return x
+        if x is None:
+            kept[np.argsort(slack[:rated], kind="stable")[:WORKING_ROWS]] = True
+            where = rated + np.flatnonzero(slack[rated:] < -GENERATION_TOL)
+        else:
+            where = np.flatnonzero(~kept & (slack < -GENERATION_TOL))
+            if len(where) == 0:
+                return x
         kept[where[np.argsort(slack[where], kind="stable")[:WORKING_ROWS]]] = True
-        v, D = v_all[kept], D_all[kept]
-        A_ub = sp.csr_matrix(np.hstack([-sign * D, sign * np.ones((len(v), 1))]))
-        res = solve_lp(cost, A_ub, sign * v, bounds=bounds, solver=solver)
+        A_ub = sp.csr_matrix(np.hstack([-D_all[kept], -c_all[kept, None]]))
+        res = solve_lp(cost, A_ub, a_all[kept], bounds=bounds, solver=solver)
         if res.timed_out:  # stopped by the deadline in force: not an answer (the caller says so, or tries again)
             raise TimeLimitReached("the Poisson tables' LP over the cells")
         if not res.ok or res.x is None:
             return None
         x = res.x
         _check(deadline, stop)
-        slack = sign * (v_all + D_all @ x[:-1] - x[-1])
+        slack = a_all + D_all @ x[:-1] + c_all * x[-1]
     return x  # rows may still be violated: the candidate's rate is its own worst cell's all the same
 
 

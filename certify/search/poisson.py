@@ -39,11 +39,12 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
+from ..exact.sink import Subset
 from ..markov.regions import TimeLimitReached
 from ..templates.options import MAX_CLIP_LEVEL
 from .sink import RateSolution
 
-__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PILING", "NO_MASS", "PoissonRates", "box_levels",
+__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PILING", "NO_MASS", "PoissonRates", "worst_text", "box_levels",
            "balanced_levels", "top_ratios", "piling", "resolving_levels", "box_law", "elimination_order"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
@@ -91,6 +92,11 @@ class PoissonRates:
         A drain candidate with c below ``served``.
     growth_value, drain_value : float
         The worst cell's value of each side after rounding (search guidance, never proof).
+    growth_subsets, drain_subsets : tuple of Subset
+        For a set of sinks, each side's functions of the proper subsets H that need their own (H, w_H, c_H, T_H), in
+        the order asked; empty where the side has no candidate or no subset needs one.
+    refused : tuple of str
+        Why a side whose own candidate cleared its bound has none all the same: the subset whose rate did not.
 
     Examples
     --------
@@ -102,6 +108,30 @@ class PoissonRates:
     drain: RateSolution | None
     growth_value: float
     drain_value: float
+    growth_subsets: tuple[Subset, ...] = ()
+    drain_subsets: tuple[Subset, ...] = ()
+    refused: tuple[str, ...] = ()
+
+
+def worst_text(value: float) -> str:
+    """A Poisson box side's worst cell for a message, or that its LP over w gave no solution (NaN).
+
+    Parameters
+    ----------
+    value : float
+        The worst cell's value in floats (NaN when the LP failed).
+
+    Returns
+    -------
+    str
+        The value to five digits, or ``"none: its LP over w found no solution"``.
+
+    Examples
+    --------
+    >>> worst_text(0.489736), worst_text(float("nan"))
+    ('0.48974', 'none: its LP over w found no solution')
+    """
+    return "none: its LP over w found no solution" if value != value else f"{value:.5g}"
 
 
 def box_levels(J: int, states: int) -> tuple[int, ...]:
