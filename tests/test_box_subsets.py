@@ -184,3 +184,22 @@ def test_a_box_gives_the_growth_side_with_the_subsets_functions():
     cert = sink_growth_certificate(net, G, w, rate, sub.certificate, chk, table, every, K, subsets).to_json()
     assert certify.verify(net, cert).ok
     independent.check_sink_growth(net, cert, count=60)
+
+
+@pytest.mark.slow
+def test_the_drain_stage_proves_the_set_by_a_box_that_lists_the_subsets_functions():
+    """At 0.9703125, where the region tables stop short, the sink-drain stage alone proves seed 70 stable by a box
+    over every station of R' whose certificate lists {2} and {2, 8} with their own functions; verify accepts it and it
+    holds state by state (tests/independent.py)."""
+    from certify.proof.drain import SinkDrain
+
+    net = certify.load(DATA / "random-J8-s70-r0.9703125.json")
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
+    out = SinkDrain().run(ctx)
+    assert out.decision is not None and out.decision.verdict == "stable"
+    cert = out.decision.certificate.to_json()
+    assert cert["sink"] == list(G) and cert["table"]["fast"] == ["1", "3", "5", "6", "7"]
+    assert isinstance(cert["table"]["K"], list)  # a level per station: the box's table, not a region table's
+    assert [s["set"] for s in cert["subsets"]] == [["2"], ["2", "8"]]
+    assert certify.verify(net, cert).ok
+    independent.check_sink_drain(net, cert, count=40)

@@ -14,7 +14,7 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.poisson import poisson_try
 from certify.proof.result import Result
 from certify.workflows.crossings import brackets, search
-from certify.workflows.placement import DIGITS, MARGIN, MIN_STEP, NEAR_UNDECIDED, RETRIES, secant_point
+from certify.workflows.placement import DIGITS, MARGIN, MIN_STEP, NEAR_UNDECIDED, RETRIES, SAME_POINT, secant_point
 
 # A synthetic boundary at BOUND: the excess is SLOPE * (v - BOUND); a probe's box bounds it within +- SPREAD, so a
 # probe is decided only where the whole interval lies on one side (|v - BOUND| > SPREAD / SLOPE: the zone).
@@ -202,6 +202,21 @@ def test_no_point_next_to_more_placed_probes_that_were_not_decided_than_the_retr
         verdicts[v] = "undecided"
     assert secant_point((F(0), F(1, 2)), verdicts, est, placed=set(near[:RETRIES])) == got
     assert secant_point((F(0), F(1, 2)), verdicts, est, placed=set(near)) is None
+
+
+def test_no_point_where_it_would_repeat_a_probe_that_was_not_decided():
+    """A point within SAME_POINT of the gap from a probe that was not decided (placed or a midpoint) is not placed,
+    even where RETRIES allows one placed undecided probe nearby; a little farther it is."""
+    verdicts = {F(0): "stable", F(1, 2): "undecided", F(1): "unstable"}
+    est = {F(1, 2): {"7": (-0.01, 0.03)}, F(1): {"7": (0.4, 0.6)}}
+    got = secant_point((F(0), F(1, 2)), verdicts, est)
+    assert got is not None
+    width = F(1, 2)
+    for v in (got + width * SAME_POINT * F(99, 100), got - width * SAME_POINT * F(99, 100)):
+        assert secant_point((F(0), F(1, 2)), {**verdicts, v: "undecided"}, est) is None
+        assert secant_point((F(0), F(1, 2)), {**verdicts, v: "undecided"}, est, placed={v}) is None
+    far = got + width * SAME_POINT * F(101, 100)
+    assert secant_point((F(0), F(1, 2)), {**verdicts, far: "undecided"}, est, placed={far}) == got
 
 
 def test_boundary_placer_remembers_its_points():

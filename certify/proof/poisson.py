@@ -1,6 +1,6 @@
 """The sink stages' Poisson-table try (:mod:`certify.search.poisson`): up to three boxes of R', both sides' candidates.
 
-The sink-growth stage runs it once per single sink after its small rate LPs (tables of at most
+The sink-growth stage runs it once per sink or set of sinks after its small rate LPs (tables of at most
 :data:`certify.proof.sink.POISSON_AFTER_CELLS` cells) and keeps what it found on ``ctx.poisson``, so that the sink-drain stage checks
 the drain candidate without solving again (and runs the try itself when the growth stage did not).  The
 candidates are the kinds' own functions (a table over every station of R' with a clip level per station); each
@@ -9,9 +9,12 @@ passes the exact check of :func:`certify.exact.sink.check_sink_growth` or
 (:mod:`certify.search.cell_rows`), as the exact check reads them (:mod:`certify.exact.cell_rates`): no region of
 R' is listed.
 
-Public: :func:`poisson_try`, :func:`poisson_found`, :func:`box`, :data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`,
-:data:`MIN_STATES`, :data:`MIDDLE_SHARE`, :data:`WIDE_J`, :data:`WIDE_STATES`, :data:`RESOLVE_SHARE`,
-:data:`RESOLVE_ROUNDS`.
+For a set of sinks a box also gives the proper subsets that need them their own functions (:func:`box_subsets`,
+docs/math/poisson.md "Subsets' functions").
+
+Public: :func:`poisson_try`, :func:`poisson_found`, :func:`box`, :func:`box_subsets`, :func:`box_sides`,
+:data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`, :data:`BOX_SUBSETS`, :data:`MIN_STATES`, :data:`MIDDLE_SHARE`,
+:data:`WIDE_J`, :data:`WIDE_STATES`, :data:`RESOLVE_SHARE`, :data:`RESOLVE_ROUNDS`.
 """
 
 from __future__ import annotations
@@ -221,7 +224,7 @@ def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], sto
     ctx : ProofContext
         The run (its LP solver).
     red : Reduction
-        The reduction by a single sink.
+        The reduction by a sink or a set of sinks.
     chain : Chain
         R''s chain.
     K : tuple of int
@@ -278,7 +281,7 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     ctx : ProofContext
         The run (the answer is kept on ``ctx.poisson``).
     red : Reduction
-        The reduction by a single sink.
+        The reduction by a sink or a set of sinks.
     chain : Chain
         R''s chain.
     stop : float
@@ -405,7 +408,7 @@ def poisson_found(ctx: ProofContext, red: Reduction) -> Found | None:
     ctx : ProofContext
         The run.
     red : Reduction
-        The reduction by a single sink.
+        The reduction by a sink or a set of sinks.
 
     Returns
     -------

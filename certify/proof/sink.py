@@ -591,7 +591,7 @@ def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool
     """A candidate's tables in the order the sink stages try them, with None where the Poisson tables come: before
     the first table :func:`poisson_before` names (every table on R' of :data:`POISSON_FIRST_J` to
     :data:`POISSON_EARLY_J` stations), else after the last; none where ``single`` is False (a set of sinks whose
-    subsets need functions of their own on the stage's side: :func:`~certify.proof.poisson.box_sides`).
+    subsets a box does not serve on the stage's side: :func:`~certify.proof.poisson.box_sides`).
 
     Parameters
     ----------
@@ -600,7 +600,7 @@ def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool
     tries : sequence of (list of int, int or tuple of int)
         The rate-LP tables (:func:`table_tries`), in order.
     single : bool
-        Whether a box may serve the candidate (a single sink, or a set that needs no subset function).
+        Whether a box may serve the candidate (:func:`~certify.proof.poisson.box_sides`).
 
     Returns
     -------

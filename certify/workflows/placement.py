@@ -16,7 +16,7 @@ Where the predicted zone is wider than the bracket, the points creep from the pr
 point is only where the next probe goes.  Every bracket still narrows from proved probes only
 (:mod:`certify.workflows.crossings`), so a bad estimate costs time, never a wrong bracket.
 
-Public: :func:`secant_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`NEAR_UNDECIDED`, :data:`RETRIES`,
+Public: :func:`secant_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`NEAR_UNDECIDED`, :data:`RETRIES`, :data:`SAME_POINT`,
 :data:`DIGITS`.
 """
 
@@ -28,7 +28,7 @@ from fractions import Fraction
 
 from .crossings import brackets
 
-__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "RETRIES", "secant_point"]
+__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "RETRIES", "SAME_POINT", "secant_point"]
 
 #: How far beyond the predicted edge of the zone the point goes: (MARGIN - 1) zone half-widths (the anchor's spread
 #: over the slope; the next box is about as large as the anchor's, its bounds about as wide, and a little beyond the
@@ -55,6 +55,11 @@ NEAR_UNDECIDED = Fraction(1, 4)
 #: undecided, its growth bound -0.00138 puts the unstable edge near 0.9504, and the search, which bisected there
 #: until stop 51, probed 0.965 and 0.957 instead, 60 s in all).
 RETRIES = 1
+
+#: A point nearer than this share of the gap's width to a probe that was not decided repeats that probe (the same
+#: network within the rounding, the same time): it is not placed, and the search bisects.  J = 8 seed 70 (stop 52):
+#: the undecided 0.9762's own bounds placed 0.97621 next, undecided in the same 60 s.
+SAME_POINT = Fraction(1, 100)
 
 _DECIDED = ("stable", "unstable")
 
@@ -88,8 +93,9 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         width from that end (where the predicted zone reaches the proved end, the point creeps towards it from
         the end); None when the estimates name none (fewer than two values with estimates of one sink inside the
         bracket, a fit whose slope does not run from the stable end to the unstable one, a zone that would
-        begin beyond the gap's other end, or a point next to more than :data:`RETRIES` placed probes that were
-        not decided: nearer than :data:`NEAR_UNDECIDED` of the gap).
+        begin beyond the gap's other end, a point next to more than :data:`RETRIES` placed probes that were
+        not decided: nearer than :data:`NEAR_UNDECIDED` of the gap, or one nearer than :data:`SAME_POINT` of the gap
+        to any probe that was not decided).
 
     Examples
     --------
@@ -160,6 +166,8 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     misses = sum(1 for v in placed if verdicts.get(v) not in _DECIDED and abs(point - v) < (y - x) * NEAR_UNDECIDED)
     if misses > RETRIES:
         return None  # the estimates missed the zone here more than once: bisect instead of probing it again
+    if any(s not in _DECIDED and abs(point - v) < (y - x) * SAME_POINT for v, s in verdicts.items()):
+        return None  # next to an undecided probe: it would be decided no better
     return point
 
 
