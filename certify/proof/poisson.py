@@ -200,7 +200,7 @@ def _solved(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...],
     on_growth, on_drain = [], []
     for H in growth or []:
         on_growth.append(SubsetRate(H, len(rate_of), red.part(H).capacity))
-        rate_of.append(partial(_forced_part, red.part(H), chain))
+        rate_of.append(partial(forced_rate, red.part(H), chain))
     for H in drain or []:
         dirs = tuple(sorted(chain.ids.index(s) for s in directions(ctx.net, G, H)))
         on_drain.append(SubsetRate(H, len(rate_of), red.served(H), dirs))
@@ -209,11 +209,6 @@ def _solved(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...],
     rates, pi = cell_poisson_rates(rows, red.capacity, red.served(), deadline=stop, solver=ctx.solver,
                                    growth_subsets=on_growth, drain_subsets=on_drain)
     return rows, rates, pi
-
-
-def _forced_part(part: Reduction, chain: Chain, empty: tuple[int, ...]) -> Fraction:
-    """f_H on the cells whose empty stations are ``empty`` (``part`` the reduction's part for H)."""
-    return forced_rate(part, chain, empty)
 
 
 def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], stop: float) -> tuple[int, PoissonRates]:
