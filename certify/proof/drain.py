@@ -223,7 +223,7 @@ class SinkDrain(JsqStage):
         K, cells, rates = got
         where = f"Poisson table on every station of R' (levels {', '.join(map(str, K))}; {cells} cells)"
         if rates.drain is None:
-            refused = "".join(f"; {why}" for why in rates.refused if why.startswith("the drain side"))
+            refused = f"; {rates.drain_refused}" if rates.drain_refused else ""
             say_outcome(t, f"{where}: no rate below the capacity found (its worst cell {worst_text(rates.drain_value)}, "
                            f"floating point{refused})")
             return None

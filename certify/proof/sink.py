@@ -327,7 +327,7 @@ class SinkGrowth(JsqStage):
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
                            "the capacity: left to the drain stage")
             return "drain"
-        refused = "".join(f"; {why}" for why in rates.refused)
+        refused = "".join(f"; {why}" for why in (rates.growth_refused, rates.drain_refused) if why)
         say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "
                        f"{worst_text(rates.growth_value)}; the drain side's {worst_text(rates.drain_value)}, floating "
                        f"point{refused})")

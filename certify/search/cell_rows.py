@@ -415,8 +415,7 @@ def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, dea
 
     growth, drain = _both_sides(rows, side(0, capacity, growth_subsets), side(1, served, drain_subsets), H, deadline,
                                 solver)
-    refused = tuple(why for *_, why in (growth, drain) if why is not None)
-    return PoissonRates(growth[0], drain[0], growth[1], drain[1], growth[2], drain[2], refused), pi
+    return PoissonRates(growth[0], drain[0], growth[1], drain[1], growth[2], drain[2], growth[3], drain[3]), pi
 
 
 def rate_solutions(rows: CellRows, pi: np.ndarray, poisson: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:

@@ -95,7 +95,7 @@ class PoissonRates:
     growth_subsets, drain_subsets : tuple of Subset
         For a set of sinks, each side's functions of the proper subsets H that need their own (H, w_H, c_H, T_H), in
         the order asked; empty where the side has no candidate or no subset needs one.
-    refused : tuple of str
+    growth_refused, drain_refused : str or None
         Why a side whose own candidate cleared its bound has none all the same: the subset whose rate did not.
 
     Examples
@@ -110,7 +110,8 @@ class PoissonRates:
     drain_value: float
     growth_subsets: tuple[Subset, ...] = ()
     drain_subsets: tuple[Subset, ...] = ()
-    refused: tuple[str, ...] = ()
+    growth_refused: str | None = None
+    drain_refused: str | None = None
 
 
 def worst_text(value: float) -> str:
