@@ -255,6 +255,35 @@ def _drain_pair_net():
     return from_dict(pair_with_side_doc(0.95))  # {s} needs its own g, nondecreasing along x
 
 
+def _drain_pair_box(net):
+    """A Poisson-table sink-drain certificate of the pair: levels 2 on every station of R', the subset {s}'s own g from
+    the same box, nondecreasing along its directions (certify.search.cell_rows.SubsetRate, stop 52)."""
+    import time
+
+    from certify.certificates.kinds.sink_drain import sink_drain_certificate
+    from certify.exact.drain import check_sink_drain
+    from certify.exact.sink import reduced_network
+    from certify.markov.chain import compile_chain
+    from certify.markov.drift import compile_drifts
+    from certify.proof.context import ProofContext, RunState
+    from certify.proof.poisson import box
+    from certify.proof.result import Result
+    from certify.search.drain import solve_reduced_lyapunov
+
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
+    red = reduced_network(net, ("s", "t"))
+    chain = compile_chain(red.network)
+    K = (2,) * chain.J
+    _, rates = box(ctx, red, chain, K, time.perf_counter() + 60)
+    assert rates.drain is not None and [H for H, *_ in rates.drain_subsets] == [("s",)]
+    P, _ = solve_reduced_lyapunov(chain, compile_drifts(chain))
+    w, table, rate = rates.drain
+    fast, subsets = list(range(chain.J)), list(rates.drain_subsets)
+    chk = check_sink_drain(net, ("s", "t"), P, w, rate, table, fast, K, subsets=subsets)
+    assert chk.ok, chk.failures
+    return sink_drain_certificate(net, ("s", "t"), P, w, rate, chk, table, fast, K, subsets)
+
+
 def _drain_set_ties_net():
     from tests.test_drain_ties import two_sink_doc
 
@@ -322,6 +351,7 @@ CASES = {
     "sink-growth-box": (_sink_net, _sink_box, "sink-growth"),  # a level per station of R' (certify.proof.poisson)
     "sink-drain": (_drain_net, _drain, "sink-drain"),
     "sink-drain-set": (_drain_pair_net, _drain_pair, "sink-drain"),
+    "sink-drain-set-box": (_drain_pair_net, _drain_pair_box, "sink-drain"),  # a box with a subset's g (stop 52)
     "sink-drain-mixed": (_drain_net, _drain_mixed, "sink-drain"),
     "sink-drain-ties": (_drain_ties_net, _drain, "sink-drain"),  # W on R' with the ties' excess stream
     "sink-drain-set-ties": (_drain_set_ties_net, _drain_set_ties, "sink-drain"),  # a subset's g on R'_eps (stop 47)

@@ -441,6 +441,8 @@ def test_independent_evaluation_refutes_wrong_certificates():
         ("sink-drain-set", lambda c: c["subsets"][0].update(rate=str(Fraction(c["subsets"][0]["rate"]) - Fraction(1, 10)))),
         ("sink-drain-set", lambda c: c.pop("subsets")),
         ("sink-drain-set", lambda c: c["subsets"][0]["weights"].update(x="-1")),
+        ("sink-drain-set-box", lambda c: c["subsets"][0].update(rate=str(Fraction(c["subsets"][0]["rate"]) - Fraction(1, 10)))),
+        ("sink-drain-set-box", lambda c: c["subsets"][0]["weights"].update(x="-1")),
         ("sink-set-face", lambda c: c["subsets"][-1].update(rate=str(Fraction(c["subsets"][-1]["rate"]) + Fraction(1, 10)))),
         ("sink-set-face", lambda c: c.update(sink=c["sink"][:3])),
         ("sink-drain-face", lambda c: c["subsets"][-1].update(rate=str(Fraction(c["subsets"][-1]["rate"]) - Fraction(1, 10)))),
