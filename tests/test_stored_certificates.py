@@ -24,10 +24,10 @@ the limit of certify.markov.phases, so nothing lists the whole phase space) were
 network of ``sink-growth``) was added in stop 44. ``sink-drain-set-ties`` (a pair of sinks whose subset {s} has its own function
 although a stream's tie adds work to R', checked on R'_eps: docs/math/drain.md, hypothesis 1's second case, with
 its statement) was added in stop 47. ``sink-drain-set-box`` (the pair of ``sink-drain-set`` by a Poisson box, levels 2 on
-every station of R', with the subset {s}'s own function from the same box) was added in stop 52. The nine sink files were rewritten in stop 45, when the sink
-kinds' rate inequalities began to be checked cell by cell (certify.exact.cell_rates; the claims now name the
-cells); the files written before are kept in ``tests/data/legacy-certificates/`` and still verify, region by
-region, as they were checked when written.
+every station of R', with the subset {s}'s own function from the same box) was added in stop 52. The nine sink files
+were rewritten in stop 45, when the sink kinds' rate inequalities began to be checked cell by cell
+(certify.exact.cell_rates; the claims now name the cells); the files written before are kept in
+``tests/data/legacy-certificates/`` and still verify, region by region, as they were checked when written.
 Regenerate only on purpose: a change here is a change of the file format.
 """
 
