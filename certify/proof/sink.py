@@ -62,7 +62,7 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 __all__ = ["worst_text", "LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
-           "poisson_before", "with_box"]
+           "poisson_before", "with_box", "NESTED_POISSON_FIRST_J"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -110,6 +110,12 @@ POISSON_EARLY_J = 8
 #: small tables: seed 16 0.0109 / 0.0219, seed 26 0.0055 / 0.0055, seed 13 0.0246 / 0.0219, seed 12 0.0191 /
 #: 0.0178 (stop 44, regions: 0.0273, 0.0137, 0.0355, 0.0164).
 POISSON_FIRST_J = 7
+#: Inside a nested run (R' proved positive recurrent for the sink-growth stage) the Poisson tables come first from this
+#: many stations of the nested network's own R' on: the nested run has a quarter of a probe's time, which the small
+#: tables spend without deciding where a station of R' is nearly critical.  J = 8 seed 33 (sink 6, whose R' is positive
+#: recurrent through its own sink 1): at 0.87 the nested run's tables on {2, 8}, {2, 3, 7, 8} and {2, 3, 5, 7, 8} took
+#: its 15 s and decided nothing; the box first drains 1 in 2 s and the probe is proved unstable in 7 s.
+NESTED_POISSON_FIRST_J = 6
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
@@ -643,8 +649,8 @@ def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
     Returns
     -------
     bool
-        True when R' has at most POISSON_EARLY_J stations and either at least POISSON_FIRST_J (before every table)
-        or the table more than POISSON_AFTER_CELLS cells.
+        True when R' has at most POISSON_EARLY_J stations and either at least POISSON_FIRST_J (before every table;
+        :data:`NESTED_POISSON_FIRST_J` inside a nested run) or the table more than POISSON_AFTER_CELLS cells.
 
     Examples
     --------
@@ -656,22 +662,8 @@ def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
     """
     if chain.J > POISSON_EARLY_J:
         return False
-    return chain.J >= POISSON_FIRST_J or prod(k + 1 for k in clip_levels(fast, K)) > POISSON_AFTER_CELLS
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+    first = NESTED_POISSON_FIRST_J if nested_run() else POISSON_FIRST_J
+    return chain.J >= first or prod(k + 1 for k in clip_levels(fast, K)) > POISSON_AFTER_CELLS
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:
