@@ -1,6 +1,6 @@
-"""Inside a nested run the Poisson box comes before the small tables on six-station reductions.
+"""The Poisson box comes before the small tables on six-station reductions, inside nested runs too.
 
-``certify.proof.sink.NESTED_POISSON_FIRST_J``: J = 8 seed 33 at load 0.87, where station 6 grows (by simulation at 0.9:
+``certify.proof.sink.POISSON_FIRST_J``: J = 8 seed 33 at load 0.87, where station 6 grows (by simulation at 0.9:
 mean queue 1,265 after 40,000 time units while station 1 is busy 99% of the time) and R' without 6 is positive
 recurrent only through its own sink 1, whose drain needs a box over the six other stations.
 """
@@ -43,17 +43,18 @@ def _nested(fn):
         sink_stage._NESTED.reset(token)
 
 
-def test_a_nested_run_tries_the_box_first_on_six_stations():
-    """Six stations of R': the box before the first table inside a nested run, after the small table outside."""
+def test_six_stations_try_the_box_first_in_and_outside_nested_runs():
+    """Six stations of R': the box before the first table, in a nested run and outside one."""
     tries = [([0, 1], 2), ([0, 1, 2, 3], 2)]
     six = _chain(6)
-    assert with_box(six, tries, True) == [*tries, None]
+    assert with_box(six, tries, True) == [None, *tries]
     assert _nested(lambda: with_box(six, tries, True)) == [None, *tries]
 
 
-def test_a_nested_run_keeps_the_tables_first_below_six_stations():
-    """Five stations of R': the small tables stay ahead of the box inside a nested run too."""
+def test_five_stations_keep_the_small_tables_first_in_and_outside_nested_runs():
+    """Five stations of R': the small tables stay ahead of the box, in a nested run and outside one."""
     tries = [([0, 1], 2)]
+    assert with_box(_chain(5), tries, True) == [*tries, None]
     assert _nested(lambda: with_box(_chain(5), tries, True)) == [*tries, None]
 
 

@@ -52,7 +52,7 @@ DRAIN_EARLY_SHARE = 0.75
 #: The share inside a sink-growth stage's nested run (R' proved positive recurrent by its own sink drain): J = 8 seed
 #: 58 at 0.95, whose R' without the sink 8 drains the set {2, 4, 5} in 0.06 s (R'' of four stations); where the
 #: drain needs large tables the nested run's later stages keep most of its time; on R' of six stations or more the
-#: Poisson box comes first there (:data:`~certify.proof.sink.NESTED_POISSON_FIRST_J`: J = 8 seed 33's R' without 6
+#: Poisson box comes first there (:data:`~certify.proof.sink.POISSON_FIRST_J`: J = 8 seed 33's R' without 6
 #: drains its sink 1 by a box in 2 s of this share).
 NESTED_DRAIN_SHARE = 0.25
 

@@ -62,7 +62,7 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 __all__ = ["worst_text", "LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
-           "poisson_before", "with_box", "NESTED_POISSON_FIRST_J"]
+           "poisson_before", "with_box"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -108,14 +108,14 @@ POISSON_EARLY_J = 8
 #: 44,724 and 80,728 regions and take the growth stage's 30 s between them, deciding nothing), and a box over cells
 #: is tried in seconds.  `certify boundary` bands of J = 8 (R' of seven stations), box first against box after the
 #: small tables: seed 16 0.0109 / 0.0219, seed 26 0.0055 / 0.0055, seed 13 0.0246 / 0.0219, seed 12 0.0191 /
-#: 0.0178 (stop 44, regions: 0.0273, 0.0137, 0.0355, 0.0164).
-POISSON_FIRST_J = 7
-#: Inside a nested run (R' proved positive recurrent for the sink-growth stage) the Poisson tables come first from this
-#: many stations of the nested network's own R' on: the nested run has a quarter of a probe's time, which the small
-#: tables spend without deciding where a station of R' is nearly critical.  J = 8 seed 33 (sink 6, whose R' is positive
-#: recurrent through its own sink 1): at 0.87 the nested run's tables on {2, 8}, {2, 3, 7, 8} and {2, 3, 5, 7, 8} took
-#: its 15 s and decided nothing; the box first drains 1 in 2 s and the probe is proved unstable in 7 s.
-NESTED_POISSON_FIRST_J = 6
+#: 0.0178 (stop 44, regions: 0.0273, 0.0137, 0.0355, 0.0164).  Seven until stop 53; six since, where the small
+#: tables near the boundary spent a probe's time before a box that decides it: J = 7 seed 40 (sink 2), 0.0092-0.0112
+#: in 300 s -> 0.0043 in 130 s; J = 8 seed 31 (the pair {5, 6}) 0.0048 -> 0.0044; J = 7 seed 12 0.0014 in 27 s.  The
+#: same holds inside the sink-growth stage's nested runs (R' proved positive recurrent on a quarter of a probe's
+#: time): J = 8 seed 33 (sink 6, whose R' is positive recurrent through its own sink 1) at 0.87 had its nested run try
+#: tables on {2, 8}, {2, 3, 7, 8} and {2, 3, 5, 7, 8} for 15 s and decide nothing; the box first drains 1 in 2 s and
+#: the probe is proved unstable in 7 s.
+POISSON_FIRST_J = 6
 #: The most candidate sinks tried (and, after them, the most candidate sets of sinks).
 MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
@@ -623,8 +623,8 @@ def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool
     [([0, 1], 2), ([0, 1, 2, 3, 4], 2), None, ([0, 1, 2, 3, 4], 4)]
     >>> with_box(ch, [([0, 1], 2)], True), with_box(ch, [([0, 1], 2)], False)
     ([([0, 1], 2), None], [([0, 1], 2)])
-    >>> seven = Chain(tuple("1234567"), (F(1),) * 7, (((0, 1), F(1)),), (), (F(1),) * 7)
-    >>> with_box(seven, [([0, 1], 2)], True)          # POISSON_FIRST_J: the box before every table
+    >>> six = Chain(tuple("123456"), (F(1),) * 6, (((0, 1), F(1)),), (), (F(1),) * 6)
+    >>> with_box(six, [([0, 1], 2)], True)          # POISSON_FIRST_J: the box before every table
     [None, ([0, 1], 2)]
     """
     if not single:
@@ -649,8 +649,8 @@ def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
     Returns
     -------
     bool
-        True when R' has at most POISSON_EARLY_J stations and either at least POISSON_FIRST_J (before every table;
-        :data:`NESTED_POISSON_FIRST_J` inside a nested run) or the table more than POISSON_AFTER_CELLS cells.
+        True when R' has at most POISSON_EARLY_J stations and either at least POISSON_FIRST_J (before every table)
+        or the table more than POISSON_AFTER_CELLS cells.
 
     Examples
     --------
@@ -662,8 +662,7 @@ def poisson_before(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
     """
     if chain.J > POISSON_EARLY_J:
         return False
-    first = NESTED_POISSON_FIRST_J if nested_run() else POISSON_FIRST_J
-    return chain.J >= first or prod(k + 1 for k in clip_levels(fast, K)) > POISSON_AFTER_CELLS
+    return chain.J >= POISSON_FIRST_J or prod(k + 1 for k in clip_levels(fast, K)) > POISSON_AFTER_CELLS
 
 
 def sink_name(sink: str | tuple[str, ...]) -> str:
