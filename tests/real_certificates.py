@@ -19,6 +19,28 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 DATA = Path(__file__).resolve().parent / "data" / "networks"
 H2_MILD = {"dist": "hyperexponential", "probs": [0.9, 0.1], "rates": [1.8, 0.2]}
 
+def sink_growth_decision(network_file: str, seconds: float = 240):
+    """``(network, decision)``: the sink-growth stage alone on a stored network (tests/data/networks), within
+    ``seconds``.
+
+    240 s by default: the stage stops once it decides (7-9 s alone on the stored cases); its nested run gets a share
+    of a share of this, which a loaded machine (the suite beside the slow suite, a corpus run or a simulation) cut
+    short at 60 s.
+    """
+    import time
+
+    from certify.proof.context import ProofContext, RunState
+    from certify.proof.pipeline import prove
+    from certify.proof.result import Result
+    from certify.proof.sink import SinkGrowth
+
+    net = load(DATA / network_file)
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + seconds), None, True, ["quadratic"])
+    out = SinkGrowth(prove).run(ctx)
+    assert out.decision is not None
+    return net, out.decision
+
+
 def _prove(net, **kw):
     res = certify.prove(net, simulate=False, time_limit=60, **kw)
     assert res.certificate is not None, res.reasons

@@ -8,9 +8,7 @@ recurrent only through its own sink 1, whose drain needs a box over the six othe
 from __future__ import annotations
 
 import copy
-import time
 from fractions import Fraction as F
-from pathlib import Path
 
 import pytest
 
@@ -18,13 +16,10 @@ import certify
 import certify.proof.sink as sink_stage
 from certify.exact.sink import reduced_network
 from certify.markov.chain import Chain
-from certify.proof.context import ProofContext, RunState
-from certify.proof.pipeline import prove
-from certify.proof.result import Result
-from certify.proof.sink import SinkGrowth, nested_run, with_box
+from certify.proof.sink import nested_run, with_box
 from tests import independent
+from tests.real_certificates import sink_growth_decision
 
-DATA = Path(__file__).parent / "data" / "networks"
 pytestmark = pytest.mark.xdist_group("nested-box")  # one worker builds the module's fixture once
 
 
@@ -61,13 +56,7 @@ def test_five_stations_keep_the_small_tables_first_in_and_outside_nested_runs():
 @pytest.fixture(scope="module")
 def grown():
     """J = 8 seed 33 at 0.87 and the sink-growth stage's decision."""
-    net = certify.load(DATA / "random-J8-s33-r0.87.json")
-    # 240 s: the stage stops once it decides (7 s alone); its nested run gets a share of a share of this, which a
-    # loaded machine (the suite beside the slow suite and a simulation) cut short at 60 s
-    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 240), None, True, ["quadratic"])
-    out = SinkGrowth(prove).run(ctx)
-    assert out.decision is not None
-    return net, out.decision
+    return sink_growth_decision("random-J8-s33-r0.87.json")
 
 
 def test_the_sink_grows_over_a_reduced_network_drained_by_a_box(grown):

@@ -8,33 +8,21 @@ and R' without 8 is stable only because the rest of it drains the set {2, 4, 5}.
 from __future__ import annotations
 
 import copy
-import time
-from pathlib import Path
 
 import pytest
 
 import certify
 from certify.exact.sink import reduced_network
-from certify.proof.context import ProofContext, RunState
-from certify.proof.pipeline import prove
-from certify.proof.result import Result
-from certify.proof.sink import SinkGrowth
 from tests import independent
+from tests.real_certificates import sink_growth_decision
 
-DATA = Path(__file__).parent / "data" / "networks"
 pytestmark = pytest.mark.xdist_group("nested-drain")  # one worker builds the module's fixture once
 
 
 @pytest.fixture(scope="module")
 def grown():
     """J = 8 seed 58 at 0.95 and the sink-growth stage's certificate."""
-    net = certify.load(DATA / "random-J8-s58-r0.95.json")
-    # 240 s: the stage stops once it decides (9 s alone); its nested drain gets a share of a share of this, which a
-    # loaded machine (the suite beside a corpus run) could cut short at 60 s
-    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 240), None, True, ["quadratic"])
-    out = SinkGrowth(prove).run(ctx)
-    assert out.decision is not None
-    return net, out.decision
+    return sink_growth_decision("random-J8-s58-r0.95.json")
 
 
 def test_the_sink_grows_over_a_reduced_network_that_drains_its_own_set(grown):
