@@ -258,3 +258,79 @@ def test_an_undecided_end_without_a_crossing_is_named_with_its_nearest_proved_pr
     got = notes({F(1, 2): "undecided", F(51, 100): "unstable", F(6, 5): "unstable"}, F(1, 2), F(6, 5), 7)
     assert got == ["the end 0.5 was not proved either way: a crossing between it and 0.51 (proved unstable), or beyond "
                    "it, is not excluded (a wider interval may bracket it)"]
+
+
+
+def _stable_on_one_to_two(v: F) -> str:
+    """Stable on the open stretch (1, 2) of [0, 4] only."""
+    return "stable" if 1 < v < 2 else "unstable"
+
+
+def test_short_probes_left_undecided_are_probed_whole_and_both_crossings_found():
+    """Grid points a short probe leaves undecided between same-side probes get a whole probe later; both crossings show."""
+    from certify.workflows.crossings import brackets, grid_points, search
+
+    seen: dict[F, str] = {}
+    whole: list[F] = []
+    short: list[F] = []
+
+    def probe(v: F) -> str:
+        whole.append(v)
+        seen[v] = _stable_on_one_to_two(v)
+        return seen[v]
+
+    def confirm(v: F) -> str:
+        short.append(v)
+        seen[v] = "undecided"
+        return "undecided"
+
+    stopped = search(F(0), F(4), F(1, 8), 7, probe, float("inf"), confirm=confirm)
+    # both ends are unstable: all seven grid points get the short probe; then whole ones in the grid's order until
+    # 3/2 shows the stable stretch, whose brackets are bisected before the last two grid points get theirs
+    assert short == grid_points(F(0), F(4), 7)
+    assert whole[:7] == [F(0), F(4), *short[:5]] and whole[-2:] == short[5:]
+    assert stopped == "each of the 2 brackets is at most 0.125 wide"
+    assert brackets(seen) == [(F(1), F(9, 8)), (F(15, 8), F(2))]
+
+
+def test_a_grid_point_between_opposite_sides_gets_the_whole_probe():
+    """The short probe is only for a point whose nearest proved neighbours agree; between stable and unstable it is whole."""
+    from certify.workflows.crossings import same_side, search
+
+    short: list[F] = []
+    ends = {F(0): "stable", F(4): "unstable"}
+    search(F(0), F(4), F(1, 8), 1, lambda v: ends.get(v, "undecided"), float("inf"),
+           confirm=lambda v: short.append(v) or "undecided")
+    assert short == []
+    assert same_side({F(0): "unstable", F(1): "undecided", F(4): "unstable"}, F(2))
+    assert not same_side({F(0): "unstable", F(1): "stable", F(4): "unstable"}, F(2))
+
+
+def test_boundary_gives_same_side_grid_points_the_short_share_and_names_those_left_undecided(monkeypatch):
+    """boundary proves a grid point between same-side probes with SHORT_SHARE of the probe time; left undecided, a note names it."""
+    import time
+
+    import certify.proof.pipeline as pipeline
+    from certify.proof.result import Result
+    from certify.workflows.boundary import SHORT_SHARE
+
+    real = pipeline.prove
+    calls: list[tuple[F, float]] = []
+    start = time.perf_counter()
+
+    def prove(net, opts):
+        calls.append((net.stations[0].mu, opts.time_limit))
+        if opts.time_limit == 4.0 * SHORT_SHARE:  # the short probe: it decides nothing, and the run's time runs out
+            time.sleep(max(0.0, start + 3.2 - time.perf_counter()))
+            return Result(net.name)
+        return real(net, opts)
+
+    monkeypatch.setattr(pipeline, "prove", prove)
+    # the ends 0.3 and 10 are unstable (station 2 alone overloaded; station 1's output overloads 3), so the first grid
+    # point, 5.15, lies between two unstable probes
+    res = boundary(certify.from_dict(TWO), "stations.1.mu", "0.3", "10", grid=3, point_limit=4.0, time_limit=3.0)
+    assert [v for v, _ in calls[:2]] == [F(3, 10), F(10)] and res.steps[1].verdict == "unstable"
+    assert calls[2:] == [(F(103, 20), 4.0 * SHORT_SHARE)]
+    assert "short probe" in res.steps[2].method and res.steps[2].verdict == "undecided"
+    assert ("1 grid point between two probes proved on the same side was probed for 0.25 of the probe time only and "
+            "not decided (at 5.15)") in res.notes

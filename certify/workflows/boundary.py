@@ -9,7 +9,10 @@ its exactly checked certificate.  The probes are exact rationals, so the
 bracket ends are exact values of the parameter.  Where probes leave estimates of
 a sink's stationary excess (the sink stages' Poisson boxes), the next probe of a
 bracket goes where they predict the boundary's undecided zone ends
-(:mod:`certify.workflows.placement`) rather than to the midpoint.
+(:mod:`certify.workflows.placement`) rather than to the midpoint.  A grid point
+whose nearest proved neighbours are proved on the same side first gets
+:data:`SHORT_SHARE` of a probe's time, and a whole probe once every bracket is
+narrow if that decided nothing.
 
 It never claims more than the proofs say (:mod:`certify.workflows.crossings`):
 a probe no search decides is kept as *undecided*, a bracket narrows from its
@@ -20,7 +23,7 @@ same side is not excluded (the notes say so).
 Each probe is proved with one :class:`~certify.proof.options.ProveOptions`
 (its time limit set per probe, simulation off).
 
-Public: :func:`boundary`, :data:`LOAD`; what it returns,
+Public: :func:`boundary`, :data:`LOAD`, :data:`SHORT_SHARE`; what it returns,
 :class:`~certify.workflows.boundary_result.BoundaryResult` (with its steps,
 :class:`~certify.workflows.boundary_result.BoundaryStep`), is in
 :mod:`certify.workflows.boundary_result`.
@@ -40,17 +43,25 @@ from ..core.certificate import Certificate
 from ..core.errors import NetworkError, NotSupported
 from ..core.jsontypes import JsonDocument
 from ..core.model import Network
-from ..core.numbers import as_fraction, exact_str, q
+from ..core.numbers import approx_str, as_fraction, exact_str, q
 from ..proof.options import ProveOptions
 from .boundary_result import BoundaryResult, BoundaryStep, Crossing
 from .crossings import DEFAULT_GRID, brackets, check_grid, frontier, notes, search
 from .paths import ExactDocument, Tokens, apply_values, base_doc, check_path
 from .placement import secant_point
 
-__all__ = ["LOAD", "DEFAULT_GRID", "default_tolerance", "bisection_interval", "boundary"]
+__all__ = ["LOAD", "DEFAULT_GRID", "SHORT_SHARE", "default_tolerance", "bisection_interval", "boundary"]
 
 #: The parameter name that scales every stream rate by the value (1 is the network as given).
 LOAD = "load"
+
+#: The share of ``point_limit`` a grid point gets when its nearest proved neighbours are proved on the same side
+#: (:func:`~certify.workflows.crossings.same_side`): such a probe shows a crossing only where the boundary crosses
+#: twice between them, so it does not take a whole probe's time before the brackets are narrowed; one it leaves
+#: undecided is probed again, whole, once every bracket is narrow (J = 8 seed 33 of ``bench/frontier.py``, 300 s:
+#: the grid point 0.9375, between 0.85 and 1.025 proved unstable, spent 60 s undecided and the bracket ended at
+#: [0.8390625, 0.85]; with 15 s there, two probes more fit, 0.84596 unstable and 0.84006125 stable).
+SHORT_SHARE = 0.25
 
 
 def default_tolerance(lo: Fraction, hi: Fraction) -> Fraction:
@@ -170,7 +181,9 @@ def boundary(
     grid : int
         Evenly spaced interior points probed (after the ends) before bisecting (default
         :data:`~certify.workflows.crossings.DEFAULT_GRID`; 0: the ends alone).  A crossing shows
-        where two neighbouring probes are proved on opposite sides.
+        where two neighbouring probes are proved on opposite sides.  A grid point between two probes proved on
+        the same side gets :data:`SHORT_SHARE` of ``point_limit`` first, and a whole probe once every bracket is
+        narrow if that decided nothing.
     point_limit : float
         Seconds for each probe's :func:`certify.prove`.
     time_limit : float
@@ -228,18 +241,24 @@ def boundary(
     t0 = time.perf_counter()
     deadline = t0 + time_limit
 
-    def probe(v: Fraction) -> str:
+    short: set[Fraction] = set()  # values a short probe left undecided
+
+    def probe(v: Fraction, share: float = 1.0) -> str:
         start = time.perf_counter()
+        short.discard(v)
         try:
             net_v = from_dict(_document_at(doc, tokens, v))
         except NetworkError as exc:
             step = BoundaryStep(v, "invalid", f"the network is invalid here: {exc}", 0.0)
         else:
-            left = max(0.0, min(point_limit, deadline - start))
+            left = max(0.0, min(point_limit * share, deadline - start))
             out = prove(net_v, replace(opts, time_limit=left))
             certified = out.verdict in ("stable", "unstable") and out.certificate is not None
             method = out.method if certified or out.verdict not in ("stable", "unstable") else (
                 f"{out.method} (no certificate: not used as a proved end)")
+            if share < 1 and not certified:
+                short.add(v)
+                method += f" (a short probe, {share:g} of the probe time: its proved neighbours are on one side)"
             step = BoundaryStep(v, out.verdict, method, time.perf_counter() - start)
             if certified and out.certificate is not None:
                 proved[v] = (out.certificate, base_doc(net_v))  # the document as certify.dump writes the network
@@ -252,11 +271,17 @@ def boundary(
         return seen[v]
 
     try:
-        res.stopped = search(a, b, t, n, probe, deadline, place=_placer(estimates))
+        res.stopped = search(a, b, t, n, probe, deadline, place=_placer(estimates),
+                             confirm=lambda v: probe(v, SHORT_SHARE))
     except KeyboardInterrupt:
         res.stopped = "interrupted (Ctrl-C): the brackets proved so far"
     res.time_s = time.perf_counter() - t0
     _assemble(res, seen, proved)
+    if short:
+        many = len(short) > 1
+        res.notes.append(f"{len(short)} grid point{'s' if many else ''} between two probes proved on the same side "
+                         f"{'were' if many else 'was'} probed for {SHORT_SHARE:g} of the probe time only and not "
+                         f"decided (at {', '.join(approx_str(v) for v in sorted(short))})")
     return res
 
 

@@ -12,8 +12,13 @@ A probe no search decides (``undecided``, or ``invalid``: the value breaks the
 network) never moves a bracket's end: brackets narrow from their proved ends
 only, and :func:`brackets` reads them from the proved probes alone.
 
+A grid point whose nearest proved neighbours are proved on the same side
+(:func:`same_side`) can show a crossing only where the boundary crosses twice
+between them; :func:`search` may give it a shorter probe, and a whole one later,
+once every bracket is narrow, where the shorter one decided nothing.
+
 Public: :func:`grid_points`, :func:`brackets`, :func:`frontier`, :func:`search`, :func:`notes`, :func:`check_grid`,
-:data:`DEFAULT_GRID`, :data:`MAX_GRID`, :data:`MAX_STEPS`.
+:func:`same_side`, :data:`DEFAULT_GRID`, :data:`MAX_GRID`, :data:`MAX_STEPS`.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from fractions import Fraction
 from ..core.errors import NetworkError
 from ..core.numbers import approx_str, exact_str
 
-__all__ = ["DEFAULT_GRID", "MAX_GRID", "MAX_STEPS", "check_grid", "grid_points", "brackets", "frontier", "search", "notes"]
+__all__ = ["DEFAULT_GRID", "MAX_GRID", "MAX_STEPS", "check_grid", "grid_points", "brackets", "frontier", "search", "notes",
+           "same_side"]
 
 #: Interior grid points probed before bisecting: 7 are the points of three bisection levels (the interval in eighths),
 #: so a single crossing costs four probes more than bisection from the ends alone, and brackets end at the same values.
@@ -190,7 +196,8 @@ def _next_gap(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol:
 
 
 def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable[[Fraction], str], deadline: float,
-           place: Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | None] | None = None) -> str:
+           place: Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | None] | None = None,
+           confirm: Callable[[Fraction], str] | None = None) -> str:
     """Probe the ends and the grid, then bisect next to the proved ends of every bracket; why the search stopped.
 
     Parameters
@@ -207,6 +214,11 @@ def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable
         Given the gap to probe next and the verdicts so far, a value strictly inside the gap to probe instead of its
         midpoint, or None for the midpoint (:func:`certify.workflows.placement.secant_point`).  It moves probes
         only: brackets still narrow from proved probes alone.
+    confirm : callable, optional
+        Proves a grid point whose nearest proved neighbours, below and above, are proved on the same side (a
+        shorter probe than ``probe``: such a point shows a crossing only where the boundary crosses twice between
+        them).  A point it leaves undecided is probed again with ``probe`` once every bracket is at most ``tol``
+        wide, time allowing.  None: ``probe`` for every point.
 
     Returns
     -------
@@ -234,21 +246,59 @@ def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable
     run(lo)
     run(hi)
     points = grid_points(lo, hi, grid)
+    short: list[Fraction] = []  # grid points given the shorter probe, in the order probed
     for k, v in enumerate(points):
         if time.perf_counter() > deadline:
             return f"time limit reached on the grid ({k} of {grid} interior points probed)"
-        run(v)
+        if confirm is not None and same_side(verdicts, v):
+            verdicts[v] = confirm(v)
+            short.append(v)
+        else:
+            run(v)
     for _ in range(MAX_STEPS):
         gap = _next_gap(verdicts, lo, hi, tol)
-        if gap is None:
+        again = [v for v in short if verdicts[v] not in _DECIDED]
+        if gap is None and not again:
             return _finished(verdicts, lo, hi, tol)
         if time.perf_counter() > deadline:
             return "time limit reached"
+        if gap is None:  # every bracket is narrow: the points the shorter probe left undecided get a whole probe
+            short.remove(again[0])
+            run(again[0])
+            continue
         at = place(gap, verdicts) if place is not None else None
         run(at if at is not None and gap[0] < at < gap[1] and at not in verdicts else (gap[0] + gap[1]) / 2)
     if _next_gap(verdicts, lo, hi, tol) is None:
         return _finished(verdicts, lo, hi, tol)
     return f"{MAX_STEPS} bisection probes"
+
+
+def same_side(verdicts: Mapping[Fraction, str], v: Fraction) -> bool:
+    """Whether the nearest proved probes below and above ``v`` are both proved, and on the same side.
+
+    Parameters
+    ----------
+    verdicts : mapping of Fraction to str
+        Each probed value's verdict.
+    v : Fraction
+        The value to probe next.
+
+    Returns
+    -------
+    bool
+        True when a probe at ``v`` shows a crossing only where the boundary crosses twice between its neighbours.
+
+    Examples
+    --------
+    >>> F = Fraction
+    >>> same_side({F(0): "stable", F(1): "undecided", F(2): "stable"}, F(3, 2))
+    True
+    >>> same_side({F(0): "stable", F(2): "unstable"}, F(1)), same_side({F(0): "stable"}, F(1))
+    (False, False)
+    """
+    below = [u for u in verdicts if u < v and verdicts[u] in _DECIDED]
+    above = [u for u in verdicts if u > v and verdicts[u] in _DECIDED]
+    return bool(below and above) and verdicts[max(below)] == verdicts[min(above)]
 
 
 def _finished(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fraction) -> str:
