@@ -60,7 +60,8 @@ LOAD = "load"
 #: twice between them, so it does not take a whole probe's time before the brackets are narrowed; one it leaves
 #: undecided is probed again, whole, once every bracket is narrow (J = 8 seed 33 of ``bench/frontier.py``, 300 s:
 #: the grid point 0.9375, between 0.85 and 1.025 proved unstable, spent 60 s undecided and the bracket ended at
-#: [0.8390625, 0.85]; with 15 s there, two probes more fit, 0.84596 unstable and 0.84006125 stable).
+#: [0.8390625, 0.85]; with 15 s there, two probes more fit, 0.84596 unstable and 0.84006125 stable, in one run of
+#: two: in the other the probe at 0.84596 had 58 s, its box came out smaller, and it was not decided).
 SHORT_SHARE = 0.25
 
 
