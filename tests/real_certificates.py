@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -13,11 +14,27 @@ from pathlib import Path
 import certify
 from certify.core.certificate import Certificate
 from certify.io.loader import from_dict, load
+from certify.proof.context import ProofContext, RunState
+from certify.proof.pipeline import prove
+from certify.proof.result import Result
+from certify.proof.sink import SinkGrowth
 from tests.conftest import CORPUS
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DATA = Path(__file__).resolve().parent / "data" / "networks"
 H2_MILD = {"dist": "hyperexponential", "probs": [0.9, 0.1], "rates": [1.8, 0.2]}
+
+
+def run_stage(stage, net, seconds: float = 60, templates: tuple[str, ...] = ("table",)):
+    """The decision of one proof stage run alone on ``net`` within ``seconds`` (asserted to be one).
+
+    The sink stages run inside ``prove`` only from six stations on; the builders below run them alone.
+    """
+    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + seconds), None, True, list(templates))
+    decision = stage.run(ctx).decision
+    assert decision is not None
+    return decision
+
 
 def sink_growth_decision(network_file: str, seconds: float = 240):
     """``(network, decision)``: the sink-growth stage alone on a stored network (tests/data/networks), within
@@ -27,18 +44,8 @@ def sink_growth_decision(network_file: str, seconds: float = 240):
     of a share of this, which a loaded machine (the suite beside the slow suite, a corpus run or a simulation) cut
     short at 60 s.
     """
-    import time
-
-    from certify.proof.context import ProofContext, RunState
-    from certify.proof.pipeline import prove
-    from certify.proof.result import Result
-    from certify.proof.sink import SinkGrowth
-
     net = load(DATA / network_file)
-    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + seconds), None, True, ["quadratic"])
-    out = SinkGrowth(prove).run(ctx)
-    assert out.decision is not None
-    return net, out.decision
+    return net, run_stage(SinkGrowth(prove), net, seconds, ("quadratic",))
 
 
 def _prove(net, **kw):
@@ -198,15 +205,7 @@ def _raised_growth(net):
 
 def _sink_growth(net):
     """The sink-growth stage alone (prove runs it only from six stations on): a gadget overloading its sink."""
-    import time
-
-    import certify
-    from certify.proof.context import ProofContext, RunState
-    from certify.proof.result import Result
-    from certify.proof.sink import SinkGrowth
-
-    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
-    return SinkGrowth(certify.prove).run(ctx).decision.certificate
+    return run_stage(SinkGrowth(prove), net).certificate
 
 
 def _sink_box(net):
@@ -326,14 +325,9 @@ def _drain_pair(net):
 
 def _drain_stage(net):
     """The sink-drain stage alone (prove runs it only from six stations on)."""
-    import time
-
-    from certify.proof.context import ProofContext, RunState
     from certify.proof.drain import SinkDrain
-    from certify.proof.result import Result
 
-    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
-    return SinkDrain().run(ctx).decision.certificate
+    return run_stage(SinkDrain(), net).certificate
 
 
 def _theorem(net):
