@@ -334,3 +334,119 @@ def test_boundary_gives_same_side_grid_points_the_short_share_and_names_those_le
     assert "short probe" in res.steps[2].method and res.steps[2].verdict == "undecided"
     assert ("1 grid point between two probes proved on the same side was probed for 0.25 of the probe time only and "
             "not decided (at 5.15)") in res.notes
+
+
+def _stable_below_undecided_around_half(v: F) -> str:
+    """Stable below 0.45, unstable above 0.55, undecided between."""
+    return "stable" if v < F(45, 100) else "unstable" if v > F(55, 100) else "undecided"
+
+
+def test_of_two_equal_halves_the_placed_point_leaving_the_narrower_bracket_is_probed_first():
+    """After an undecided midpoint, the placed point that leaves the narrower bracket if proved is probed first."""
+    from certify.workflows.crossings import search
+
+    order: list[F] = []
+    points = {(F(0), F(1, 2)): F(1, 10), (F(1, 2), F(1)): F(7, 10)}  # steps 1/10 from 0 and 3/10 from 1
+
+    def probe(v: F) -> str:
+        order.append(v)
+        return _stable_below_undecided_around_half(v)
+
+    search(F(0), F(1), F(1, 100), 0, probe, float("inf"), place=lambda gap, verdicts: points.get(gap))
+    assert order[:4] == [F(0), F(1), F(1, 2), F(7, 10)]
+
+
+def test_a_wide_gaps_midpoint_goes_before_a_point_creeping_by_a_small_step():
+    """A placed point that would narrow its bracket less than a wider gap's midpoint is probed after that midpoint."""
+    from certify.workflows.crossings import search
+
+    order: list[F] = []
+
+    def probe(v: F) -> str:
+        order.append(v)
+        return _stable_below_undecided_around_half(v)
+
+    search(F(0), F(1), F(1, 100), 0, probe, float("inf"),
+           place=lambda gap, verdicts: (gap[0] + F(1, 100), "stable") if gap == (F(0), F(1, 2)) else None)
+    assert order[:4] == [F(0), F(1), F(1, 2), F(3, 4)]  # 1/100 would narrow [0, 1] by 1/100, 3/4 by 1/4
+
+def test_without_placed_points_the_lower_half_is_probed_first():
+    """With no placement, the lower of two equal halves is bisected first (plain bisection's order)."""
+    from certify.workflows.crossings import search
+
+    order: list[F] = []
+
+    def probe(v: F) -> str:
+        order.append(v)
+        return _stable_below_undecided_around_half(v)
+
+    search(F(0), F(1), F(1, 100), 0, probe, float("inf"))
+    assert order[:4] == [F(0), F(1), F(1, 2), F(1, 4)]
+
+
+def test_boundary_placement_counts_only_the_named_points_that_were_probed(monkeypatch):
+    """A point the placement named for a half that was not probed is not remembered as a placed probe."""
+    import certify.workflows.boundary as bd
+
+    seen: list[set[F]] = []
+
+    def placed_point(gap, verdicts, estimates, placed):
+        seen.append(set(placed))
+        return ((gap[0] + 3 * gap[1]) / 4, "stable") if gap[0] == 0 else None
+
+    monkeypatch.setattr(bd, "placed_point", placed_point)
+    place = bd._placer({})
+    verdicts = {F(0): "stable", F(1): "unstable", F(1, 2): "undecided"}
+    assert place((F(0), F(1, 2)), verdicts) == (F(3, 8), "stable")  # named, then not probed: the other half's midpoint is
+    assert place((F(1, 2), F(1)), verdicts) is None
+    verdicts[F(3, 4)] = "undecided"
+    place((F(0), F(1, 2)), verdicts)  # named again, and probed this time
+    verdicts[F(3, 8)] = "undecided"
+    place((F(3, 8), F(1, 2)), verdicts)
+    assert seen == [set(), set(), set(), {F(3, 8)}]
+
+
+def test_a_placed_point_in_a_narrow_gap_goes_before_a_wider_gaps_midpoint():
+    """A placed point that would leave the bracket narrow is probed before the midpoint of a wider gap elsewhere."""
+    from certify.workflows.crossings import search
+
+    order: list[F] = []
+    hard = {F(1, 2), F(3, 4)}  # two probes no search decides, one just past the boundary 0.4, one far past it
+
+    def probe(v: F) -> str:
+        order.append(v)
+        return "undecided" if v in hard else "stable" if v < F(2, 5) else "unstable"
+
+    def place(gap, verdicts):
+        return (F(43, 100), "unstable") if gap == (F(1, 4), F(1, 2)) else None
+
+    search(F(0), F(1), F(1, 100), 3, probe, float("inf"), place=place)
+    # the grid: 1/2 and 3/4 undecided, 1/4 stable; gaps (1/4, 1/2) and (3/4, 1): the placed 0.43 leaves [1/4, 0.43]
+    assert order[:6] == [F(0), F(1), F(1, 2), F(1, 4), F(3, 4), F(43, 100)]
+
+
+def test_placement_steps_past_a_probe_undecided_beyond_the_zone():
+    """On the synthetic zone, with a probe just past its unstable edge left undecided and a hard stretch above, the
+    placed search brackets the boundary within 0.01 below that probe instead of bisecting the hard stretch."""
+    from certify.workflows.boundary import _placer
+    from certify.workflows.crossings import brackets, search
+    from tests.test_placement import BOUND, _zone_probe
+
+    seen: dict = {}
+    est: dict = {}
+    zone = _zone_probe(seen, est)
+    short = F(5, 8)  # past the zone (its unstable edge is near 0.617), but this probe runs short of time
+
+    def probe(v: F) -> str:
+        verdict = zone(v)
+        if v == short or F(7, 10) <= v <= F(9, 10):
+            seen[v] = "undecided"
+            if v != short:  # the hard stretch leaves no estimate either
+                del est[v]
+            return "undecided"
+        return verdict
+
+    search(F(1, 2), F(1), F(1, 100), 3, probe, float("inf"), place=_placer(est))
+    (a, b), = brackets(seen)
+    assert a < BOUND < b < short and b - a <= F(1, 100)
+    assert len(seen) <= 8

@@ -14,7 +14,16 @@ from certify.proof.context import ProofContext, RunState
 from certify.proof.poisson import poisson_try
 from certify.proof.result import Result
 from certify.workflows.crossings import brackets, search
-from certify.workflows.placement import DIGITS, MARGIN, MIN_STEP, NEAR_UNDECIDED, RETRIES, SAME_POINT, secant_point
+from certify.workflows.placement import (
+    DIGITS,
+    MARGIN,
+    MIN_STEP,
+    NEAR_UNDECIDED,
+    RETRIES,
+    SAME_POINT,
+    placed_point,
+    secant_point,
+)
 
 # A synthetic boundary at BOUND: the excess is SLOPE * (v - BOUND); a probe's box bounds it within +- SPREAD, so a
 # probe is decided only where the whole interval lies on one side (|v - BOUND| > SPREAD / SLOPE: the zone).
@@ -225,8 +234,9 @@ def test_boundary_placer_remembers_its_points():
     est = {F(1, 2): {"7": (-0.01, 0.03)}, F(1): {"7": (0.4, 0.6)}}
     place = _placer(est)
     verdicts = {F(0): "stable", F(1): "unstable", F(1, 4): "stable"}
-    first = place((F(1, 4), F(1)), verdicts)  # estimates at 1/2 and 1 inside the bracket [1/4, 1]
-    assert first is not None
+    got = place((F(1, 4), F(1)), verdicts)  # estimates at 1/2 and 1 inside the bracket [1/4, 1]
+    assert got is not None
+    first = got[0]
     verdicts[first] = "undecided"
     est[first] = {"7": (-0.01, 0.03)}
     mid = first - F(1, 25)  # an undecided midpoint next to where the next point goes
@@ -234,4 +244,25 @@ def test_boundary_placer_remembers_its_points():
     gap = (F(1, 4), first)
     expect = secant_point(gap, verdicts, est, placed={first})
     assert expect is not None and secant_point(gap, verdicts, est, placed={first, mid}) is None
-    assert place(gap, verdicts) == expect
+    assert place(gap, verdicts) == (expect, "stable")
+
+
+def test_point_past_the_far_edge_when_the_gaps_other_end_was_left_undecided_past_the_zone():
+    """Between a stable end and a probe left undecided past the zone, the point is past the zone's unstable edge,
+    predicted unstable, as the line through the estimates puts it independently."""
+    verdicts = {F(0): "stable", F(3, 10): "stable", F(3, 4): "undecided", F(1): "unstable"}
+    est = {F(3, 10): {"7": (-0.25, -0.15)}, F(3, 4): {"7": (0.2, 0.3)}}
+    slope = (0.25 - -0.2) / (0.75 - 0.3)  # midpoints -0.2 at 0.3 and 0.25 at 0.75; anchor 0.3 (nearer 0.5)
+    edge = 0.3 + 0.25 / slope  # where the anchor's growth bound -0.25 reaches 0
+    want = edge + (MARGIN - 1) * (0.1 / 2 / slope)
+    got = placed_point((F(3, 10), F(3, 4)), verdicts, est)
+    assert got is not None and got[1] == "unstable" and 0 <= float(got[0]) - want <= 0.001
+
+
+def test_no_point_past_the_far_edge_of_a_probe_these_estimates_placed():
+    """Past a probe the estimates placed themselves and that was not decided, they are not trusted: the gap's point
+    stays on its proved end's side."""
+    verdicts = {F(0): "stable", F(3, 10): "stable", F(3, 4): "undecided", F(1): "unstable"}
+    est = {F(3, 10): {"7": (-0.25, -0.15)}, F(3, 4): {"7": (0.2, 0.3)}}
+    got = placed_point((F(3, 10), F(3, 4)), verdicts, est, placed={F(3, 4)})
+    assert got is not None and got[1] == "stable" and float(got[0]) < 0.45  # before the stable edge 0.45

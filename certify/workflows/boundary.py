@@ -48,7 +48,7 @@ from ..proof.options import ProveOptions
 from .boundary_result import BoundaryResult, BoundaryStep, Crossing
 from .crossings import DEFAULT_GRID, brackets, check_grid, frontier, notes, search
 from .paths import ExactDocument, Tokens, apply_values, base_doc, check_path
-from .placement import secant_point
+from .placement import placed_point
 
 __all__ = ["LOAD", "DEFAULT_GRID", "SHORT_SHARE", "default_tolerance", "bisection_interval", "boundary"]
 
@@ -287,15 +287,22 @@ def boundary(
 
 
 def _placer(estimates: dict[Fraction, dict[str, tuple[float, float]]]
-            ) -> Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | None]:
-    """The search's probe placement over the estimates recorded so far, remembering the values it placed."""
+            ) -> Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], tuple[Fraction, str] | None]:
+    """The search's probe placement over the estimates recorded so far, remembering the values it placed that were
+    probed (the search may ask for several gaps' points and probe one of them)."""
     placed: set[Fraction] = set()
+    named: dict[Fraction, int] = {}  # value named -> how many probes there were when it was named
 
-    def place(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str]) -> Fraction | None:
-        v = secant_point(gap, verdicts, estimates, placed)
-        if v is not None:
-            placed.add(v)
-        return v
+    def place(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str]) -> tuple[Fraction, str] | None:
+        for v, seen in list(named.items()):
+            if len(verdicts) > seen:  # a probe ran since: the value was probed then, or not chosen
+                if v in verdicts:
+                    placed.add(v)
+                del named[v]
+        got = placed_point(gap, verdicts, estimates, placed)
+        if got is not None:
+            named[got[0]] = len(verdicts)
+        return got
 
     return place
 

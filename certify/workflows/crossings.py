@@ -17,6 +17,12 @@ A grid point whose nearest proved neighbours are proved on the same side
 between them; :func:`search` may give it a shorter probe, and a whole one later,
 once every bracket is narrow, where the shorter one decided nothing.
 
+After the grid, every gap next to a proved end names one point (a placement's,
+else its midpoint), and the point that leaves its bracket narrowest if proved as
+predicted is probed next: after an undecided midpoint, of its two halves' placed
+points the one that narrows the bracket more; a placed point just past the zone
+before the midpoint of a wide gap in a stretch no probe decides.
+
 Public: :func:`grid_points`, :func:`brackets`, :func:`frontier`, :func:`search`, :func:`notes`, :func:`check_grid`,
 :func:`same_side`, :data:`DEFAULT_GRID`, :data:`MAX_GRID`, :data:`MAX_STEPS`.
 """
@@ -175,8 +181,8 @@ def frontier(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction) -> Fr
     return gap[0] if verdicts.get(lo) in _DECIDED else gap[1]
 
 
-def _next_gap(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fraction) -> tuple[Fraction, Fraction] | None:
-    """The widest gap to probe next: next to a proved end of a bracket wider than tol (or the one-sided gap); None: done."""
+def _gaps(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fraction) -> list[tuple[Fraction, Fraction]]:
+    """Every gap to probe, lowest first: next to a proved end of a bracket wider than tol (or the one-sided gap)."""
     gaps = []
     found = brackets(verdicts)
     for a, b in found:
@@ -190,14 +196,50 @@ def _next_gap(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol:
         one = _one_sided(verdicts, lo, hi)
         if one is not None and one[1] - one[0] > tol:
             gaps.append(one)
-    if not gaps:
-        return None
-    return max(gaps, key=lambda g: (g[1] - g[0], -g[0]))
+    return sorted(gaps)
+
+
+def _gain(gap: tuple[Fraction, Fraction], at: Fraction, side: str | None, verdicts: Mapping[Fraction, str]) -> Fraction:
+    """How much narrower a probe at ``at`` leaves its bracket if it is proved on ``side`` (None: on the side of the
+    gap's proved end; where both ends are proved, the smaller of the two outcomes); outside any bracket (the
+    one-sided gap), how far it moves the proved end."""
+    x, y = gap
+    around = next(((p, q) for p, q in brackets(verdicts) if p <= x and y <= q), None)
+    if around is None:
+        return at - x if verdicts.get(x) in _DECIDED else y - at
+    p, q = around
+    if side is None:
+        if verdicts.get(x) in _DECIDED and verdicts.get(y) in _DECIDED:
+            return min(at - x, y - at)
+        side = verdicts[x] if verdicts.get(x) in _DECIDED else verdicts[y]
+    return at - p if side == verdicts[p] else q - at
+
+
+#: A placement: given a gap and the verdicts, a value to probe in it (with the side it is predicted on), or None.
+Placed = Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | tuple[Fraction, str] | None]
+
+
+def _choose(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fraction, place: Placed | None
+            ) -> Fraction | None:
+    """The value to probe next: in each gap the point ``place`` names there (else its midpoint), and of those the one
+    that leaves its bracket narrowest if proved as predicted (:func:`_gain`; a midpoint on the side of its gap's
+    proved end), a placed point before a midpoint and the lowest first where they tie; None when no gap is left."""
+    best: tuple[Fraction, bool, Fraction] | None = None  # (gain, placed, value)
+    for gap in _gaps(verdicts, lo, hi, tol):
+        got = place(gap, verdicts) if place is not None else None
+        at, side = got if isinstance(got, tuple) else (got, None)
+        placed = at is not None and gap[0] < at < gap[1] and at not in verdicts
+        if not placed:
+            at, side = (gap[0] + gap[1]) / 2, None
+        assert at is not None
+        key = (_gain(gap, at, side, verdicts), placed, at)
+        if best is None or key[:2] > best[:2]:
+            best = key
+    return None if best is None else best[2]
 
 
 def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable[[Fraction], str], deadline: float,
-           place: Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | None] | None = None,
-           confirm: Callable[[Fraction], str] | None = None) -> str:
+           place: Placed | None = None, confirm: Callable[[Fraction], str] | None = None) -> str:
     """Probe the ends and the grid, then bisect next to the proved ends of every bracket; why the search stopped.
 
     Parameters
@@ -211,9 +253,13 @@ def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable
     deadline : float
         ``time.perf_counter()`` after which no probe starts (the ends are always probed).
     place : callable, optional
-        Given the gap to probe next and the verdicts so far, a value strictly inside the gap to probe instead of its
-        midpoint, or None for the midpoint (:func:`certify.workflows.placement.secant_point`).  It moves probes
-        only: brackets still narrow from proved probes alone.
+        Given a gap and the verdicts so far, a value strictly inside the gap to probe instead of a midpoint, with the
+        side it is predicted to be proved on (a bare value: the side of the gap's proved end), or None
+        (:func:`certify.workflows.placement.placed_point`).  It is asked for every gap (a value it names need not be
+        probed), and of the values it names, with the midpoints of the gaps where it names none, the one that leaves
+        its bracket narrowest if proved as predicted is probed (a midpoint on the side of its gap's proved end: a
+        wide gap's midpoint goes before a point creeping by small steps).  It moves probes only: brackets still
+        narrow from proved probes alone.
     confirm : callable, optional
         Proves a grid point whose nearest proved neighbours, below and above, are proved on the same side (a
         shorter probe than ``probe``: such a point shows a crossing only where the boundary crosses twice between
@@ -256,19 +302,20 @@ def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable
         else:
             run(v)
     for _ in range(MAX_STEPS):
-        gap = _next_gap(verdicts, lo, hi, tol)
+        gaps = _gaps(verdicts, lo, hi, tol)
         again = [v for v in short if verdicts[v] not in _DECIDED]
-        if gap is None and not again:
+        if not gaps and not again:
             return _finished(verdicts, lo, hi, tol)
         if time.perf_counter() > deadline:
             return "time limit reached"
-        if gap is None:  # every bracket is narrow: the points the shorter probe left undecided get a whole probe
+        if not gaps:  # every bracket is narrow: the points the shorter probe left undecided get a whole probe
             short.remove(again[0])
             run(again[0])
             continue
-        at = place(gap, verdicts) if place is not None else None
-        run(at if at is not None and gap[0] < at < gap[1] and at not in verdicts else (gap[0] + gap[1]) / 2)
-    if _next_gap(verdicts, lo, hi, tol) is None:
+        at = _choose(verdicts, lo, hi, tol, place)
+        assert at is not None  # a gap is left
+        run(at)
+    if not _gaps(verdicts, lo, hi, tol):
         return _finished(verdicts, lo, hi, tol)
     return f"{MAX_STEPS} bisection probes"
 

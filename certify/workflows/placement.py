@@ -16,8 +16,15 @@ Where the predicted zone is wider than the bracket, the points creep from the pr
 point is only where the next probe goes.  Every bracket still narrows from proved probes only
 (:mod:`certify.workflows.crossings`), so a bad estimate costs time, never a wrong bracket.
 
-Public: :func:`secant_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`NEAR_UNDECIDED`, :data:`RETRIES`, :data:`SAME_POINT`,
-:data:`DIGITS`.
+A probe can also be left undecided *past* the zone: it ran short of time (J = 8 seed 33 at 0.85, undecided at 60 s
+in one boundary run of three, proved unstable in 40-43 s in the others), or the stage that decides there lies in a
+stretch that no search decides (seed 33 above 0.9).  Then the gap between the stable end and that probe holds the
+zone's unstable edge, and :func:`placed_point` names the point just past that edge, predicted unstable, where it
+leaves the narrower bracket of the two (the search compares the points of every gap by that width:
+:func:`certify.workflows.crossings.search`).
+
+Public: :func:`secant_point`, :func:`placed_point`, :data:`MARGIN`, :data:`MIN_STEP`, :data:`NEAR_UNDECIDED`,
+:data:`RETRIES`, :data:`SAME_POINT`, :data:`DIGITS`.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from fractions import Fraction
 
 from .crossings import brackets
 
-__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "RETRIES", "SAME_POINT", "secant_point"]
+__all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "RETRIES", "SAME_POINT", "placed_point", "secant_point"]
 
 #: How far beyond the predicted edge of the zone the point goes: (MARGIN - 1) zone half-widths (the anchor's spread
 #: over the slope; the next box is about as large as the anchor's, its bounds about as wide, and a little beyond the
@@ -95,7 +102,8 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         bracket, a fit whose slope does not run from the stable end to the unstable one, a zone that would
         begin beyond the gap's other end, a point next to more than :data:`RETRIES` placed probes that were
         not decided: nearer than :data:`NEAR_UNDECIDED` of the gap, or one nearer than :data:`SAME_POINT` of the gap
-        to any probe that was not decided).
+        to any probe that was not decided). Where the gap's other end was not decided past the zone,
+        :func:`placed_point`'s point beyond the zone's far edge instead, when it leaves the narrower bracket.
 
     Examples
     --------
@@ -110,6 +118,43 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     >>> est = {F(1, 2): {"7": (-0.01, 0.03)}, F(1): {"7": (0.4, 0.6)}}
     >>> float(secant_point((F(0), F(1, 2)), verdicts, est))
     0.465
+    """
+    got = placed_point(gap, verdicts, estimates, placed)
+    return None if got is None else got[0]
+
+
+def placed_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str],
+                 estimates: Mapping[Fraction, Mapping[str, tuple[float, float]]],
+                 placed: Collection[Fraction] = ()) -> tuple[Fraction, str] | None:
+    """:func:`secant_point`'s value with the side it is predicted to be proved on; or, in a gap between a proved end
+    and a probe that was not decided *beyond* the predicted zone (the zone's far edge inside the gap; a grid point or
+    a midpoint, not a point placed from these estimates), the point past that far edge, predicted on the other side,
+    where that one leaves the narrower bracket if decided as predicted.
+
+    Parameters
+    ----------
+    gap, verdicts, estimates, placed
+        As for :func:`secant_point`.
+
+    Returns
+    -------
+    (Fraction, str) or None
+        The value and "stable" or "unstable"; None: bisect.
+
+    Examples
+    --------
+    Stable at 0 and 0.3, unstable at 1; a probe at 0.75 was not decided (it ran short of time, say) although its
+    box bounded the excess within [0.2, 0.3]. The line through the midpoints (slope 1) puts the boundary at 0.5; the
+    anchor 0.3 (bounds [-0.25, -0.15]) puts the zone's edges at 0.45 and 0.55, half-width 0.05. Stepping from 0.3,
+    the stable side's point 0.438 would leave the bracket [0.438, 1] if proved stable; the point past the unstable
+    edge, 0.55 + 0.25 * 0.05 rounded up, leaves [0.3, 0.563] if proved unstable: that one.
+
+    >>> F = Fraction
+    >>> verdicts = {F(0): "stable", F(3, 10): "stable", F(3, 4): "undecided", F(1): "unstable"}
+    >>> est = {F(3, 10): {"7": (-0.25, -0.15)}, F(3, 4): {"7": (0.2, 0.3)}}
+    >>> v, side = placed_point((F(3, 10), F(3, 4)), verdicts, est)
+    >>> float(v), side
+    (0.563, 'unstable')
     """
     x, y = gap
     around = next(((p, q) for p, q in brackets(verdicts) if p <= x and y <= q), None)
@@ -141,11 +186,34 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     if verdicts.get(x) in _DECIDED and verdicts.get(y) in _DECIDED:
         # both ends proved: step from the end farther from the predicted boundary
         start = x if abs(float(x) - centre) > abs(float(y) - centre) else y
-    # the zone's edge on that side: where the drain side's bound (stable) or the growth side's (unstable) crosses 0,
-    # on the fitted slope through the anchor's bounds
-    edge = float(anchor) - (high if verdicts[start] == "stable" else low) / beta
-    away = 1.0 if float(start) > edge else -1.0  # from the zone towards the end it steps from
-    place = edge + away * (MARGIN - 1) * (high - low) / 2 / abs(beta)
+    side = verdicts[start]
+    half = (high - low) / 2 / abs(beta)
+    # the zone's edges: where the drain side's bound (stable) or the growth side's (unstable) crosses 0, on the
+    # fitted slope through the anchor's bounds
+    edges = {"stable": float(anchor) - high / beta, "unstable": float(anchor) - low / beta}
+    away = 1.0 if float(start) > edges[side] else -1.0  # from the zone towards the end it steps from
+    near = _near(gap, start, edges[side] + away * (MARGIN - 1) * half)
+    other = "unstable" if side == "stable" else "stable"
+    far = None
+    undecided = x if start == y else y  # the gap's other end
+    if verdicts.get(undecided) not in _DECIDED and undecided not in placed:
+        # not decided, and not a point these estimates placed: a placed probe left undecided is their own miss,
+        # and they are not trusted past it (J = 8 seed 31: the drain bounds put 0.8826 on the unstable side and
+        # then, past it, a stable point at 0.882771, next to 0.88296 proved unstable)
+        far = _far(gap, start, edges[other] - away * (MARGIN - 1) * half)
+    end = p if start == q else q  # the bracket's end across from the one stepped from
+    choices = [(abs(end - v), v, side) for v in [near] if v is not None]
+    choices += [(abs(v - start), v, other) for v in [far] if v is not None]
+    for _, v, s in sorted(choices):
+        if _free(v, gap, verdicts, placed):
+            return v, s
+    return None
+
+
+def _near(gap: tuple[Fraction, Fraction], start: Fraction, place: float) -> Fraction | None:
+    """The point stepping from the proved end ``start`` to ``place``, at least :data:`MIN_STEP` of the gap from it,
+    rounded away from it; None where ``place`` lies beyond the gap's other end."""
+    x, y = gap
     if not math.isfinite(place):
         return None
     target = Fraction(place)
@@ -158,17 +226,41 @@ def secant_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         if target <= x:
             return None
         target = min(target, y - step)
-    unit = Fraction(10) ** (math.floor(math.log10(float(y - x))) - DIGITS)
+    unit = _unit(gap)
     # exact, a short decimal, rounded away from the end it steps from (never nearer than the step)
-    point = (math.ceil(target / unit) if start == x else math.floor(target / unit)) * unit
-    if not x < point < y or point in verdicts:
+    return (math.ceil(target / unit) if start == x else math.floor(target / unit)) * unit
+
+
+def _far(gap: tuple[Fraction, Fraction], start: Fraction, place: float) -> Fraction | None:
+    """The point past the zone's far edge (``place``), rounded away from the zone; None unless it lies inside the gap
+    at least :data:`MIN_STEP` of the gap from either end."""
+    x, y = gap
+    if not math.isfinite(place):
         return None
+    unit = _unit(gap)
+    target = Fraction(place)
+    point = (math.ceil(target / unit) if start == x else math.floor(target / unit)) * unit
+    step = (y - x) * MIN_STEP
+    return point if x + step <= point <= y - step else None
+
+
+def _unit(gap: tuple[Fraction, Fraction]) -> Fraction:
+    """The rounding unit of a gap's points: 10^(e - DIGITS), 10^e the decimal order of its width."""
+    return Fraction(10) ** (math.floor(math.log10(float(gap[1] - gap[0]))) - DIGITS)
+
+
+def _free(point: Fraction, gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str],
+          placed: Collection[Fraction]) -> bool:
+    """Whether a point may be probed: inside the gap, not probed, next to at most :data:`RETRIES` placed probes
+    that were not decided (:data:`NEAR_UNDECIDED`) and not within :data:`SAME_POINT` of any probe not decided."""
+    x, y = gap
+    if not x < point < y or point in verdicts:
+        return False
     misses = sum(1 for v in placed if verdicts.get(v) not in _DECIDED and abs(point - v) < (y - x) * NEAR_UNDECIDED)
     if misses > RETRIES:
-        return None  # the estimates missed the zone here more than once: bisect instead of probing it again
-    if any(s not in _DECIDED and abs(point - v) < (y - x) * SAME_POINT for v, s in verdicts.items()):
-        return None  # next to an undecided probe: it would be decided no better
-    return point
+        return False  # the estimates missed the zone here more than once: bisect instead of probing it again
+    # next to an undecided probe: it would be decided no better
+    return not any(s not in _DECIDED and abs(point - v) < (y - x) * SAME_POINT for v, s in verdicts.items())
 
 
 def _fit(points: list[tuple[float, float]]) -> tuple[float, float] | None:
