@@ -370,6 +370,7 @@ def test_a_wide_gaps_midpoint_goes_before_a_point_creeping_by_a_small_step():
            place=lambda gap, verdicts: (gap[0] + F(1, 100), "stable") if gap == (F(0), F(1, 2)) else None)
     assert order[:4] == [F(0), F(1), F(1, 2), F(3, 4)]  # 1/100 would narrow [0, 1] by 1/100, 3/4 by 1/4
 
+
 def test_without_placed_points_the_lower_half_is_probed_first():
     """With no placement, the lower of two equal halves is bisected first (plain bisection's order)."""
     from certify.workflows.crossings import search
@@ -397,9 +398,9 @@ def test_boundary_placement_counts_only_the_named_points_that_were_probed(monkey
     monkeypatch.setattr(bd, "placed_point", placed_point)
     place = bd._placer({})
     verdicts = {F(0): "stable", F(1): "unstable", F(1, 2): "undecided"}
-    assert place((F(0), F(1, 2)), verdicts) == (F(3, 8), "stable")  # named, then not probed: the other half's midpoint is
+    assert place((F(0), F(1, 2)), verdicts) == (F(3, 8), "stable")  # named, and then not probed:
     assert place((F(1, 2), F(1)), verdicts) is None
-    verdicts[F(3, 4)] = "undecided"
+    verdicts[F(3, 4)] = "undecided"  # the other half's midpoint was
     place((F(0), F(1, 2)), verdicts)  # named again, and probed this time
     verdicts[F(3, 8)] = "undecided"
     place((F(3, 8), F(1, 2)), verdicts)
