@@ -290,18 +290,12 @@ def _placer(estimates: dict[Fraction, dict[str, tuple[float, float]]]
             ) -> Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], tuple[Fraction, str] | None]:
     """The search's probe placement over the estimates recorded so far, remembering the values it placed that were
     probed (the search may ask for several gaps' points and probe one of them)."""
-    placed: set[Fraction] = set()
-    named: dict[Fraction, int] = {}  # value named -> how many probes there were when it was named
+    named: set[Fraction] = set()  # every value it named; those probed are the placed probes
 
     def place(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str]) -> tuple[Fraction, str] | None:
-        for v, seen in list(named.items()):
-            if len(verdicts) > seen:  # a probe ran since: the value was probed then, or not chosen
-                if v in verdicts:
-                    placed.add(v)
-                del named[v]
-        got = placed_point(gap, verdicts, estimates, placed)
+        got = placed_point(gap, verdicts, estimates, named & verdicts.keys())
         if got is not None:
-            named[got[0]] = len(verdicts)
+            named.add(got[0])
         return got
 
     return place

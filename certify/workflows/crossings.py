@@ -24,7 +24,7 @@ points the one that narrows the bracket more; a placed point just past the zone
 before the midpoint of a wide gap in a stretch no probe decides.
 
 Public: :func:`grid_points`, :func:`brackets`, :func:`frontier`, :func:`search`, :func:`notes`, :func:`check_grid`,
-:func:`same_side`, :data:`DEFAULT_GRID`, :data:`MAX_GRID`, :data:`MAX_STEPS`.
+:func:`same_side`, :func:`bracket_of`, :func:`gain`, :data:`DEFAULT_GRID`, :data:`MAX_GRID`, :data:`MAX_STEPS`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from ..core.errors import NetworkError
 from ..core.numbers import approx_str, exact_str
 
 __all__ = ["DEFAULT_GRID", "MAX_GRID", "MAX_STEPS", "check_grid", "grid_points", "brackets", "frontier", "search", "notes",
-           "same_side"]
+           "same_side", "bracket_of", "gain"]
 
 #: Interior grid points probed before bisecting: 7 are the points of three bisection levels (the interval in eighths),
 #: so a single crossing costs four probes more than bisection from the ends alone, and brackets end at the same values.
@@ -199,12 +199,63 @@ def _gaps(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fra
     return sorted(gaps)
 
 
-def _gain(gap: tuple[Fraction, Fraction], at: Fraction, side: str | None, verdicts: Mapping[Fraction, str]) -> Fraction:
-    """How much narrower a probe at ``at`` leaves its bracket if it is proved on ``side`` (None: on the side of the
-    gap's proved end; where both ends are proved, the smaller of the two outcomes); outside any bracket (the
-    one-sided gap), how far it moves the proved end."""
+def bracket_of(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str]) -> tuple[Fraction, Fraction] | None:
+    """The bracket that holds a gap, or None (a gap between probes proved on one side, or the one-sided gap).
+
+    Parameters
+    ----------
+    gap : (Fraction, Fraction)
+        A stretch between two probes, lower end first.
+    verdicts : mapping of Fraction to str
+        Each probed value's verdict.
+
+    Returns
+    -------
+    (Fraction, Fraction) or None
+        The bracket's ends, lower first (:func:`brackets`).
+
+    Examples
+    --------
+    >>> F = Fraction
+    >>> bracket_of((F(1), F(2)), {F(0): "stable", F(1): "undecided", F(2): "undecided", F(3): "unstable"})
+    (Fraction(0, 1), Fraction(3, 1))
+    """
     x, y = gap
-    around = next(((p, q) for p, q in brackets(verdicts) if p <= x and y <= q), None)
+    return next(((p, q) for p, q in brackets(verdicts) if p <= x and y <= q), None)
+
+
+def gain(gap: tuple[Fraction, Fraction], at: Fraction, side: str | None, verdicts: Mapping[Fraction, str]) -> Fraction:
+    """How much narrower a probe at ``at`` leaves its gap's bracket if it is proved on ``side``.
+
+    Parameters
+    ----------
+    gap : (Fraction, Fraction)
+        The gap the probe lies in, lower end first.
+    at : Fraction
+        The value probed.
+    side : str or None
+        "stable" or "unstable"; None: the side of the gap's proved end (where both ends are proved, the smaller of
+        the two outcomes).
+    verdicts : mapping of Fraction to str
+        Each probed value's verdict.
+
+    Returns
+    -------
+    Fraction
+        The bracket's width less its width after the probe; outside any bracket (the one-sided gap), how far the
+        probe moves the proved end.
+
+    Examples
+    --------
+    In the bracket [0, 1] (stable at 0): a probe at 0.3 proved stable narrows it by 0.3, proved unstable by 0.7.
+
+    >>> F = Fraction
+    >>> verdicts = {F(0): "stable", F(1, 2): "undecided", F(1): "unstable"}
+    >>> gain((F(0), F(1, 2)), F(3, 10), "stable", verdicts), gain((F(0), F(1, 2)), F(3, 10), "unstable", verdicts)
+    (Fraction(3, 10), Fraction(7, 10))
+    """
+    x, y = gap
+    around = bracket_of(gap, verdicts)
     if around is None:
         return at - x if verdicts.get(x) in _DECIDED else y - at
     p, q = around
@@ -219,23 +270,22 @@ def _gain(gap: tuple[Fraction, Fraction], at: Fraction, side: str | None, verdic
 Placed = Callable[[tuple[Fraction, Fraction], Mapping[Fraction, str]], Fraction | tuple[Fraction, str] | None]
 
 
-def _choose(verdicts: Mapping[Fraction, str], lo: Fraction, hi: Fraction, tol: Fraction, place: Placed | None
-            ) -> Fraction | None:
-    """The value to probe next: in each gap the point ``place`` names there (else its midpoint), and of those the one
-    that leaves its bracket narrowest if proved as predicted (:func:`_gain`; a midpoint on the side of its gap's
-    proved end), a placed point before a midpoint and the lowest first where they tie; None when no gap is left."""
+def _choose(gaps: list[tuple[Fraction, Fraction]], verdicts: Mapping[Fraction, str], place: Placed | None) -> Fraction:
+    """The value to probe next among the gaps (at least one): in each the point ``place`` names there (else its
+    midpoint), and of those the one that leaves its bracket narrowest if proved as predicted (:func:`gain`; a midpoint
+    on the side of its gap's proved end), a placed point before a midpoint and the lowest first where they tie."""
     best: tuple[Fraction, bool, Fraction] | None = None  # (gain, placed, value)
-    for gap in _gaps(verdicts, lo, hi, tol):
+    for gap in gaps:
         got = place(gap, verdicts) if place is not None else None
         at, side = got if isinstance(got, tuple) else (got, None)
-        placed = at is not None and gap[0] < at < gap[1] and at not in verdicts
-        if not placed:
-            at, side = (gap[0] + gap[1]) / 2, None
-        assert at is not None
-        key = (_gain(gap, at, side, verdicts), placed, at)
+        if at is None or not gap[0] < at < gap[1] or at in verdicts:
+            key = (gain(gap, (gap[0] + gap[1]) / 2, None, verdicts), False, (gap[0] + gap[1]) / 2)
+        else:
+            key = (gain(gap, at, side, verdicts), True, at)
         if best is None or key[:2] > best[:2]:
             best = key
-    return None if best is None else best[2]
+    assert best is not None, "no gap to choose from"
+    return best[2]
 
 
 def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable[[Fraction], str], deadline: float,
@@ -312,9 +362,7 @@ def search(lo: Fraction, hi: Fraction, tol: Fraction, grid: int, probe: Callable
             short.remove(again[0])
             run(again[0])
             continue
-        at = _choose(verdicts, lo, hi, tol, place)
-        assert at is not None  # a gap is left
-        run(at)
+        run(_choose(gaps, verdicts, place))
     if not _gaps(verdicts, lo, hi, tol):
         return _finished(verdicts, lo, hi, tol)
     return f"{MAX_STEPS} bisection probes"

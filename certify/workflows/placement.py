@@ -33,7 +33,7 @@ import math
 from collections.abc import Collection, Mapping
 from fractions import Fraction
 
-from .crossings import brackets
+from .crossings import bracket_of, gain
 
 __all__ = ["DIGITS", "MARGIN", "MIN_STEP", "NEAR_UNDECIDED", "RETRIES", "SAME_POINT", "placed_point", "secant_point"]
 
@@ -157,7 +157,7 @@ def placed_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
     (0.563, 'unstable')
     """
     x, y = gap
-    around = next(((p, q) for p, q in brackets(verdicts) if p <= x and y <= q), None)
+    around = bracket_of(gap, verdicts)
     if around is None:  # in no bracket (between two values proved on one side, say)
         return None
     p, q = around
@@ -201,10 +201,9 @@ def placed_point(gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str
         # and they are not trusted past it (J = 8 seed 31: the drain bounds put 0.8826 on the unstable side and
         # then, past it, a stable point at 0.882771, next to 0.88296 proved unstable)
         far = _far(gap, start, edges[other] - away * (MARGIN - 1) * half)
-    end = p if start == q else q  # the bracket's end across from the one stepped from
-    choices = [(abs(end - v), v, side) for v in [near] if v is not None]
-    choices += [(abs(v - start), v, other) for v in [far] if v is not None]
-    for _, v, s in sorted(choices):
+    choices = [(v, s) for v, s in ((near, side), (far, other)) if v is not None]
+    # the one that narrows the bracket more if proved as predicted first (the lower where they tie)
+    for v, s in sorted(choices, key=lambda c: (-gain(gap, c[0], c[1], verdicts), c[0])):
         if _free(v, gap, verdicts, placed):
             return v, s
     return None
@@ -226,9 +225,8 @@ def _near(gap: tuple[Fraction, Fraction], start: Fraction, place: float) -> Frac
         if target <= x:
             return None
         target = min(target, y - step)
-    unit = _unit(gap)
-    # exact, a short decimal, rounded away from the end it steps from (never nearer than the step)
-    return (math.ceil(target / unit) if start == x else math.floor(target / unit)) * unit
+    # never nearer than the step
+    return _rounded(gap, start, target)
 
 
 def _far(gap: tuple[Fraction, Fraction], start: Fraction, place: float) -> Fraction | None:
@@ -237,16 +235,16 @@ def _far(gap: tuple[Fraction, Fraction], start: Fraction, place: float) -> Fract
     x, y = gap
     if not math.isfinite(place):
         return None
-    unit = _unit(gap)
-    target = Fraction(place)
-    point = (math.ceil(target / unit) if start == x else math.floor(target / unit)) * unit
+    point = _rounded(gap, start, Fraction(place))
     step = (y - x) * MIN_STEP
     return point if x + step <= point <= y - step else None
 
 
-def _unit(gap: tuple[Fraction, Fraction]) -> Fraction:
-    """The rounding unit of a gap's points: 10^(e - DIGITS), 10^e the decimal order of its width."""
-    return Fraction(10) ** (math.floor(math.log10(float(gap[1] - gap[0]))) - DIGITS)
+def _rounded(gap: tuple[Fraction, Fraction], start: Fraction, target: Fraction) -> Fraction:
+    """``target`` exact, a short decimal (a multiple of 10^(e - DIGITS), 10^e the decimal order of the gap's width),
+    rounded away from the gap's end ``start``."""
+    unit = Fraction(10) ** (math.floor(math.log10(float(gap[1] - gap[0]))) - DIGITS)
+    return (math.ceil(target / unit) if start == gap[0] else math.floor(target / unit)) * unit
 
 
 def _free(point: Fraction, gap: tuple[Fraction, Fraction], verdicts: Mapping[Fraction, str],
