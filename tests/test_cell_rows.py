@@ -147,6 +147,21 @@ def test_the_lp_rows_at_w_are_the_cells_values_at_w(name, sink, K, sign):
     assert np.abs(v + D @ w - values).max() < 1e-9
 
 
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_lp_rows_built_in_small_chunks_are_the_cells_values(monkeypatch, sign):
+    """rows() over chunks of 7 cells (every chunk boundary inside the table) still gives values() at w on every cell."""
+    import certify.search.cell_rows as cr
+
+    name, sink, K = NETWORKS[0]
+    _, chain, rows = _rows(name, sink, K)
+    rng = np.random.default_rng(4)
+    h0, H, w = rng.normal(size=rows.columns), rng.normal(size=(rows.columns, chain.J)), rng.normal(size=chain.J)
+    values, picks = rows.values(rows.rates[0], w, h0 + H @ w, sign)
+    monkeypatch.setattr(cr, "ROWS_CHUNK", 7)
+    v, D = rows.rows(rows.rates[0], h0, H, picks)
+    assert np.abs(v + D @ w - values).max() < 1e-9
+
+
 def test_both_sides_in_two_threads_give_what_one_thread_gives(monkeypatch):
     """The drain side solved in a second thread gives the same weights, table and rates as both sides in turn."""
     import os
@@ -206,3 +221,23 @@ def test_an_interrupted_growth_side_stops_the_drain_side_before_the_interrupt_go
     with pytest.raises(KeyboardInterrupt):
         cr._both_sides(None, (z, z, Fraction(1), []), (z, z, Fraction(1), []), z, None, None)
     assert seen["stopped"] and not seen["thread"].is_alive()
+
+
+@pytest.mark.parametrize(("name", "sink", "K"), NETWORKS)
+def test_the_box_laws_solver_on_several_right_hand_sides_solves_each_by_a_dense_solve(name, sink, K):
+    """box_law's solver given an n x k array returns, column by column, the dense solution of Q h = r (h(0) = 0)."""
+    from certify.search.poisson import box_law, elimination_order
+
+    _, _, rows = _rows(name, sink, K)
+    Q = rows.box_generator()
+    pi, solve = box_law(Q, range(rows.columns), order=elimination_order(K))
+    D = Q.toarray()
+    n = len(D)
+    R = np.random.default_rng(1).normal(size=(n, 4))
+    R -= pi @ R
+    R[:, 2] = 0.0  # a zero right-hand side: h = 0
+    want = np.zeros((n, 4))
+    want[1:] = np.linalg.solve(D[1:, 1:], R[1:])
+    got = solve(R)
+    assert got.shape == (n, 4)
+    assert np.abs(got - want).max() < 1e-7 * max(1.0, np.abs(want).max())

@@ -18,7 +18,7 @@ per state of the box (a box of 100,000 states: 1.9 million regions, 7.7 GB): the
 three or four per state there.
 
 Public: :class:`CellRows`, :func:`cell_poisson_rates`, :data:`CUTS`, :data:`WORKING_ROWS`, :data:`GENERATION_TOL`,
-:data:`GENERATION_ROUNDS`.
+:data:`GENERATION_ROUNDS`, :data:`ROWS_CHUNK`.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from .linprog import solve_lp
 from .poisson import ROUNDING, PoissonRates, box_law, elimination_order, worst_text
 from .sink import RateSolution, claimed_rate
 
-__all__ = ["CUTS", "GENERATION_ROUNDS", "GENERATION_TOL", "WORKING_ROWS", "CellRows", "SubsetRate", "cell_poisson_rates",
+__all__ = ["CUTS", "GENERATION_ROUNDS", "GENERATION_TOL", "ROWS_CHUNK", "WORKING_ROWS", "CellRows", "SubsetRate", "cell_poisson_rates",
            "rate_solutions"]
 
 #: The most LP solves per side (each adds the rows of the candidates the last solution made worst).
@@ -58,6 +58,11 @@ WORKING_ROWS = 2_000
 
 #: A row violated by more than this (in rate units) joins the working set.
 GENERATION_TOL = 1e-9
+
+#: Cells per chunk of :meth:`CellRows.rows` (one sparse product each: a chunk's transient arrays stay near 10 MB).
+#: J = 8 seed 33 at 0.85 (617,400 cells, 36 candidates over 19 moves): 0.62 s a call in chunks of 16,384, 1.0 s in
+#: chunks of 262,144; 1.97 s before stop 56, a gather of H's rows per candidate.
+ROWS_CHUNK = 16_384
 
 #: The most rounds of the constraint generation per LP (each solves the working set once).
 GENERATION_ROUNDS = 50
@@ -258,23 +263,25 @@ class CellRows:
 
         Returns the values and, per move, the candidate taken on each cell (where the cell does not fix it).
         """
+        n = len(self.Z)
         out = f.copy()
-        picks = []
-        here = T[self.col]
-        for m in self.moves:
-            if m.target.shape[1] == 1:  # one candidate (a service, a stream of one station): nothing to choose
-                out += m.rate * (T[m.target[:, 0]] - here + float(m.jumps[0] @ w))
-                picks.append(np.zeros(len(out), dtype=np.intp))
-                continue
-            delta = T[m.target]  # (n, c)
-            delta -= here[:, None]
-            delta += (m.jumps @ w)[None, :]
-            fixed = (m.probs * delta).sum(axis=1)
-            masked = np.where(m.cand, sign * delta, np.inf)
-            pick = masked.argmin(axis=1)
-            worst = np.take_along_axis(delta, pick[:, None], axis=1)[:, 0]
-            out += m.rate * np.where(m.free, worst, fixed)
-            picks.append(pick)
+        picks = [np.zeros(n, dtype=np.intp) for _ in self.moves]
+        steps = [m.jumps @ w for m in self.moves]  # w'x's part of each candidate's jump
+        for lo in range(0, n, ROWS_CHUNK):  # chunks small enough for the cache
+            hi = min(n, lo + ROWS_CHUNK)
+            here = T[self.col[lo:hi]]
+            for m, pick, step in zip(self.moves, picks, steps):
+                if m.target.shape[1] == 1:  # one candidate (a service, a stream of one station): nothing to choose
+                    out[lo:hi] += m.rate[lo:hi] * (T[m.target[lo:hi, 0]] - here + float(step[0]))
+                    continue
+                delta = T[m.target[lo:hi]]  # (cells, c)
+                delta -= here[:, None]
+                delta += step[None, :]
+                fixed = (m.probs[lo:hi] * delta).sum(axis=1)
+                masked = np.where(m.cand[lo:hi], sign * delta, np.inf)
+                pick[lo:hi] = masked.argmin(axis=1)
+                worst = np.take_along_axis(delta, pick[lo:hi, None], axis=1)[:, 0]
+                out[lo:hi] += m.rate[lo:hi] * np.where(m.free[lo:hi], worst, fixed)
         return out, picks
 
     def rows(self, f: np.ndarray, h0: np.ndarray, H: np.ndarray, picks: Sequence[np.ndarray] | None
@@ -298,28 +305,38 @@ class CellRows:
             v (n) and D (n x J).
         """
         n = len(self.Z)
-        v = f.copy()
-        D = np.zeros((n, self.J))
-        total = np.zeros(n)  # the rate of every move on the cell: g's value there is subtracted once, at the end
-        for m, pick in zip(self.moves, picks if picks is not None else [None] * len(self.moves)):
-            weight = m.probs.copy()
-            if pick is not None:
-                weight[np.arange(n), pick] += m.free
-            weight *= m.rate[:, None]
-            total += weight.sum(axis=1)
-            D += weight @ m.jumps
-            for k in range(weight.shape[1]):
-                wk = weight[:, k]
-                taken = np.flatnonzero(wk)
-                # a candidate most cells take: every cell at once (a slice, no gather); else those cells only
-                at = slice(None) if len(taken) > n // 2 else taken
-                v[at] += wk[at] * h0[m.target[at, k]]
-                G = H[m.target[at, k]]
-                G *= wk[at, None]
-                D[at] += G
-        v -= total * h0[self.col]
-        D -= total[:, None] * H[self.col]
-        return v, D
+        hH = np.column_stack([h0, H])
+        out = np.empty((n, 1 + self.J))
+        moves = list(zip(self.moves, picks if picks is not None else [None] * len(self.moves)))
+        jumps = np.vstack([m.jumps for m in self.moves])  # every candidate of every move
+        E = len(jumps)
+        for lo in range(0, n, ROWS_CHUNK):
+            hi = min(n, lo + ROWS_CHUNK)
+            c = hi - lo
+            # on each cell, the rate of every candidate of every move and the column it leads to; last, the cell's own
+            # column with minus the total rate: T's part of f + A'g is then one sparse product
+            weight = np.empty((c, E + 1))
+            target = np.empty((c, E + 1), dtype=np.int32)
+            e = 0
+            for m, pick in moves:
+                k = m.target.shape[1]
+                wk = m.probs[lo:hi].copy()
+                if pick is not None:
+                    wk[np.arange(c), pick[lo:hi]] += m.free[lo:hi]
+                wk *= m.rate[lo:hi, None]
+                weight[:, e:e + k], target[:, e:e + k] = wk, m.target[lo:hi]
+                e += k
+            weight[:, E] = -weight[:, :E].sum(axis=1)
+            target[:, E] = self.col[lo:hi]
+            # a candidate of rate 0 may name no column (a service at an empty station): its own column instead
+            np.copyto(target, target[:, E:], where=weight == 0)
+            if target.min() < 0 or target.max() >= self.columns:  # the product below does not check its indices
+                raise IndexError(f"a move of the cells {lo}..{hi - 1} leads outside the table's {self.columns} columns")
+            P = sp.csr_matrix((weight.ravel(), target.ravel(), np.arange(0, c * (E + 1) + 1, E + 1)),
+                              shape=(c, self.columns))
+            out[lo:hi] = P @ hH  # a row may name a column twice (a clipped jump): the product adds both
+            out[lo:hi, 1:] += weight[:, :E] @ jumps  # w'x's part
+        return f + out[:, 0], out[:, 1:]
 
 
 @dataclass(frozen=True)
@@ -407,7 +424,7 @@ def cell_poisson_rates(rows: CellRows, capacity: Fraction, served: Fraction, dea
     pi, poisson = box_law(Q, range(rows.columns), deadline, elimination_order(rows.K))
     drifts = rows.box_drifts()
     means = pi @ drifts
-    H = np.column_stack([poisson(means[k] - drifts[:, k]) for k in range(rows.J)])
+    H = poisson(means[None, :] - drifts)  # every station's at once
     h = rate_solutions(rows, pi, poisson)
 
     def side(k: int, bound: Fraction, subsets: Sequence[SubsetRate]) -> _Side:
@@ -423,7 +440,8 @@ def rate_solutions(rows: CellRows, pi: np.ndarray, poisson: Callable[[np.ndarray
 
     The sink kinds' rates (f_H, u_H) are a constant plus a rate per busy station of R'; where every rate is such a sum
     on the box (checked on its cells) and fewer stations than rates carry one, the busy stations' indicators are solved
-    and combined (a set of sinks' subsets add rates, not solves); otherwise each rate is solved.
+    and combined (a set of sinks' subsets add rates, not solves); otherwise each rate is solved. The right-hand sides
+    go to ``poisson`` together, as one n x k array.
 
     Parameters
     ----------
@@ -448,8 +466,8 @@ def rate_solutions(rows: CellRows, pi: np.ndarray, poisson: Callable[[np.ndarray
     >>> rows = CellRows(mm1, (3,), [lambda e: Fraction(0 if e else 1), lambda e: Fraction(0 if e else 2)])
     >>> solves = []
     >>> pi, poisson = box_law(rows.box_generator(), range(rows.columns))
-    >>> h = rate_solutions(rows, pi, lambda r: solves.append(r) or poisson(r))
-    >>> len(solves), bool(np.allclose(h[:, 1], 2 * h[:, 0]))
+    >>> h = rate_solutions(rows, pi, lambda r: solves.append(r.shape[1]) or poisson(r))
+    >>> sum(solves), bool(np.allclose(h[:, 1], 2 * h[:, 0]))
     (1, True)
     """
     R = np.column_stack([r[rows.box] for r in rows.rates]) if rows.rates else np.zeros((rows.columns, 0))
@@ -458,9 +476,10 @@ def rate_solutions(rows: CellRows, pi: np.ndarray, poisson: Callable[[np.ndarray
         coef = R[rows.stride] - R[0]  # station a's rate: at the state with a alone at level 1, less the empty state's
         used = np.flatnonzero(np.abs(coef).max(axis=1) > 0)
         if len(used) < R.shape[1] and np.abs(R[0] + busy @ coef - R).max() <= 1e-12 * max(1.0, np.abs(R).max()):
-            parts = [poisson(pi @ busy[:, a] - busy[:, a]) for a in used]
-            return np.column_stack(parts) @ coef[used] if parts else np.zeros_like(R)
-    return np.column_stack([poisson(pi @ R[:, k] - R[:, k]) for k in range(R.shape[1])]) if R.shape[1] else R
+            if not len(used):
+                return np.zeros_like(R)
+            return np.asarray(poisson((pi @ busy[:, used])[None, :] - busy[:, used]) @ coef[used])
+    return poisson((pi @ R)[None, :] - R) if R.shape[1] else R
 
 
 def _both_sides(rows: CellRows, growth: _Side, drain: _Side, H: np.ndarray, deadline: float | None,
@@ -523,14 +542,16 @@ def _side(rows: CellRows, f: np.ndarray, h0: np.ndarray, H: np.ndarray, bound: F
         worst = float(got.min() if sign > 0 else got.max())
         if sign * (claimed - worst) <= 1e-9:
             break
-    w = round_to_grid(wf, 2**20)
-    T = round_to_grid(h0 + H @ wf, 2**20)
-    got, _ = rows.values(f, np.array([float(x) for x in w]), np.array([float(x) for x in T]), sign)
+    # rounded to 2^-20 in floats first (exactly round_to_grid's values: both round half to even, and dividing by a
+    # power of 2 is exact), the Fractions only for a candidate that clears its bound
+    w_grid, T_grid = np.rint(wf * 2.0**20) / 2.0**20, np.rint((h0 + H @ wf) * 2.0**20) / 2.0**20
+    got, _ = rows.values(f, w_grid, T_grid, sign)
     worst = float(got.min() if sign > 0 else got.max())
     rate = claimed_rate(worst, ROUNDING, sign)
     if sign * (rate - bound) <= 0:
         return None, worst
-    return (w, {tuple(int(a) for a in c): T[k] for k, c in enumerate(rows.Z[rows.box])}, rate), worst
+    cells = map(tuple, rows.Z[rows.box].tolist())
+    return (round_to_grid(w_grid, 2**20), dict(zip(cells, round_to_grid(T_grid, 2**20))), rate), worst
 
 
 def _generated_lp(blocks: list[tuple[np.ndarray, np.ndarray]], sign: int, cost: np.ndarray,
@@ -555,7 +576,8 @@ def _generated_lp(blocks: list[tuple[np.ndarray, np.ndarray]], sign: int, cost: 
     x = None
     for _ in range(GENERATION_ROUNDS):
         if x is None:
-            kept[np.argsort(slack[:rated], kind="stable")[:WORKING_ROWS]] = True
+            first = slack[:rated]
+            kept[np.argpartition(first, WORKING_ROWS)[:WORKING_ROWS] if rated > WORKING_ROWS else slice(None)] = True
             where = rated + np.flatnonzero(slack[rated:] < -GENERATION_TOL)
         else:
             where = np.flatnonzero(~kept & (slack < -GENERATION_TOL))

@@ -42,6 +42,7 @@ import scipy.sparse.linalg as spl
 from ..exact.sink import Subset
 from ..markov.regions import TimeLimitReached
 from ..templates.options import MAX_CLIP_LEVEL
+from .krylov import block_bicgstab
 from .sink import RateSolution
 
 __all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PILING", "NO_MASS", "PoissonRates", "worst_text", "box_levels",
@@ -410,7 +411,8 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
     Returns
     -------
     (ndarray, callable)
-        pi (one entry per cell) and r -> h.
+        pi (one entry per cell) and r -> h; r may have several columns (n x k: one right-hand side each, solved
+        together by :func:`~certify.search.krylov.block_bicgstab`, and h has the same shape).
 
     Raises
     ------
@@ -425,6 +427,8 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
     >>> pi, solve = box_law(B, [0, 1])
     >>> np.round(pi, 6).tolist(), np.round(solve(np.array([1.0, -2.0])), 6).tolist()
     ([0.666667, 0.333333], [0.0, 1.0])
+    >>> np.round(solve(np.array([[1.0, 2.0], [-2.0, -4.0]])), 6).tolist()  # two right-hand sides at once
+    [[0.0, 0.0], [1.0, 2.0]]
     """
     Q = B[list(box), :].tocsr()  # the box chain's generator: the table's rows on its own states
     if order is not None:
@@ -436,7 +440,7 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
         pi[at] = pi_p
 
         def unpermuted(r: np.ndarray) -> np.ndarray:
-            h = np.empty_like(r)
+            h = np.empty_like(r, dtype=float)
             h[at] = solve_p(r[at])
             return h
 
@@ -468,9 +472,14 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
     pi /= pi.sum()
 
     def poisson(r: np.ndarray) -> np.ndarray:
-        h = np.zeros(N)
-        if N > 1:
+        h = np.zeros(r.shape)
+        if N > 1 and r.ndim == 1:
             h[1:] = solve(rest, ilu.solve, r[1:])
+        elif N > 1 and r.shape[1]:  # every column at once; one that stops short is solved alone, as above
+            h[1:], info = block_bicgstab(rest.__matmul__, ilu.solve, np.asarray(r[1:], dtype=float), 1e-12, 2000,
+                                         lambda: tick(None))
+            for k in np.flatnonzero((info != 0) | ~np.isfinite(h).all(axis=0)):
+                h[1:, k] = solve(rest, ilu.solve, r[1:, k])
         return h
 
     return pi, poisson
