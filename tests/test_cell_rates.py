@@ -137,3 +137,44 @@ def test_a_phase_type_chain_is_checked_region_by_region():
     chain = markov_chain(certify.load(DATA / "cascade3-erlang2-head-r0.97.json"))
     assert not by_cells(chain, [0], 1)
     assert by_cells(compile_chain(certify.load(DATA / "random-J6-s21-r0.875.json")), [0], clip_levels([0], 1))
+
+
+@pytest.mark.parametrize("side", ["at most", "at least"])
+def test_a_check_split_over_processes_answers_as_one_process_does(monkeypatch, side):
+    """Forced into two worker processes, the check gives one process's answer: the same first failure and counts."""
+    chain, u, w, table, fast, K, drifts = _drained(5)
+    worst = Fraction(1 if side == "at most" else 0)
+    split = cell_rates._in_processes
+    used: list[int] = []
+    monkeypatch.setattr(cell_rates, "_in_processes", lambda job, n: used.append(n) or split(job, n))
+    monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
+    answers = []
+    for processes in ("1", "2"):
+        monkeypatch.setenv("CERTIFY_CHECK_PROCESSES", processes)
+        answers.append([cell_rate_failure(chain, u, w, c, table, fast, K, side)
+                        for c in (worst + 10**6 * (1 if side == "at most" else -1), worst)])
+    assert used == [2, 2]  # the second round ran in two processes, the first in this one
+    assert answers[0] == answers[1]
+    assert answers[0][0].failure is None and answers[0][1].failure is not None  # one passes, one fails
+    assert 0 < answers[0][1].cells < answers[0][0].cells  # the failure ends the check: fewer cells
+
+
+def test_the_deadline_stops_a_check_split_over_processes(monkeypatch):
+    """A worker past the deadline stops the whole check with TimeLimitReached, as one process does."""
+    import time
+
+    from certify.markov.regions import TimeLimitReached
+
+    chain, u, w, table, fast, K, _ = _drained(5)
+    monkeypatch.setattr(cell_rates, "check_processes", lambda: 2)
+    monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
+    with pytest.raises(TimeLimitReached, match="the exact check"):
+        cell_rate_failure(chain, u, w, Fraction(10**6), table, fast, K, "at most", deadline=time.perf_counter() - 1)
+
+
+def test_check_processes_follows_its_environment_variable(monkeypatch):
+    """CERTIFY_CHECK_PROCESSES sets the processes of a large check (a sweep's pool workers set it to 1)."""
+    monkeypatch.setenv("CERTIFY_CHECK_PROCESSES", "3")
+    assert cell_rates.check_processes() == 3
+    monkeypatch.setenv("CERTIFY_CHECK_PROCESSES", "1")
+    assert cell_rates.check_processes() == 1

@@ -59,11 +59,17 @@ class TimeLimitReached(Exception):
     --------
     >>> str(TimeLimitReached("region enumeration"))
     'time limit reached during region enumeration'
+    >>> import pickle  # raised in a worker process (a large cell check), it comes back as it was
+    >>> str(pickle.loads(pickle.dumps(TimeLimitReached("region enumeration"))))
+    'time limit reached during region enumeration'
     """
 
     def __init__(self, stage: str):
         super().__init__(f"time limit reached during {stage}")
         self.stage = stage
+
+    def __reduce__(self) -> tuple[type[TimeLimitReached], tuple[str]]:
+        return type(self), (self.stage,)
 
 
 def check_deadline(deadline: float | None, stage: str) -> None:

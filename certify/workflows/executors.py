@@ -133,10 +133,11 @@ def run_point(task: PointTask) -> PointOutcome:
 
 
 def _worker_init() -> None:
-    """Pool workers: one BLAS thread each, and Ctrl-C is the parent's business."""
+    """Pool workers: one BLAS thread each, one process per exact cell check (the pool has the other cores), and
+    Ctrl-C is the parent's business."""
     import signal
 
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "CERTIFY_CHECK_PROCESSES"):
         os.environ.setdefault(var, "1")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
