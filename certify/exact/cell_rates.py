@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -418,6 +419,7 @@ PARALLEL_CELLS = 100_000
 
 #: The check a worker process runs (set in the parent before the workers are forked: they inherit it).
 _JOB: _Cells | None = None
+_FORKING = threading.Lock()
 
 
 def check_processes() -> int:
@@ -457,6 +459,12 @@ def _quiet() -> None:
 def _in_processes(job: _Cells, workers: int) -> CellCheck:
     """The check split by the cells' first coordinates (a few dozen slices, in order) over forked processes: the
     same answer as one process gives (the first failing region in lexicographic order, the cells up to it)."""
+    with _FORKING:  # one split check at a time in this process (the workers read _JOB)
+        return _forked(job, workers)
+
+
+def _forked(job: _Cells, workers: int) -> CellCheck:
+    """:func:`_in_processes` under its lock."""
     global _JOB
     depth = 1
     while depth < len(job.levels) and prod(L + 2 for L in job.levels[:depth]) < 16 * workers:

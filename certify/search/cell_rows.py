@@ -267,7 +267,7 @@ class CellRows:
         out = f.copy()
         picks = [np.zeros(n, dtype=np.intp) for _ in self.moves]
         steps = [m.jumps @ w for m in self.moves]  # w'x's part of each candidate's jump
-        for lo in range(0, n, ROWS_CHUNK):  # chunks small enough for the cache
+        for lo in range(0, n, ROWS_CHUNK):  # in chunks: each move's (cells x candidates) temporaries stay small
             hi = min(n, lo + ROWS_CHUNK)
             here = T[self.col[lo:hi]]
             for m, pick, step in zip(self.moves, picks, steps):
