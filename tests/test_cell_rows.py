@@ -73,15 +73,20 @@ def test_each_cells_value_is_the_exact_checkers_bound(name, sink, K, sign):
         assert abs(values[r] - float(exact)) < 1e-9
 
 
-@pytest.mark.parametrize(("name", "sink", "K"), NETWORKS)
-def test_the_box_law_in_elimination_order_solves_the_box_chain_in_its_own_order(name, sink, K):
-    """pi and h from the reordered factorisation solve pi Q = 0 and Q h = pi(r) - r (h(0) = 0) by a dense solve."""
+def _box_solver(name, sink, K):
+    """The box law and Poisson solver of the box K (elimination order), and the box generator as a dense array."""
     from certify.search.poisson import box_law, elimination_order
 
     _, _, rows = _rows(name, sink, K)
     Q = rows.box_generator()
     pi, solve = box_law(Q, range(rows.columns), order=elimination_order(K))
-    D = Q.toarray()
+    return pi, solve, Q.toarray()
+
+
+@pytest.mark.parametrize(("name", "sink", "K"), NETWORKS)
+def test_the_box_law_in_elimination_order_solves_the_box_chain_in_its_own_order(name, sink, K):
+    """pi and h from the reordered factorisation solve pi Q = 0 and Q h = pi(r) - r (h(0) = 0) by a dense solve."""
+    pi, solve, D = _box_solver(name, sink, K)
     n = len(D)
     law = np.linalg.solve(np.vstack([D.T[1:], np.ones(n)]), np.eye(n)[-1])  # pi Q = 0, sum pi = 1
     r = np.random.default_rng(0).normal(size=n)
@@ -226,12 +231,7 @@ def test_an_interrupted_growth_side_stops_the_drain_side_before_the_interrupt_go
 @pytest.mark.parametrize(("name", "sink", "K"), NETWORKS)
 def test_the_box_laws_solver_on_several_right_hand_sides_solves_each_by_a_dense_solve(name, sink, K):
     """box_law's solver given an n x k array returns, column by column, the dense solution of Q h = r (h(0) = 0)."""
-    from certify.search.poisson import box_law, elimination_order
-
-    _, _, rows = _rows(name, sink, K)
-    Q = rows.box_generator()
-    pi, solve = box_law(Q, range(rows.columns), order=elimination_order(K))
-    D = Q.toarray()
+    pi, solve, D = _box_solver(name, sink, K)
     n = len(D)
     R = np.random.default_rng(1).normal(size=(n, 4))
     R -= pi @ R

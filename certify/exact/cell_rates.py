@@ -459,28 +459,23 @@ def _quiet() -> None:
 def _in_processes(job: _Cells, workers: int) -> CellCheck:
     """The check split by the cells' first coordinates (a few dozen slices, in order) over forked processes: the
     same answer as one process gives (the first failing region in lexicographic order, the cells up to it)."""
-    with _FORKING:  # one split check at a time in this process (the workers read _JOB)
-        return _forked(job, workers)
-
-
-def _forked(job: _Cells, workers: int) -> CellCheck:
-    """:func:`_in_processes` under its lock."""
     global _JOB
     depth = 1
     while depth < len(job.levels) and prod(L + 2 for L in job.levels[:depth]) < 16 * workers:
         depth += 1
     slices = list(product(*(range(L + 2) for L in job.levels[:depth])))
-    _JOB = job
-    try:
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet) as pool:
-            cells = split = listed = 0
-            for got in pool.imap(_run_slice, slices):
-                cells, split, listed = cells + got.cells, split + got.split, listed + got.regions
-                if got.failure is not None:  # every slice before it passed: this is the first failure
-                    return CellCheck(got.failure, cells, split, listed)
-            return CellCheck(None, cells, split, listed)
-    finally:
-        _JOB = None
+    with _FORKING:  # one split check at a time in this process (the workers read _JOB)
+        _JOB = job
+        try:
+            with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet) as pool:
+                cells = split = listed = 0
+                for got in pool.imap(_run_slice, slices):
+                    cells, split, listed = cells + got.cells, split + got.split, listed + got.regions
+                    if got.failure is not None:  # every slice before it passed: this is the first failure
+                        return CellCheck(got.failure, cells, split, listed)
+                return CellCheck(None, cells, split, listed)
+        finally:
+            _JOB = None
 
 
 def by_cells(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
