@@ -24,7 +24,7 @@ The rows of a box (its generator, f + A'g on every cell outside it) and the LPs 
 
 Public: :func:`box_law`, :func:`elimination_order`, :func:`box_levels`, :func:`balanced_levels`, :func:`top_ratios`,
 :func:`piling`, :func:`resolving_levels`, :class:`PoissonRates`, :data:`POISSON_STATES`, :data:`FIRST_STATES`,
-:data:`ILU_DROP`, :data:`ROUNDING`, :data:`PILING`, :data:`NO_MASS`.
+:data:`ILU_DROP`, :data:`SOLVE_RTOL`, :data:`ROUNDING`, :data:`PILING`, :data:`NO_MASS`.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ from ..templates.options import MAX_CLIP_LEVEL
 from .krylov import block_bicgstab
 from .sink import RateSolution
 
-__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "ROUNDING", "PILING", "NO_MASS", "PoissonRates", "worst_text", "box_levels",
-           "balanced_levels", "top_ratios", "piling", "resolving_levels", "box_law", "elimination_order"]
+__all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "SOLVE_RTOL", "ROUNDING", "PILING", "NO_MASS", "PoissonRates",
+           "worst_text", "box_levels", "balanced_levels", "top_ratios", "piling", "resolving_levels", "box_law", "elimination_order"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
 #: bench/frontier.py at load 0.89 (R' of five stations, one process alone): boxes of 33,000, 66,000 and 120,000
@@ -64,6 +64,13 @@ FIRST_STATES = 8_000
 #: 21 at 0.885 (98,279 unknowns) 17.5-19.4 s to factorise, against 1.7 s at 0.1 with BiCGSTAB taking 66 iterations
 #: (0.5 s) a solve.
 ILU_DROP = 0.1
+
+#: The relative residual at which the box's linear solves stop (BiCGSTAB, GMRES where it stops short).  The candidates
+#: are rounded to 2^-20 and claimed from their own worst cell, so a residual far below that rounding buys nothing:
+#: J = 8 seed 85 of ``bench/frontier.py`` at 0.865 (sink 1, a box of 235,200 states, nine right-hand sides) bounds the
+#: rate within [0.995323, 1.009046] at 1e-12 (until stop 57) and at 1e-9, its solves taking 8.0 and 6.6 s; at 1e-7
+#: (5.8 s) the drain bound moves in its sixth digit (1.009051).
+SOLVE_RTOL = 1e-9
 
 #: A station whose mass at its top level is at least this share of the mass one level below *piles* there: the box
 #: cuts its law before its mode or inside a slow decay, so the law says little of the levels it needs
@@ -457,10 +464,10 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
 
     def solve(A: Any, precondition: Callable[[np.ndarray], np.ndarray], b: np.ndarray) -> np.ndarray:
         M = spl.LinearOperator(A.shape, precondition)
-        x, info = spl.bicgstab(A, b, M=M, rtol=1e-12, atol=0.0, maxiter=2000, callback=tick)
+        x, info = spl.bicgstab(A, b, M=M, rtol=SOLVE_RTOL, atol=0.0, maxiter=2000, callback=tick)
         finite = bool(np.all(np.isfinite(x)))
         if info != 0 or not finite:
-            x, _ = spl.gmres(A, b, x0=x if finite else None, M=M, rtol=1e-12, atol=0.0, restart=80, maxiter=400,
+            x, _ = spl.gmres(A, b, x0=x if finite else None, M=M, rtol=SOLVE_RTOL, atol=0.0, restart=80, maxiter=400,
                              callback=tick, callback_type="pr_norm")
         return np.asarray(x)
 
@@ -476,7 +483,7 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
         if N > 1 and r.ndim == 1:
             h[1:] = solve(rest, ilu.solve, r[1:])
         elif N > 1 and r.shape[1]:  # every column at once; one that stops short is solved alone, as above
-            h[1:], info = block_bicgstab(rest.__matmul__, ilu.solve, np.asarray(r[1:], dtype=float), 1e-12, 2000,
+            h[1:], info = block_bicgstab(rest.__matmul__, ilu.solve, np.asarray(r[1:], dtype=float), SOLVE_RTOL, 2000,
                                          lambda: tick(None))
             for k in np.flatnonzero((info != 0) | ~np.isfinite(h).all(axis=0)):
                 h[1:, k] = solve(rest, ilu.solve, r[1:, k])
