@@ -7,7 +7,9 @@ the same inequalities on every region.
 
 from __future__ import annotations
 
+import os
 import random
+import time
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
@@ -170,6 +172,61 @@ def test_the_deadline_stops_a_check_split_over_processes(monkeypatch):
     monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
     with pytest.raises(TimeLimitReached, match="the exact check"):
         cell_rate_failure(chain, u, w, Fraction(10**6), table, fast, K, "at most", deadline=time.perf_counter() - 1)
+
+
+_PARENT = os.getpid()
+
+
+def _dying_slice(prefix):
+    """A worker's part that kills its worker process on the first slice (the parent runs it itself)."""
+    if os.getpid() != _PARENT and not any(prefix):
+        os._exit(1)
+    return cell_rates._JOB.run(prefix)
+
+
+def _hanging_slice(prefix):
+    """A worker's part that hangs for five seconds on the first slice, past any deadline near now."""
+    if os.getpid() != _PARENT and not any(prefix):
+        time.sleep(5)
+    return cell_rates._JOB.run(prefix)
+
+
+@pytest.mark.parametrize("side", ["at most", "at least"])
+def test_a_check_whose_worker_dies_still_answers_as_one_process_does(monkeypatch, side):
+    """A worker killed during a split check costs its slices a run in the parent, not the answer."""
+    chain, u, w, table, fast, K, _ = _drained(5)
+    worst = Fraction(1 if side == "at most" else 0)
+    bounds = (worst + 10**6 * (1 if side == "at most" else -1), worst)
+    monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
+    monkeypatch.setattr(cell_rates, "check_processes", lambda: 1)
+    alone = [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds]
+    here: list[tuple[int, ...]] = []  # the slices the parent runs itself
+    run = cell_rates._Cells.run
+
+    def counted(job, prefix):
+        if os.getpid() == _PARENT:
+            here.append(prefix)
+        return run(job, prefix)
+
+    monkeypatch.setattr(cell_rates._Cells, "run", counted)
+    monkeypatch.setattr(cell_rates, "check_processes", lambda: 2)
+    monkeypatch.setattr(cell_rates, "_run_slice", _dying_slice)
+    assert [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds] == alone
+    assert here and not any(here[0])  # the dead worker's first slice was run here
+
+
+def test_a_hanging_worker_does_not_hold_the_check_past_its_deadline(monkeypatch):
+    """A worker that does not answer stops the split check with TimeLimitReached a second past the deadline."""
+    from certify.markov.regions import TimeLimitReached
+
+    chain, u, w, table, fast, K, _ = _drained(5)
+    monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
+    monkeypatch.setattr(cell_rates, "check_processes", lambda: 2)
+    monkeypatch.setattr(cell_rates, "_run_slice", _hanging_slice)
+    start = time.perf_counter()
+    with pytest.raises(TimeLimitReached, match="the exact check"):
+        cell_rate_failure(chain, u, w, Fraction(10**6), table, fast, K, "at most", deadline=start + 1.0)
+    assert time.perf_counter() - start < 4.0
 
 
 def test_check_processes_follows_its_environment_variable(monkeypatch):

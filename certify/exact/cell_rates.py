@@ -19,7 +19,11 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
@@ -30,7 +34,7 @@ from typing import Literal
 from ..markov.chain import Chain
 from ..markov.drift import Clip, RegionDrift, clip_levels, compile_drifts
 from ..markov.jumps import _Rates
-from ..markov.regions import POLL_EVERY, check_deadline, iter_regions
+from ..markov.regions import POLL_EVERY, TimeLimitReached, check_deadline, iter_regions
 from .growth import growth_levels
 from .rates import rate_failure
 
@@ -458,7 +462,11 @@ def _quiet() -> None:
 
 def _in_processes(job: _Cells, workers: int) -> CellCheck:
     """The check split by the cells' first coordinates (a few dozen slices, in order) over forked processes: the
-    same answer as one process gives (the first failing region in lexicographic order, the cells up to it)."""
+    same answer as one process gives (the first failing region in lexicographic order, the cells up to it).
+
+    A worker that dies (killed: the pool breaks) costs its slice and the ones after it a run in this process, not the
+    answer; a slice whose answer has not come back a second past the deadline raises TimeLimitReached here, so that
+    the deadline holds whatever becomes of the workers."""
     global _JOB
     depth = 1
     while depth < len(job.levels) and prod(L + 2 for L in job.levels[:depth]) < 16 * workers:
@@ -466,16 +474,30 @@ def _in_processes(job: _Cells, workers: int) -> CellCheck:
     slices = list(product(*(range(L + 2) for L in job.levels[:depth])))
     with _FORKING:  # one split check at a time in this process (the workers read _JOB)
         _JOB = job
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_quiet)
         try:
-            with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet) as pool:
-                cells = split = listed = 0
-                for got in pool.imap(_run_slice, slices):
-                    cells, split, listed = cells + got.cells, split + got.split, listed + got.regions
-                    if got.failure is not None:  # every slice before it passed: this is the first failure
-                        return CellCheck(got.failure, cells, split, listed)
-                return CellCheck(None, cells, split, listed)
+            futures = [pool.submit(_run_slice, s) for s in slices]
+            cells = split = listed = 0
+            for prefix, future in zip(slices, futures):
+                got = _answer(job, prefix, future)
+                cells, split, listed = cells + got.cells, split + got.split, listed + got.regions
+                if got.failure is not None:  # every slice before it passed: this is the first failure
+                    return CellCheck(got.failure, cells, split, listed)
+            return CellCheck(None, cells, split, listed)
         finally:
             _JOB = None
+            pool.shutdown(wait=False, cancel_futures=True)  # the slices still running end by themselves
+
+
+def _answer(job: _Cells, prefix: tuple[int, ...], future: Future[CellCheck]) -> CellCheck:
+    """One slice's answer: its worker's, or this process's where the pool broke (a worker died)."""
+    wait = None if job.deadline is None else max(0.0, job.deadline - time.perf_counter()) + 1.0
+    try:
+        return future.result(timeout=wait)
+    except BrokenProcessPool:
+        return job.run(prefix)
+    except FutureTimeout:
+        raise TimeLimitReached(job.stage) from None
 
 
 def by_cells(chain: Chain, fast: Sequence[int], K: Clip) -> bool:
