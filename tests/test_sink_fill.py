@@ -1,4 +1,5 @@
-"""Hypothesis 4 of the set-sink theorem with relays: a station of R that a stream reaches fills G through its feedback."""
+"""Hypothesis 4 of the set-sink theorem with relays (a station of R that a stream reaches fills G through its feedback)
+and transfers (a station of G fills another through its own feedback inside G)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,32 @@ def test_a_relay_no_stream_reaches_does_not_fill():
     assert not reaches(net, {"s", "t"}, 1, 3)
 
 
+def transfer_doc(stream_to_source: bool = True) -> dict:
+    """G = {s, t}: no routing set inside G or relay reaches s; t feeds back into {s} alone (a transfer)."""
+    streams = [{"choice": ["u"], "rate": "1/2"}]
+    if stream_to_source:
+        streams.append({"choice": ["t"], "rate": "1/2"})
+    return {"format": "jsq-network/1", "name": "transfer",
+            "stations": {"s": {"mu": "1"}, "t": {"mu": "2"}, "u": {"mu": "1"}},
+            "streams": streams,
+            "feedback": [{"from": "t", "choice": ["s"], "prob": "1/2"}]}
+
+
+def test_a_transfer_fills_a_set_no_routing_set_reaches():
+    """s is reached only by t's own feedback, once a stream has raised t: hypothesis 4 holds, as the states show."""
+    net = from_dict(transfer_doc())
+    assert sink_problem(net, ("s", "t")) is None
+    assert all(reaches(net, {"s", "t"}, level, level + 1) for level in (1, 2, 3))
+
+
+def test_a_transfer_from_a_station_nothing_raises_does_not_fill():
+    """With no stream into t, neither t nor s ever holds a customer (the search over states agrees)."""
+    net = from_dict(transfer_doc(stream_to_source=False))
+    problem = sink_problem(net, ("s", "t"))
+    assert problem is not None and "hypothesis 4" in problem
+    assert not reaches(net, {"s", "t"}, 1, 3)
+
+
 def random_doc(rng: random.Random) -> dict:
     """A random network on four or five stations with streams, feedback and declared ties (some of them zero)."""
     ids = [str(i) for i in range(rng.randint(4, 5))]
@@ -98,6 +125,31 @@ def test_every_set_said_fillable_is_filled_state_by_state():
     assert accepted >= 20 and relayed >= 3
 
 
+def test_every_set_said_fillable_through_a_transfer_is_filled_state_by_state():
+    """On 300 random networks, each pair and triple that hypothesis 4's check accepts only with the sinks' own
+    feedback inside G (declined once that feedback is removed) reaches (l 1_G, 0) from the empty state, l = 1, 2."""
+    rng = random.Random(57)
+    transferred = 0
+    for _ in range(300):
+        doc = random_doc(rng)
+        net = from_dict(doc)
+        ids = net.station_ids
+        for size in (2, 3):
+            for k in range(len(ids) - size + 1):
+                G = tuple(ids[k:k + size])
+                if sink_problem(net, G) is not None:
+                    continue
+                kept = [f for f in doc["feedback"] if not (f["from"] in G and set(f["choice"]) <= set(G))]
+                sets = [set(c["choice"]) for c in doc["streams"] + kept]
+                plain = dict(doc, feedback=kept, tie_breaking=[t for t in doc["tie_breaking"]
+                                                               if any(set(t["set"]) <= C for C in sets)])
+                if sink_problem(from_dict(plain), G) is None:
+                    continue  # filled without a transfer: the test above covers it
+                transferred += 1
+                assert all(reaches(net, set(G), level, level + 2) for level in (1, 2)), (net, G)
+    assert transferred >= 5, transferred
+
+
 def test_the_random_j8_s46_pair_is_proved_unstable_through_its_relay():
     """J = 8 seed 46 at 0.97 (simulation: 6 and 7 grow): the pair {6, 7}, which only station 2's feedback fills
     from R, gets a sink-growth certificate that verifies and holds state by state."""
@@ -117,3 +169,16 @@ def test_the_pair_is_declined_without_its_relays():
     plain["feedback"] = [f for f in plain["feedback"] if not set(f["choice"]) <= {"6", "7"} or f["from"] in ("6", "7")]
     problem = sink_problem(from_dict(plain), ("6", "7"))
     assert problem is not None and "hypothesis 4" in problem
+
+
+def test_the_random_j8_s101_pair_is_proved_unstable_through_a_transfer():
+    """J = 8 seed 101 at 0.89 (simulation: 1 and 7 grow from about 0.869): station 1 has no stream and fills only
+    through 7's forced feedback; the pair {1, 7} gets a sink-growth certificate that verifies and holds state by
+    state."""
+    net = load(DATA / "random-J8-s101-r0.89.json")
+    out = certify.prove(net, time_limit=60, simulate=False)
+    assert out.verdict == "unstable" and out.certificate is not None
+    cert = out.certificate.to_json()
+    assert cert["kind"] == "sink-growth" and sorted(cert["sink"]) == ["1", "7"]
+    assert certify.verify(net, cert).ok
+    independent.check_sink_growth(net, cert)

@@ -179,8 +179,8 @@ def sink_problem(net: Network, sink: str | Sequence[str]) -> str | None:
                 "feedback into it from a station a stream reaches with positive tie probability (hypothesis 4)")
     if len(G) > 1 and not _fillable_set(net, G):
         return (f"the sinks {{{', '.join(G)}}} cannot be shown to fill from empty: the routing sets inside them (streams, "
-                "and the feedback of stations of R' that a stream reaches while R' is empty) do not reach each of them in "
-                "turn (hypothesis 4)")
+                "the feedback of stations of R' that a stream reaches while R' is empty, and their own feedback inside "
+                "them) do not reach each of them in turn (hypothesis 4)")
     return None
 
 
@@ -201,18 +201,23 @@ def _fillable(net: Network, sink: str) -> bool:
 
 
 def _fillable_set(net: Network, G: Sequence[str]) -> bool:
-    """Hypothesis 4 for a set: from (l 1_G, 0) the routing sets inside G reach ((l + 1) 1_G, 0), one station at a time.
+    """Hypothesis 4 for a set: from (l 1_G, 0) the moves inside G reach ((l + 1) 1_G, 0), R' empty throughout.
 
-    A routing set inside G is a stream's, or a relay's: the feedback (i, C, p) with C inside G of a station i of R
-    that a stream reaches with positive tie probability while R is empty (docs/math/sink.md, hypothesis 4).
+    The states on the way are (l 1_G + 1_D, 0) for a set D of raised stations, searched breadth first from D empty to
+    D = G.  A move raises a station of the lowest ones it may join: an arrival into a routing set inside G (a stream's
+    choice set, or a relay's: the feedback (i, C, p) with C inside G of a station i of R that a stream reaches with
+    positive tie probability while R is empty), or a *transfer*: a service at a raised station i of G whose feedback
+    (i, C, p), p > 0, has C inside G (i falls back to l, the customer joins C's lowest stations)
+    (docs/math/sink.md, hypothesis 4).
     """
     inside = set(G)
     streams = [tuple(C) for st in net.streams for C, rate in st.routing_sets() if rate > 0]
     relays = {(f.source, tuple(f.choice)) for f in net.feedback
               if f.prob > 0 and f.source not in inside and set(f.choice) <= inside}
-    done: set[str] = set()
+    transfers = {(f.source, tuple(f.choice)) for f in net.feedback
+                 if f.prob > 0 and f.source in inside and set(f.choice) <= inside}
 
-    def reached(i: str) -> bool:
+    def reached(i: str, done: frozenset[str]) -> bool:
         """A stream joins i from (l 1_G + 1_done, 0): for l >= 1 R's stations of its set tie at 0; for l = 0 so do
         the stations of G not yet raised."""
         for C in streams:
@@ -224,18 +229,26 @@ def _fillable_set(net: Network, G: Sequence[str]) -> bool:
                 return True
         return False
 
-    grew = True
-    while grew and len(done) < len(G):
-        grew = False
-        sets = {C for C in streams if set(C) <= inside} | {C for i, C in relays if reached(i)}
-        for C in sorted(sets):
-            tied = tuple(j for j in C if j not in done)  # the stations of C not yet raised tie at the lower level
-            for j in tied:
-                if j not in done and net.tie_probs(tied).get(j, Fraction(0)) > 0:
-                    done.add(j)
-                    grew = True
-                    break
-    return len(done) == len(G)
+    def joined(C: tuple[str, ...], done: frozenset[str]) -> list[frozenset[str]]:
+        """Each station a customer entering C may join (one of C's stations not raised, with positive tie
+        probability among them), added to ``done``."""
+        low = tuple(j for j in C if j not in done)
+        return [done | {j} for j in low if net.tie_probs(low).get(j, Fraction(0)) > 0]
+
+    full = frozenset(inside)
+    seen, todo = {frozenset[str]()}, [frozenset[str]()]
+    while todo:
+        done = todo.pop()
+        if done == full:
+            return True
+        nxt = [d for C in sorted({C for C in streams if set(C) <= inside} | {C for i, C in relays if reached(i, done)})
+               for d in joined(C, done)]
+        nxt += [d for i, C in sorted(transfers) if i in done for d in joined(C, done - {i})]
+        for d in nxt:
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return False
 
 
 def sink_set(sink: str | Sequence[str]) -> tuple[str, ...]:

@@ -20,7 +20,8 @@ _SET_STATEMENT = (
     "G that meet H) and m_H what H serves, less G's feedback into those sets. If R' is positive recurrent and every "
     "station of R' exits it with positive probability, if for every non-empty H the inequality f_H + A'g_H >= c_H holds "
     "at every state of R' with c_H > m_H, and if G can be filled from empty by the routing sets inside it (streams, "
-    "or the feedback of a station of R' that a stream reaches while R' is empty), then from empty "
+    "or the feedback of a station of R' that a stream reaches while R' is empty) and its own feedback inside it, "
+    "then from empty "
     "the shortest queue of G tends to infinity with positive probability (a soft minimum of G's queues grows at a "
     "positive rate: docs/math/sink.md, sets of sinks).")
 
@@ -124,8 +125,9 @@ def _explain_set(ctx: Context, red: Reduction, w: list[Fraction], facts: SinkGro
         para(f"Rate inequalities: f_H + A'g_H >= c_H for G and for each listed subset, {checked_on(facts.regions, facts.cells)}; "
              "an unlisted subset's c_H is its constant inflow, a lower bound of f_H at every state."),
         para("Every rate exceeds its capacity (the table)."),
-        para(f"G can be filled from empty by the routing sets that lie inside {name}: streams, or the feedback of a station "
-             "of R' that a stream reaches while R' is empty (a relay)."),
+        para(f"G can be filled from empty by the routing sets that lie inside {name} (streams, or the feedback of a station "
+             "of R' that a stream reaches while R' is empty: a relay) and the feedback of its own stations inside it "
+             "(a transfer), R' staying empty."),
     ]
     body = Section("The sinks and the reduced network", (
         para(f"The sinks are G = {name}; R' has the stations {', '.join(ids)}. For G, g has the weights {weights}."),
