@@ -203,8 +203,8 @@ def _fillable(net: Network, sink: str) -> bool:
 def _fillable_set(net: Network, G: Sequence[str]) -> bool:
     """Hypothesis 4 for a set: from (l 1_G, 0) the moves inside G reach ((l + 1) 1_G, 0), R' empty throughout.
 
-    The states on the way are (l 1_G + 1_D, 0) for a set D of raised stations, searched breadth first from D empty to
-    D = G.  A move raises a station of the lowest ones it may join: an arrival into a routing set inside G (a stream's
+    The states on the way are (l 1_G + 1_D, 0) for a set D of raised stations, searched (every set reached, once)
+    from D empty to D = G.  A move raises a station of the lowest ones it may join: an arrival into a routing set inside G (a stream's
     choice set, or a relay's: the feedback (i, C, p) with C inside G of a station i of R that a stream reaches with
     positive tie probability while R is empty), or a *transfer*: a service at a raised station i of G whose feedback
     (i, C, p), p > 0, has C inside G (i falls back to l, the customer joins C's lowest stations)
