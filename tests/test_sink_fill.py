@@ -8,6 +8,8 @@ from collections import deque
 from fractions import Fraction as F
 from pathlib import Path
 
+import pytest
+
 import certify
 from certify.exact.sink import sink_problem
 from certify.io.loader import from_dict, load, to_dict
@@ -45,21 +47,6 @@ def reaches(net, sinks, level: int, box: int) -> bool:
     return False
 
 
-def test_a_relay_fills_a_set_no_stream_inside_reaches():
-    """s lies in no stream's choice set inside {s, t}, but the relay r reaches it: hypothesis 4 holds."""
-    net = from_dict(relay_doc())
-    assert sink_problem(net, ("s", "t")) is None
-    assert all(reaches(net, {"s", "t"}, level, level + 1) for level in (1, 2, 3))
-
-
-def test_a_relay_no_stream_reaches_does_not_fill():
-    """Without a stream into r, s can never be filled (the search over states agrees): hypothesis 4 fails."""
-    net = from_dict(relay_doc(stream_to_relay=False))
-    problem = sink_problem(net, ("s", "t"))
-    assert problem is not None and "hypothesis 4" in problem
-    assert not reaches(net, {"s", "t"}, 1, 3)
-
-
 def transfer_doc(stream_to_source: bool = True) -> dict:
     """G = {s, t}: no routing set inside G or relay reaches s; t feeds back into {s} alone (a transfer)."""
     streams = [{"choice": ["u"], "rate": "1/2"}]
@@ -71,16 +58,20 @@ def transfer_doc(stream_to_source: bool = True) -> dict:
             "feedback": [{"from": "t", "choice": ["s"], "prob": "1/2"}]}
 
 
-def test_a_transfer_fills_a_set_no_routing_set_reaches():
-    """s is reached only by t's own feedback, once a stream has raised t: hypothesis 4 holds, as the states show."""
-    net = from_dict(transfer_doc())
+@pytest.mark.parametrize("doc", [relay_doc, transfer_doc], ids=["relay", "transfer"])
+def test_a_relay_or_a_transfer_fills_a_set_no_routing_set_inside_reaches(doc):
+    """s is reached only through a relay r (or t's own feedback, once a stream has raised t): hypothesis 4 holds, as
+    the states show."""
+    net = from_dict(doc())
     assert sink_problem(net, ("s", "t")) is None
     assert all(reaches(net, {"s", "t"}, level, level + 1) for level in (1, 2, 3))
 
 
-def test_a_transfer_from_a_station_nothing_raises_does_not_fill():
-    """With no stream into t, neither t nor s ever holds a customer (the search over states agrees)."""
-    net = from_dict(transfer_doc(stream_to_source=False))
+@pytest.mark.parametrize("doc", [relay_doc, transfer_doc], ids=["relay", "transfer"])
+def test_a_relay_or_a_transfer_nothing_raises_does_not_fill(doc):
+    """Without a stream into the relay (or into t), s can never be filled (the search over states agrees): hypothesis
+    4 fails."""
+    net = from_dict(doc(False))
     problem = sink_problem(net, ("s", "t"))
     assert problem is not None and "hypothesis 4" in problem
     assert not reaches(net, {"s", "t"}, 1, 3)
@@ -103,6 +94,15 @@ def random_doc(rng: random.Random) -> dict:
             "streams": streams, "feedback": feedback, "tie_breaking": ties}
 
 
+def accepted_sets(net):
+    """The pairs and triples of consecutive stations that the set-sink theorem's hypotheses accept on ``net``."""
+    ids = net.station_ids
+    for size in (2, 3):
+        for k in range(len(ids) - size + 1):
+            if sink_problem(net, G := tuple(ids[k:k + size])) is None:
+                yield G
+
+
 def test_every_set_said_fillable_is_filled_state_by_state():
     """On 150 random networks, each pair and triple that hypothesis 4's check accepts (some through relays only)
     reaches (l 1_G, 0) from the empty state, l = 1, 2."""
@@ -110,18 +110,12 @@ def test_every_set_said_fillable_is_filled_state_by_state():
     accepted = relayed = 0
     for _ in range(150):
         net = from_dict(random_doc(rng))
-        ids = net.station_ids
-        for size in (2, 3):
-            for k in range(len(ids) - size + 1):
-                G = tuple(ids[k:k + size])
-                problem = sink_problem(net, G)
-                if problem is not None:
-                    continue
-                accepted += 1
-                inside = set().union(*([set(C) for st in net.streams for C, r in st.routing_sets()
-                                         if r > 0 and set(C) <= set(G)] or [set()]))
-                relayed += inside != set(G)  # some station of G is filled through a relay only
-                assert all(reaches(net, set(G), level, level + 2) for level in (1, 2)), (net, G)
+        for G in accepted_sets(net):
+            accepted += 1
+            inside = set().union(*([set(C) for st in net.streams for C, r in st.routing_sets()
+                                     if r > 0 and set(C) <= set(G)] or [set()]))
+            relayed += inside != set(G)  # some station of G is filled through a relay only
+            assert all(reaches(net, set(G), level, level + 2) for level in (1, 2)), (net, G)
     assert accepted >= 20 and relayed >= 3
 
 
@@ -133,20 +127,15 @@ def test_every_set_said_fillable_through_a_transfer_is_filled_state_by_state():
     for _ in range(300):
         doc = random_doc(rng)
         net = from_dict(doc)
-        ids = net.station_ids
-        for size in (2, 3):
-            for k in range(len(ids) - size + 1):
-                G = tuple(ids[k:k + size])
-                if sink_problem(net, G) is not None:
-                    continue
-                kept = [f for f in doc["feedback"] if not (f["from"] in G and set(f["choice"]) <= set(G))]
-                sets = [set(c["choice"]) for c in doc["streams"] + kept]
-                plain = dict(doc, feedback=kept, tie_breaking=[t for t in doc["tie_breaking"]
-                                                               if any(set(t["set"]) <= C for C in sets)])
-                if sink_problem(from_dict(plain), G) is None:
-                    continue  # filled without a transfer: the test above covers it
-                transferred += 1
-                assert all(reaches(net, set(G), level, level + 2) for level in (1, 2)), (net, G)
+        for G in accepted_sets(net):
+            kept = [f for f in doc["feedback"] if not (f["from"] in G and set(f["choice"]) <= set(G))]
+            sets = [set(c["choice"]) for c in doc["streams"] + kept]
+            plain = dict(doc, feedback=kept, tie_breaking=[t for t in doc["tie_breaking"]
+                                                           if any(set(t["set"]) <= C for C in sets)])
+            if sink_problem(from_dict(plain), G) is None:
+                continue  # filled without a transfer: the test above covers it
+            transferred += 1
+            assert all(reaches(net, set(G), level, level + 2) for level in (1, 2)), (net, G)
     assert transferred >= 5, transferred
 
 
