@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
 
-from certify.search.krylov import block_bicgstab
+from certify.search.krylov import block_bicgstab, halved_block_bicgstab
 
 
 def _system(seed: int, n: int = 60) -> sp.csr_matrix:
@@ -84,3 +86,69 @@ def test_tick_is_called_once_a_step_and_may_stop_the_solve():
     with pytest.raises(TimeoutError):
         block_bicgstab(A.__matmul__, lambda Y: Y, B, 1e-14, 100, tick)
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_two_threads_give_the_halves_in_turn_bit_for_bit_and_one_blocks_answer(k):
+    """With an incomplete LU preconditioner, the halves in two threads equal the halves in turn bit for bit (the
+    answer does not depend on the cores), and one block's answer to rounding."""
+    A = _system(8, 300).tocsc()
+    ilu = spl.spilu(A, drop_tol=0.1, fill_factor=3, permc_spec="NATURAL")
+    B = np.random.default_rng(9).normal(size=(300, k))
+    X, info = block_bicgstab(A.__matmul__, ilu.solve, B, 1e-12, 500)
+    X1, info1 = halved_block_bicgstab(A.__matmul__, ilu.solve, B, 1e-12, 500, threads=1)
+    X2, info2 = halved_block_bicgstab(A.__matmul__, ilu.solve, B, 1e-12, 500, threads=2)
+    assert info2.tolist() == info1.tolist() == info.tolist() == [0] * k
+    assert np.array_equal(X2, X1)
+    assert np.abs(X2 - X).max() <= 1e-12 * np.abs(X).max()
+
+
+def test_the_halves_run_in_two_threads():
+    """The second half's products are made in a thread other than the caller's."""
+    A = _system(10)
+    seen = set()
+
+    def product(Y):
+        seen.add(threading.get_ident())
+        return A @ Y
+
+    halved_block_bicgstab(product, lambda Y: Y, np.ones((60, 4)), 1e-12, 500, threads=2)
+    assert len(seen) == 2 and threading.get_ident() in seen
+
+
+def test_a_half_that_raises_stops_the_other_and_its_exception_is_raised():
+    """The caller's half raises at its third step: the other half stops at its next step, and the caller sees the
+    first half's exception."""
+    A = _system(11, 200)
+    steps = {"caller": 0, "other": 0}
+    caller = threading.get_ident()
+
+    def tick():
+        who = "caller" if threading.get_ident() == caller else "other"
+        steps[who] += 1
+        if who == "caller" and steps[who] == 3:
+            raise KeyError("stop here")
+
+    def product(Y):
+        if threading.get_ident() != caller:
+            threading.Event().wait(0.01)  # the other half is slower, so it is still running when the caller raises
+        return A @ Y
+
+    B = np.random.default_rng(12).normal(size=(200, 4))
+    with pytest.raises(KeyError, match="stop here"):
+        halved_block_bicgstab(product, lambda Y: Y, B, 1e-14, 500, tick, threads=2)
+    assert steps["caller"] == 3 and steps["other"] < 50
+
+
+def test_one_thread_or_one_column_stays_in_the_callers_thread():
+    """threads=1, or a single column, solves in the caller's thread alone."""
+    A = _system(13)
+    seen = set()
+
+    def product(Y):
+        seen.add(threading.get_ident())
+        return A @ Y
+
+    halved_block_bicgstab(product, lambda Y: Y, np.ones((60, 3)), 1e-12, 500, threads=1)
+    halved_block_bicgstab(product, lambda Y: Y, np.ones((60, 1)), 1e-12, 500, threads=2)
+    assert seen == {threading.get_ident()}

@@ -42,7 +42,7 @@ import scipy.sparse.linalg as spl
 from ..exact.sink import Subset
 from ..markov.regions import TimeLimitReached
 from ..templates.options import MAX_CLIP_LEVEL
-from .krylov import block_bicgstab
+from .krylov import halved_block_bicgstab
 from .sink import RateSolution
 
 __all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "SOLVE_RTOL", "ROUNDING", "PILING", "NO_MASS", "PoissonRates",
@@ -420,7 +420,7 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
     -------
     (ndarray, callable)
         pi (one entry per cell) and r -> h; r may have several columns (n x k: one right-hand side each, solved
-        together by :func:`~certify.search.krylov.block_bicgstab`, and h has the same shape).
+        together by :func:`~certify.search.krylov.halved_block_bicgstab`, and h has the same shape).
 
     Raises
     ------
@@ -484,10 +484,11 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
         if N > 1 and r.ndim == 1:
             h[1:] = solve(rest, ilu.solve, r[1:])
         elif N > 1 and r.shape[1]:  # every column at once; one that stops short is solved alone, as above
-            h[1:], info = block_bicgstab(rest.__matmul__, ilu.solve, np.asarray(r[1:], dtype=float), SOLVE_RTOL, 2000,
-                                         lambda: tick(None))
+            h[1:], info = halved_block_bicgstab(rest.__matmul__, ilu.solve, np.asarray(r[1:], dtype=float),
+                                                SOLVE_RTOL, 2000, lambda: tick(None))
             for k in np.flatnonzero((info != 0) | ~np.isfinite(h).all(axis=0)):
                 h[1:, k] = solve(rest, ilu.solve, r[1:, k])
         return h
 
     return pi, poisson
+
