@@ -491,4 +491,3 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
         return h
 
     return pi, poisson
-
