@@ -6,7 +6,9 @@ bench/frontier.py measures each family at one choice of rates and ties.  Here ev
 1. ``gadgets``: G gadgets into one sink S, each gadget with its own mu_a, mu_b in {1/2, 1, 3/2, 2}, stream rate
    (50-90 % of mu_a + mu_b), tie probability gamma in [0.1, 0.9] and law at a (exponential, or one of
    frontier's Erlang-2, H2, Coxian laws, mean kept: mu_a = 1 then).  d = the sum of the gadgets' throughputs at a,
-   each from its own chain truncated at 60 per station.
+   each from its own chain truncated at 60 per station.  ``--wide`` draws them wider (:func:`draw_wide_gadgets`):
+   any mu with any law, a law at b too (Erlang-2 and -3, H2 of scv 5/3 and 41/9, Coxian of scv 2 and 0.7), a's
+   feedback into S with a drawn probability three times in ten (d counts it); those cases are named ``...-wide``.
 2. ``cascade2`` / ``cascade3``: {1, 2} share a stream; 1's output (probability 1 or 7/10) joins JSQ{3, 4}
    (depth 3: 3's output joins JSQ{5, 6}); the last pair's first station feeds the sink (probability 1 or 4/5).
    Rates mu in {4/5, 1, 5/4, 3/2, 2}, the head's load 50-80 %, a pair may have its own stream, ties drawn,
@@ -27,6 +29,7 @@ Usage::
 
     python bench/variants.py                          # gadgets G = 3, 5, 8, cascades 2 and 3, seeds 1-2 (long)
     python bench/variants.py --families cascade2 --seeds 1 --quick   # one case, print only
+    python bench/variants.py --families gadgets --gadgets 2,4,6,8 --seeds 1,2,3 --wide
 """
 
 from __future__ import annotations
@@ -88,6 +91,56 @@ def draw_gadgets(G: int, rng: random.Random) -> tuple[dict, float, str]:
     return doc, d, "+".join(sorted(set(laws)))
 
 
+def _wide_law(name: str, mu: float) -> dict | None:
+    """A service law of ``--wide`` with mean 1/mu: None (exponential), Erlang-k, H2 with explicit phases, Coxian."""
+    if name == "exponential":
+        return None
+    if name.startswith("erlang"):
+        return {"dist": "erlang", "k": int(name[-1])}
+    if name == "h2-low":  # scv 5/3
+        return {"dist": "hyperexponential", "probs": [0.25, 0.75], "rates": [0.5 * mu, 1.5 * mu]}
+    if name == "h2-high":  # scv 41/9
+        return {"dist": "hyperexponential", "probs": [0.1, 0.9], "rates": [0.2 * mu, 1.8 * mu]}
+    return {"dist": "coxian", "scv": 2 if name == "coxian-2" else 0.7}
+
+
+#: The laws ``--wide`` draws at a gadget's stations (exponential twice as often).
+WIDE_LAWS = ["exponential", "exponential", "erlang2", "erlang3", "h2-low", "h2-high", "coxian-2", "coxian-0.7"]
+
+
+def draw_wide_gadgets(G: int, rng: random.Random) -> tuple[dict, float, str]:
+    """G drawn gadgets as :func:`draw_gadgets`, drawn wider (``--wide``): any mu with any law, a law at b too (half
+    the time exponential), the stream 40-85 % of mu_a + mu_b, and a's feedback into S with probability 1 (seven times
+    in ten) or drawn in [0.3, 0.9], d counting it; each gadget's throughput at a from its chain truncated at 40 and at
+    60, which must agree within 1e-4 (else the gadget is drawn again)."""
+    doc: dict = {"format": "jsq-network/1", "stations": {}, "streams": [], "feedback": [], "tie_breaking": []}
+    d, laws = 0.0, []
+    for g in range(G):
+        a, b = f"a{g}", f"b{g}"
+        while True:
+            mua, mub = rng.choice(PAIR_MU), rng.choice(PAIR_MU)
+            la, lb = rng.choice(WIDE_LAWS), rng.choice([*WIDE_LAWS, *["exponential"] * 4])
+            st = {a: {"mu": mua}, b: {"mu": mub}}
+            for s, law, mu in ((a, la, mua), (b, lb, mub)):
+                if (service := _wide_law(law, mu)) is not None:
+                    st[s]["service"] = service
+            gam = round(rng.uniform(0.1, 0.9), 2)
+            q = 1 if rng.random() < 0.7 else round(rng.uniform(0.3, 0.9), 2)
+            one = {"format": "jsq-network/1", "name": "gadget", "stations": st,
+                   "streams": [{"choice": [a, b], "rate": round(rng.uniform(0.4, 0.85) * (mua + mub), 3)}],
+                   "tie_breaking": [{"set": [a, b], "probs": {a: gam, b: round(1 - gam, 2)}}]}
+            d40, d60 = (_throughput(one, a, t) for t in (40, 60))
+            if abs(d40 - d60) <= 1e-4:
+                break
+        d += q * d60
+        doc["stations"].update(st)
+        doc["streams"] += one["streams"]
+        doc["tie_breaking"] += one["tie_breaking"]
+        doc["feedback"].append({"from": a, "choice": ["s"], "prob": q})
+        laws.append(f"{la}/{lb}")
+    return doc, d, "+".join(sorted(set(laws)))
+
+
 def draw_cascade(depth: int, rng: random.Random, laws: tuple[str, ...] = ("erlang2",)) -> tuple[dict, float, str] | None:
     """A drawn cascade before its sink, d, a label; None when the two truncations disagree (draw again)."""
     st: dict = {"1": {"mu": rng.choice(CASCADE_MU)}, "2": {"mu": rng.choice(CASCADE_MU)}}
@@ -132,11 +185,12 @@ def at_load(head: dict, sink: str, d: float, r: float, name: str) -> dict:
     return doc
 
 
-def cases(family: str, seed: int, G: int, laws: tuple[str, ...] = ("erlang2",)) -> tuple[dict, str, float, str]:
+def cases(family: str, seed: int, G: int, laws: tuple[str, ...] = ("erlang2",), wide: bool = False
+          ) -> tuple[dict, str, float, str]:
     """One drawn case of a family: (network before its sink's stream, sink, d, label)."""
     rng = random.Random(seed)
     if family == "gadgets":
-        doc, d, label = draw_gadgets(G, rng)
+        doc, d, label = (draw_wide_gadgets if wide else draw_gadgets)(G, rng)
         return doc, "s", d, label
     depth = 2 if family == "cascade2" else 3
     while (got := draw_cascade(depth, rng, laws)) is None:
@@ -154,6 +208,8 @@ def main() -> int:
                     help="laws a cascade's phase-type station draws from, of erlang2,h2,coxian (default erlang2)")
     ap.add_argument("--sink-law", default="exponential", choices=SINK_LAWS,
                     help="the sink's service law, its mean kept (default exponential)")
+    ap.add_argument("--wide", action="store_true",
+                    help="draw the gadgets wider: laws at both stations, any mu, feedback probability drawn")
     ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
     ap.add_argument("--quick", action="store_true", help="print only (docs/benchmarks.md is not written)")
     args = ap.parse_args()
@@ -169,8 +225,10 @@ def main() -> int:
     laws = tuple(args.cascade_laws.split(","))
     with tempfile.TemporaryDirectory() as d:
         for family, seed, G in todo:
-            head, sink, dd, label = cases(family, seed, G, laws)
+            head, sink, dd, label = cases(family, seed, G, laws, args.wide)
             name = f"{family}{G if G else ''}-s{seed}"
+            if family == "gadgets" and args.wide:
+                name += "-wide"  # another draw than the default's: its own rows
             if family != "gadgets" and laws != ("erlang2",):
                 name += f"-{'+'.join(laws)}"  # another draw than the default's: its own rows
             if args.sink_law != "exponential":
