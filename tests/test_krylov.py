@@ -103,15 +103,20 @@ def test_two_threads_give_the_halves_in_turn_bit_for_bit_and_one_blocks_answer(k
     assert np.abs(X2 - X).max() <= 1e-12 * np.abs(X).max()
 
 
-def test_the_halves_run_in_two_threads():
-    """The second half's products are made in a thread other than the caller's."""
-    A = _system(10)
-    seen = set()
+def _recording(A: sp.csr_matrix):
+    """Y -> A Y that records the threads it is called from, and that set of thread ids."""
+    seen: set[int] = set()
 
     def product(Y):
         seen.add(threading.get_ident())
         return A @ Y
 
+    return product, seen
+
+
+def test_the_halves_run_in_two_threads():
+    """The second half's products are made in a thread other than the caller's."""
+    product, seen = _recording(_system(10))
     halved_block_bicgstab(product, lambda Y: Y, np.ones((60, 4)), 1e-12, 500, threads=2)
     assert len(seen) == 2 and threading.get_ident() in seen
 
@@ -142,13 +147,7 @@ def test_a_half_that_raises_stops_the_other_and_its_exception_is_raised():
 
 def test_one_thread_or_one_column_stays_in_the_callers_thread():
     """threads=1, or a single column, solves in the caller's thread alone."""
-    A = _system(13)
-    seen = set()
-
-    def product(Y):
-        seen.add(threading.get_ident())
-        return A @ Y
-
+    product, seen = _recording(_system(13))
     halved_block_bicgstab(product, lambda Y: Y, np.ones((60, 3)), 1e-12, 500, threads=1)
     halved_block_bicgstab(product, lambda Y: Y, np.ones((60, 1)), 1e-12, 500, threads=2)
     assert seen == {threading.get_ident()}

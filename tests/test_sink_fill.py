@@ -139,14 +139,21 @@ def test_every_set_said_fillable_through_a_transfer_is_filled_state_by_state():
     assert transferred >= 5, transferred
 
 
-def test_the_random_j8_s46_pair_is_proved_unstable_through_its_relay():
-    """J = 8 seed 46 at 0.97 (simulation: 6 and 7 grow): the pair {6, 7}, which only station 2's feedback fills
-    from R, gets a sink-growth certificate that verifies and holds state by state."""
-    net = load(DATA / "random-J8-s46-r0.97.json")
+@pytest.mark.parametrize(("name", "pair"), [
+    # J = 8 seed 46 at 0.97 (simulation: 6 and 7 grow): {6, 7} is filled from R only by station 2's feedback (a relay)
+    ("random-J8-s46-r0.97", ["6", "7"]),
+    # J = 8 seed 101 at 0.89 (simulation: 1 and 7 grow from about 0.869): station 1 has no stream and fills only
+    # through 7's forced feedback (a transfer)
+    ("random-J8-s101-r0.89", ["1", "7"]),
+])
+def test_a_random_j8_pair_filled_through_feedback_is_proved_unstable(name, pair):
+    """A pair that only feedback fills (a relay, a transfer) gets a sink-growth certificate that verifies and holds
+    state by state."""
+    net = load(DATA / f"{name}.json")
     out = certify.prove(net, time_limit=60, simulate=False)
     assert out.verdict == "unstable" and out.certificate is not None
     cert = out.certificate.to_json()
-    assert cert["kind"] == "sink-growth" and sorted(cert["sink"]) == ["6", "7"]
+    assert cert["kind"] == "sink-growth" and sorted(cert["sink"]) == pair
     assert certify.verify(net, cert).ok
     independent.check_sink_growth(net, cert)
 
@@ -158,16 +165,3 @@ def test_the_pair_is_declined_without_its_relays():
     plain["feedback"] = [f for f in plain["feedback"] if not set(f["choice"]) <= {"6", "7"} or f["from"] in ("6", "7")]
     problem = sink_problem(from_dict(plain), ("6", "7"))
     assert problem is not None and "hypothesis 4" in problem
-
-
-def test_the_random_j8_s101_pair_is_proved_unstable_through_a_transfer():
-    """J = 8 seed 101 at 0.89 (simulation: 1 and 7 grow from about 0.869): station 1 has no stream and fills only
-    through 7's forced feedback; the pair {1, 7} gets a sink-growth certificate that verifies and holds state by
-    state."""
-    net = load(DATA / "random-J8-s101-r0.89.json")
-    out = certify.prove(net, time_limit=60, simulate=False)
-    assert out.verdict == "unstable" and out.certificate is not None
-    cert = out.certificate.to_json()
-    assert cert["kind"] == "sink-growth" and sorted(cert["sink"]) == ["1", "7"]
-    assert certify.verify(net, cert).ok
-    independent.check_sink_growth(net, cert)

@@ -236,13 +236,13 @@ def _fillable_set(net: Network, G: Sequence[str]) -> bool:
         return [done | {j} for j in low if net.tie_probs(low).get(j, Fraction(0)) > 0]
 
     full = frozenset(inside)
+    own = {C for C in streams if set(C) <= inside}  # the streams' sets inside G: open from every state on the way
     seen, todo = {frozenset[str]()}, [frozenset[str]()]
     while todo:
         done = todo.pop()
         if done == full:
             return True
-        nxt = [d for C in sorted({C for C in streams if set(C) <= inside} | {C for i, C in relays if reached(i, done)})
-               for d in joined(C, done)]
+        nxt = [d for C in sorted(own | {C for i, C in relays if reached(i, done)}) for d in joined(C, done)]
         nxt += [d for i, C in sorted(transfers) if i in done for d in joined(C, done - {i})]
         for d in nxt:
             if d not in seen:
