@@ -29,7 +29,7 @@ import select
 import signal
 import time
 import traceback
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -617,8 +617,29 @@ def _set_rate(H, inflow, feeds, internal, mu):
     return lam, forced, m
 
 
+def fills(net, sinks, level: int, box: int, rest: int | None = None) -> bool:
+    """Whether (level 1_G, 0) is reached from the empty state by jumps of positive rate (:func:`generator`), searching
+    the states whose queues at G are at most ``box`` and elsewhere at most ``rest`` (``box`` when None)."""
+    ids = net.station_ids
+    inside = [i in sinks for i in ids]
+    top = [box if i in sinks else (box if rest is None else rest) for i in ids]
+    goal = tuple(level if g else 0 for g in inside)
+    start = tuple(0 for _ in ids)
+    seen, todo = {start}, deque([start])
+    while todo:
+        x = todo.popleft()
+        if x == goal:
+            return True
+        for y, rate in generator(net, x):
+            if rate > 0 and all(v <= t for v, t in zip(y, top)) and y not in seen:
+                seen.add(y)
+                todo.append(y)
+    return False
+
+
 def check_sink_growth(net, cert: dict, count: int = 300, seed: int = 0, box: int = 6) -> None:
-    """Assert f(x) + A'g(x) >= rate at every state of R' in a box and at random far states, rate > m_S, and R' verified.
+    """Assert f(x) + A'g(x) >= rate at every state of R' in a box and at random far states, rate > m_S, R' verified, and
+    G filled from the empty state ((l 1_G, 0) reached for l = 1, 2: hypothesis 4, searched state by state).
 
     R' is rebuilt here from the network's fields; A' is the JSQ generator of this module on it; the nested
     certificate is verified against this R' (its digest names the network, so both builds must agree). For a set of
@@ -630,6 +651,9 @@ def check_sink_growth(net, cert: dict, count: int = 300, seed: int = 0, box: int
     import certify
 
     sinks = [cert["sink"]] if isinstance(cert["sink"], str) else list(cert["sink"])
+    # hypothesis 4: G is filled from the empty state, (l 1_G, 0) reached for l = 1, 2 (R's queues at most 1 on the way)
+    for level in (1, 2):
+        assert fills(net, set(sinks), level, level + 2, rest=1), f"hypothesis 4: ({level} 1_G, 0) is not reached from empty"
     red, inflow, feeds, internal, mu = reduced_set(net, sinks)
     assert certify.verify(red, cert["reduced_certificate"]).ok, "the nested certificate does not verify on R'"
     if cert["reduced_certificate"].get("kind") == "sink-drain":  # R' drains its own sinks: re-derived here as well

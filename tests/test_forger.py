@@ -15,7 +15,8 @@ independently (tests/independent.py, none of it certify's templates or checker):
   capped level vector y, from the JSQ rules with capacities.
 * sink-growth: f + A'g >= rate on a box of states of the reduced network R' and at far states, R' rebuilt
   from the network's fields and its nested certificate verified against that R', rate > mu_S (1 - p_SS); for a
-  set of sinks (case sink-set) the same for every subset H, with its own g_H or its constant inflow, c_H > m_H.
+  set of sinks (case sink-set) the same for every subset H, with its own g_H or its constant inflow, c_H > m_H;
+  and G filled from the empty state ((l 1_G, 0) reached for l = 1, 2, searched state by state: hypothesis 4).
 * sink-drain: u_H + A'g_H <= c_H < mu(H) for every subset H on a box of states of R' and at far states, R'
   rebuilt from the network's fields, g_H nondecreasing along Dirs(H) there, W's P >= 0 with A'W < 0 far out on R'
   with the ties' excess (every tied set enumerated) added as Poisson streams, and no subset function where it is
