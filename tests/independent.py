@@ -1442,9 +1442,10 @@ def check_theorem(net, cert: dict) -> None:
 
 
 #: The independent checks of the kinds a sink-growth certificate nests for R' (hypothesis 1: R' positive recurrent);
-#: a kind not listed here is verified by certify alone.  Not "fluid": :func:`fluid_max_rate` keeps every two stations
-#: at one positive level together (v_a = v_b), partners or not, so on R' of six or seven stations with levels 0-3 most
-#: sampled states have no velocity at all (J = 8 seed 101's R': none of 16).
+#: a kind not listed here is verified by certify alone.  Not "fluid": :func:`check_fluid` samples states with levels
+#: 0-3, and a state where two stations tie has a velocity only where one keeps them tied (a path leaves any other such
+#: face at once); on R' of six or seven stations most samples tie stations that no velocity keeps together, and on
+#: J = 8 seed 101's R' none of 16 had a velocity, below that check's own quota of a quarter.
 NESTED = {
     "foster": lambda net, cert: check_foster(net, cert, count=40),
     "fluid-flow": lambda net, cert: check_fluid_flow(net, cert, count=16),
