@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse.linalg as spl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -45,7 +44,7 @@ from certify.io.loader import from_dict  # noqa: E402
 from certify.markov.chain import compile_chain  # noqa: E402
 from certify.search.cell_rows import CellRows  # noqa: E402
 from certify.search.krylov import block_bicgstab, halved_block_bicgstab  # noqa: E402
-from certify.search.poisson import ILU_DROP, SOLVE_RTOL, box_law, elimination_order  # noqa: E402
+from certify.search.poisson import SOLVE_RTOL, box_system, elimination_order, factored_law  # noqa: E402
 
 SECTION = "## The box's block solves in two threads (issue 21)"
 #: (name, J, seed, load, sink, levels): the boxes of two probes near their boundaries.
@@ -61,15 +60,12 @@ def system(J: int, seed: int, load: float, sink: str, K: tuple[int, ...]):
     red = reduced_network(net, sink)
     chain = compile_chain(red.network)
     rows = CellRows(chain, K, [lambda e: forced_rate(red, chain, e), lambda e: drain_rate(red, chain, (sink,), e)])
-    pi, _ = box_law(rows.box_generator(), range(rows.columns), None, elimination_order(rows.K))
-    at = np.asarray(elimination_order(rows.K))
-    Q = rows.box_generator()[at][:, at].tocsr()
-    rest = Q[1:, 1:].tocsc()
-    ilu = spl.spilu(rest, drop_tol=ILU_DROP, fill_factor=3, permc_spec="NATURAL")
+    system = box_system(rows.box_generator(), range(rows.columns), elimination_order(rows.K))
+    pi, _ = factored_law(system)
     f = np.column_stack([np.asarray(rows.rates[k], dtype=float)[rows.box] for k in (0, 1)])
     R = np.column_stack([rows.box_drifts(), f])
     R = (pi @ R)[None, :] - R
-    return rest, ilu, np.ascontiguousarray(R[at][1:]), len(pi)
+    return system.rest, system.ilu, np.ascontiguousarray(R[system.at][1:]), len(pi)
 
 
 def best(solve, reps: int) -> tuple[float, np.ndarray]:

@@ -23,7 +23,8 @@ The rows of a box (its generator, f + A'g on every cell outside it) and the LPs 
 :mod:`certify.search.cell_rows`, over the cells the exact check reads (:mod:`certify.exact.cell_rates`).
 
 Public: :func:`box_law`, :func:`elimination_order`, :func:`box_levels`, :func:`balanced_levels`, :func:`top_ratios`,
-:func:`piling`, :func:`resolving_levels`, :class:`PoissonRates`, :data:`POISSON_STATES`, :data:`FIRST_STATES`,
+:func:`piling`, :func:`resolving_levels`, :func:`box_system`, :func:`factored_law`, :class:`BoxSystem`,
+:class:`PoissonRates`, :data:`POISSON_STATES`, :data:`FIRST_STATES`,
 :data:`ILU_DROP`, :data:`SOLVE_RTOL`, :data:`ROUNDING`, :data:`PILING`, :data:`NO_MASS`.
 """
 
@@ -46,7 +47,8 @@ from .krylov import halved_block_bicgstab
 from .sink import RateSolution
 
 __all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "SOLVE_RTOL", "ROUNDING", "PILING", "NO_MASS", "PoissonRates",
-           "worst_text", "box_levels", "balanced_levels", "top_ratios", "piling", "resolving_levels", "box_law", "elimination_order"]
+           "BoxSystem", "worst_text", "box_levels", "balanced_levels", "top_ratios", "piling", "resolving_levels", "box_law",
+           "box_system", "factored_law", "elimination_order"]
 
 #: The most states of the box whose Poisson equations are solved.  Measured on the J = 6 seed 21 network of
 #: bench/frontier.py at load 0.89 (R' of five stations, one process alone): boxes of 33,000, 66,000 and 120,000
@@ -438,26 +440,99 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
     >>> np.round(solve(np.array([[1.0, 2.0], [-2.0, -4.0]])), 6).tolist()  # two right-hand sides at once
     [[0.0, 0.0], [1.0, 2.0]]
     """
+    return factored_law(box_system(B, box, order), deadline)
+
+
+@dataclass(frozen=True)
+class BoxSystem:
+    """A box chain's generator in its elimination order, without the origin's row and column, and its incomplete LU.
+
+    Attributes
+    ----------
+    Q : csr_matrix
+        The box chain's generator, its states in the elimination order (the origin first).
+    rest : csc_matrix
+        Q without its first row and column (h is pinned at the origin: h(0) = 0).
+    ilu : SuperLU
+        The incomplete LU factorisation of ``rest`` (drop tolerance :data:`ILU_DROP`, fill factor 3, natural order).
+    at : ndarray or None
+        The elimination order (positions in the box's order), or None where it is the box's own.
+    """
+
+    Q: sp.csr_matrix
+    rest: sp.csc_matrix
+    ilu: Any
+    at: np.ndarray | None
+
+
+def box_system(B: sp.csr_matrix, box: Sequence[int], order: np.ndarray | Sequence[int] | None = None) -> BoxSystem:
+    """The box chain's generator in ``order`` and its incomplete LU factorisation (what :func:`box_law` solves with).
+
+    Parameters
+    ----------
+    B : csr_matrix
+        The table's rows (:func:`~certify.search.sink.rate_rows`).
+    box : sequence of int
+        The row of B that is each state of the box, in the order of B's columns.
+    order : sequence of int, optional
+        The states (positions in ``box``) in the order the factorisation eliminates them, the origin first
+        (:func:`elimination_order`; default: as listed).
+
+    Returns
+    -------
+    BoxSystem
+        The permuted generator, its part without the origin and that part's incomplete LU factorisation.
+
+    Examples
+    --------
+    >>> B = sp.csr_matrix(np.array([[-1.0, 1.0, 0.0], [2.0, -3.0, 1.0], [0.0, 2.0, -2.0]]))
+    >>> system = box_system(B, [0, 1, 2], [0, 2, 1])
+    >>> system.rest.toarray().tolist(), system.at.tolist()
+    ([[-2.0, 2.0], [1.0, -3.0]], [0, 2, 1])
+    """
     Q = B[list(box), :].tocsr()  # the box chain's generator: the table's rows on its own states
+    at = None
     if order is not None:
         at = np.asarray(order)
         assert at[0] == 0  # h is pinned at the origin: it stays first
         Q = Q[at][:, at].tocsr()
-        pi_p, solve_p = box_law(Q, range(Q.shape[0]), deadline)
-        pi = np.empty_like(pi_p)
-        pi[at] = pi_p
-
-        def unpermuted(r: np.ndarray) -> np.ndarray:
-            h = np.empty_like(r, dtype=float)
-            h[at] = solve_p(r[at])
-            return h
-
-        return pi, unpermuted
     rest = Q[1:, 1:].tocsc()  # h(0) = 0; pi from every column but the first
     # measured on the box of J = 6 seed 21 at 0.885 (98,279 unknowns, levels (19, 8, 12, 5, 6)): drop 1e-2 / fill 3
     # factorises in 17.5-19.4 s, then 0.4-0.6 s a solve (GMRES or BiCGSTAB); drop 0.1 in 1.7 s, then GMRES needs 133
     # iterations (2.4 s a solve) and BiCGSTAB 66 (0.5 s): BiCGSTAB first, GMRES from its answer where it stops short
-    ilu = spl.spilu(rest, drop_tol=ILU_DROP, fill_factor=3, permc_spec="NATURAL")
+    ilu = spl.spilu(rest, drop_tol=ILU_DROP, fill_factor=3, permc_spec="NATURAL") if rest.shape[0] else None
+    return BoxSystem(Q, rest, ilu, at)
+
+
+def factored_law(system: BoxSystem, deadline: float | None = None
+                 ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """:func:`box_law` from a box's factorised system (:func:`box_system`): the law and the Poisson solver.
+
+    Parameters
+    ----------
+    system : BoxSystem
+        The box chain's generator and its incomplete LU factorisation.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: the iterative solves raise TimeLimitReached past it.
+
+    Returns
+    -------
+    (ndarray, callable)
+        As :func:`box_law`, in the box's order (not the elimination order).
+
+    Raises
+    ------
+    TimeLimitReached
+        Past the deadline.
+
+    Examples
+    --------
+    >>> B = sp.csr_matrix(np.array([[-1.0, 1.0], [2.0, -2.0]]))
+    >>> pi, _ = factored_law(box_system(B, [0, 1]))
+    >>> np.round(pi, 6).tolist()
+    [0.666667, 0.333333]
+    """
+    Q, rest, ilu, at = system.Q, system.rest, system.ilu, system.at
 
     def tick(_: object) -> None:
         if deadline is not None and time.perf_counter() > deadline:
@@ -473,13 +548,13 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
         return np.asarray(x)
 
     N = Q.shape[0]
-    pi = np.ones(N)
+    pi_p = np.ones(N)
     if N > 1:
-        pi[1:] = solve(rest.T, lambda b: ilu.solve(b, "T"), -np.asarray(Q[0, 1:].todense()).ravel())
-    pi = np.maximum(pi, 0.0)
-    pi /= pi.sum()
+        pi_p[1:] = solve(rest.T, lambda b: ilu.solve(b, "T"), -np.asarray(Q[0, 1:].todense()).ravel())
+    pi_p = np.maximum(pi_p, 0.0)
+    pi_p /= pi_p.sum()
 
-    def poisson(r: np.ndarray) -> np.ndarray:
+    def poisson_p(r: np.ndarray) -> np.ndarray:
         h = np.zeros(r.shape)
         if N > 1 and r.ndim == 1:
             h[1:] = solve(rest, ilu.solve, r[1:])
@@ -490,4 +565,14 @@ def box_law(B: sp.csr_matrix, box: Sequence[int], deadline: float | None = None,
                 h[1:, k] = solve(rest, ilu.solve, r[1:, k])
         return h
 
-    return pi, poisson
+    if at is None:
+        return pi_p, poisson_p
+    pi = np.empty_like(pi_p)
+    pi[at] = pi_p
+
+    def unpermuted(r: np.ndarray) -> np.ndarray:
+        h = np.empty_like(r, dtype=float)
+        h[at] = poisson_p(r[at])
+        return h
+
+    return pi, unpermuted
