@@ -457,6 +457,12 @@ class BoxSystem:
         The incomplete LU factorisation of ``rest`` (drop tolerance :data:`ILU_DROP`, fill factor 3, natural order).
     at : ndarray or None
         The elimination order (positions in the box's order), or None where it is the box's own.
+
+    Examples
+    --------
+    >>> system = box_system(sp.csr_matrix(np.array([[-1.0, 1.0], [2.0, -2.0]])), [0, 1])
+    >>> system.rest.toarray().tolist(), system.at is None
+    ([[-2.0]], True)
     """
 
     Q: sp.csr_matrix
