@@ -60,12 +60,12 @@ def system(J: int, seed: int, load: float, sink: str, K: tuple[int, ...]):
     red = reduced_network(net, sink)
     chain = compile_chain(red.network)
     rows = CellRows(chain, K, [lambda e: forced_rate(red, chain, e), lambda e: drain_rate(red, chain, (sink,), e)])
-    system = box_system(rows.box_generator(), range(rows.columns), elimination_order(rows.K))
-    pi, _ = factored_law(system)
+    factored = box_system(rows.box_generator(), range(rows.columns), elimination_order(rows.K))
+    pi, _ = factored_law(factored)
     f = np.column_stack([np.asarray(rows.rates[k], dtype=float)[rows.box] for k in (0, 1)])
     R = np.column_stack([rows.box_drifts(), f])
     R = (pi @ R)[None, :] - R
-    return system.rest, system.ilu, np.ascontiguousarray(R[system.at][1:]), len(pi)
+    return factored.rest, factored.ilu, np.ascontiguousarray(R[factored.at][1:]), len(pi)
 
 
 def best(solve, reps: int) -> tuple[float, np.ndarray]:
