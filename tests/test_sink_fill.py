@@ -3,6 +3,7 @@ and transfers (a station of G fills another through its own feedback inside G)."
 
 from __future__ import annotations
 
+import copy
 import random
 from fractions import Fraction as F
 from pathlib import Path
@@ -137,6 +138,20 @@ def test_a_random_j8_pair_filled_through_feedback_is_proved_unstable(name, pair)
     assert cert["kind"] == "sink-growth" and sorted(cert["sink"]) == pair
     assert certify.verify(net, cert).ok
     independent.check_sink_growth(net, cert)
+
+
+def test_the_independent_check_re_derives_a_nested_fluid_certificate_on_six_stations():
+    """J = 8 seed 101's pair nests a fluid certificate of its six-station R': the independent fluid check finds states
+    with a velocity there and refuses the certificate once its claimed decay is raised past what they show."""
+    net = load(DATA / "random-J8-s101-r0.89.json")
+    cert = certify.prove(net, time_limit=60, simulate=False).certificate.to_json()
+    nested = copy.deepcopy(cert["reduced_certificate"])
+    assert nested["kind"] == "fluid"
+    red = independent.reduced_set(net, cert["sink"])[0]
+    independent.NESTED["fluid"](red, copy.deepcopy(nested))
+    nested["claims"]["delta"] = str(1000 * F(nested["claims"]["delta"]))
+    with pytest.raises(AssertionError, match="some velocity has dV/dt"):
+        independent.NESTED["fluid"](red, nested)
 
 
 def test_the_pair_is_declined_without_its_relays():
