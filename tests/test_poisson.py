@@ -131,6 +131,16 @@ def test_the_random_J6_seed21_network_at_0875_is_proved_stable_by_a_poisson_tabl
     assert len(res.certificate["table"]["fast"]) == 5
 
 
+def test_the_growth_stage_tries_no_other_sink_once_a_box_leaves_a_drain_candidate():
+    """J = 8 seed 8 at 0.925: once a candidate's box bounds its inflow below what it serves, the growth stage tries no
+    other candidate (it tried a third until stop 60) and the drain stage proves the network stable with that box."""
+    res = certify.prove(certify.load(DATA / "random-J8-s8-r0.925.json"), time_limit=60, simulate=False)
+    growth = [a for a in res.attempts if a.stage.startswith("sink growth at")]
+    assert "left to the drain stage (no other candidate of this stage is tried)" in growth[-1].outcome
+    assert res.verdict == "stable" and res.certificate["kind"] == "sink-drain"
+    assert growth[-1].stage.replace("growth", "drain") in [a.stage for a in res.attempts]
+
+
 @pytest.mark.parametrize("levels, rule", [
     (lambda K: [0, *K[1:]], "must be an integer in 1..100"),
     (lambda K: [101, *K[1:]], "must be an integer in 1..100"),

@@ -174,7 +174,8 @@ class SinkGrowth(JsqStage):
                 and ctx.base.J >= SINK_MIN_J)
 
     def run(self, ctx: ProofContext) -> StageOutcome:
-        """Try the candidate sinks within the stage's share of the time; the decision when a certificate passed."""
+        """Try the candidate sinks within the stage's share of the time, and none after one whose box leaves a drain
+        candidate below its capacity (kept for the drain stage); the decision when a certificate passed."""
         run = ctx.run
         if run.expired():
             return NEXT
@@ -190,12 +191,18 @@ class SinkGrowth(JsqStage):
                 run.skipped.append(f"sink growth at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue
             out = self._try(ctx, cand, stop)
+            if out == "drain":
+                # a box bounds this candidate's inflow below what it serves: if that bound holds (with the drain
+                # theorem's other hypotheses) the network is stable and no sink grows; the drain stage checks it
+                # exactly, and the other candidates' growth tries would only spend its time
+                return NEXT
             if out is not None:
                 return out
         return NEXT
 
-    def _try(self, ctx: ProofContext, cand: SinkCandidate, stop: float) -> StageOutcome | None:
-        """One candidate: R' proved stable, the rate LP, the exact check."""
+    def _try(self, ctx: ProofContext, cand: SinkCandidate, stop: float) -> StageOutcome | Literal["drain"] | None:
+        """One candidate: R' proved stable, the rate LP, the exact check; ``"drain"`` when its box's drain candidate is
+        below the capacity (kept for the drain stage)."""
         net, sink, red = ctx.net, cand.sink, cand.reduction
         name = sink_name(sink)
         label = f"sink growth at {name}"
@@ -228,7 +235,7 @@ class SinkGrowth(JsqStage):
                         say_outcome(t, "stopped by the stage's share of the time limit during the exact check")
                         return None
                     if box == "drain":
-                        break  # the drain candidate is kept for the drain stage
+                        return "drain"  # the drain candidate is kept for the drain stage
                     if box is not None:
                         chk, found, fast, K, subsets = box
                         break
@@ -331,7 +338,7 @@ class SinkGrowth(JsqStage):
             return None
         if rates.drain is not None and drain_side:
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
-                           "the capacity: left to the drain stage")
+                           "the capacity: left to the drain stage (no other candidate of this stage is tried)")
             return "drain"
         refused = "".join(f"; {why}" for why in (rates.growth_refused, rates.drain_refused) if why)
         say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "
