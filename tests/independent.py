@@ -1217,7 +1217,7 @@ def fluid_states(rng, net, count: int):
     they share a routing set; where they share none, nothing makes the velocities agree, so such a state seldom has
     an admissible velocity (:func:`fluid_max_rate` None) and checks nothing; an empty station that is the shortest of
     a heavy routing set is overfed and has none either. On six or more stations nearly every state with levels 0-3
-    is of one of these kinds (J = 8 seed 101's R' at 0.9: none of 16 had a velocity). A state of the second half
+    is of one of these kinds (J = 8 seed 101's R': none of 16 had a velocity). A state of the second half
     without a tie has exactly one velocity (every flow to its set's shortest station, every station serving)."""
     J = net.J
     wl = walls(net)
