@@ -49,6 +49,8 @@ __all__ = [
     "check_growth",
     "check_static_split",
     "check_fluid",
+    "fluid_states",
+    "small_fluid_state",
     "check_sink_drain",
     "drain_lyapunov",
     "tie_excess",
@@ -1209,6 +1211,16 @@ def check_fluid(net, cert: dict, count: int = 40, seed: int = 0) -> None:
     assert checked >= count // 4, f"only {checked} fluid states had admissible velocities"
 
 
+def small_fluid_state(rng, J: int, high: int = 4) -> list[int]:
+    """A fluid state with levels below ``high`` (many ties), one station emptied half the time, never all empty."""
+    z = [int(v) for v in rng.integers(0, high, size=J)]
+    if rng.random() < 0.5:
+        z[int(rng.integers(J))] = 0
+    if sum(z) == 0:
+        z[int(rng.integers(J))] = 1
+    return z
+
+
 def fluid_states(rng, net, count: int):
     """2 * ``count`` fluid states: ``count`` with levels 0-3 (many ties and empty stations), then ``count`` with distinct
     positive levels, two stations of one routing set tied in half of them.
@@ -1222,12 +1234,7 @@ def fluid_states(rng, net, count: int):
     J = net.J
     wl = walls(net)
     for _ in range(count):
-        z = [int(v) for v in rng.integers(0, 4, size=J)]
-        if rng.random() < 0.5:
-            z[int(rng.integers(J))] = 0
-        if sum(z) == 0:
-            z[int(rng.integers(J))] = 1
-        yield z
+        yield small_fluid_state(rng, J)
     for _ in range(count):
         z = [int(v) + 1 for v in rng.permutation(J)]
         if wl and rng.random() < 0.5:
@@ -1308,11 +1315,7 @@ def check_fluid_flow(net, cert: dict, count: int = 40, seed: int = 0, high: int 
     for _ in range(6 * count):  # until count states with an admissible velocity (an empty station may be overfed)
         if checked == count:
             break
-        z = [int(v) for v in rng.integers(0, high, size=J)]
-        if rng.random() < 0.5:
-            z[int(rng.integers(J))] = 0
-        if sum(z) == 0:
-            z[int(rng.integers(J))] = 1
+        z = small_fluid_state(rng, J, high)
         best = fluid_max_rate(net, z, wv)
         if best is None:
             continue

@@ -11,18 +11,13 @@ from certify.io.loader import from_dict, load, to_dict
 from certify.markov.chain import compile_chain
 from certify.markov.fluid import fluid_faces
 
-from .independent import fluid_max_rate
+from .independent import fluid_max_rate, small_fluid_state
 
 
 def random_points(J, rng, count):
     """Random fluid states with many ties and zeros."""
     for _ in range(count):
-        z = rng.integers(0, 4, size=J).astype(float)
-        if rng.random() < 0.5:
-            z[rng.integers(J)] = 0.0
-        if z.sum() == 0:
-            z[rng.integers(J)] = 1.0
-        yield z
+        yield np.array(small_fluid_state(rng, J), dtype=float)
 
 
 CASES = ["dhk2-A-m0.97.json", "dhk-hom-J4-s13-m0.90.json", "bramson-J5-s33-m0.90.json", "fm-gsq1-m0.90.json", "gjn-J3-s91-m0.95.json"]

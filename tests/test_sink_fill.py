@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import random
 from fractions import Fraction as F
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,13 @@ def test_every_set_said_fillable_through_a_transfer_is_filled_state_by_state():
     assert transferred >= 5, transferred
 
 
+@cache
+def _proved(name: str) -> tuple[certify.Network, certify.Result]:
+    """The stored network ``name`` and certify's answer on it (60 s, no simulation), proved once per session."""
+    net = load(DATA / f"{name}.json")
+    return net, certify.prove(net, time_limit=60, simulate=False)
+
+
 @pytest.mark.parametrize(("name", "pair"), [
     # J = 8 seed 46 at 0.97 (simulation: 6 and 7 grow): {6, 7} is filled from R only by station 2's feedback (a relay)
     ("random-J8-s46-r0.97", ["6", "7"]),
@@ -131,8 +139,7 @@ def test_every_set_said_fillable_through_a_transfer_is_filled_state_by_state():
 def test_a_random_j8_pair_filled_through_feedback_is_proved_unstable(name, pair):
     """A pair that only feedback fills (a relay, a transfer) gets a sink-growth certificate that verifies and holds
     state by state."""
-    net = load(DATA / f"{name}.json")
-    out = certify.prove(net, time_limit=60, simulate=False)
+    net, out = _proved(name)
     assert out.verdict == "unstable" and out.certificate is not None
     cert = out.certificate.to_json()
     assert cert["kind"] == "sink-growth" and sorted(cert["sink"]) == pair
@@ -143,8 +150,8 @@ def test_a_random_j8_pair_filled_through_feedback_is_proved_unstable(name, pair)
 def test_the_independent_check_re_derives_a_nested_fluid_certificate_on_six_stations():
     """J = 8 seed 101's pair nests a fluid certificate of its six-station R': the independent fluid check finds states
     with a velocity there and refuses the certificate once its claimed decay is raised past what they show."""
-    net = load(DATA / "random-J8-s101-r0.89.json")
-    cert = certify.prove(net, time_limit=60, simulate=False).certificate.to_json()
+    net, out = _proved("random-J8-s101-r0.89")
+    cert = out.certificate.to_json()
     nested = copy.deepcopy(cert["reduced_certificate"])
     assert nested["kind"] == "fluid"
     red = independent.reduced_set(net, cert["sink"])[0]

@@ -194,7 +194,7 @@ class SinkGrowth(JsqStage):
             if out == "drain":
                 # a box bounds this candidate's inflow below what it serves: if that bound holds (with the drain
                 # theorem's other hypotheses) the network is stable and no sink grows; the drain stage checks it
-                # exactly, and the other candidates' growth tries would only spend its time
+                # exactly, and the other candidates' growth tries would only spend the drain stage's time
                 return NEXT
             if out is not None:
                 return out
