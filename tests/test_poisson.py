@@ -159,13 +159,16 @@ def test_a_box_certificate_with_bad_levels_is_refused(above, levels, rule):
 
 
 def test_a_box_is_sized_under_its_cell_bound_whatever_the_time_left():
-    """With an hour left, a box of R' with four cells per state stays under BOX_CELLS cells, and one with a cell per
-    state under POISSON_STATES states (WIDE_STATES on R' of seven stations, whose factorisation grows faster)."""
-    from certify.proof.poisson import BOX_CELLS, WIDE_STATES, _states
+    """With an hour left, a box of R' with four cells per state stays under BOX_CELLS cells (MANY_CELLS on R' of eight
+    stations), below the exact check's bound on a table, and one with a cell per state under POISSON_STATES states
+    (WIDE_STATES on R' of seven stations, whose factorisation grows faster)."""
+    from certify.proof.poisson import BOX_CELLS, MANY_CELLS, WIDE_STATES, _states
     from certify.search.poisson import POISSON_STATES
+    from certify.templates.options import MAX_REFINEMENT
 
     later = time.perf_counter() + 3600
-    assert _states(later, 4) * 4 <= BOX_CELLS
+    assert _states(later, 4) * 4 <= BOX_CELLS < MAX_REFINEMENT
+    assert _states(later, 4, 8) * 4 <= MANY_CELLS < BOX_CELLS
     assert _states(later, 1, 5) == POISSON_STATES
     assert _states(later, 1, 7) == WIDE_STATES < POISSON_STATES
 
@@ -240,6 +243,22 @@ def test_on_wide_r_prime_the_middle_box_has_uniform_levels(monkeypatch, small_bo
     monkeypatch.setattr(try_module, "WIDE_J", 2)
     _try(at_load(1, 0.999))
     assert len(small_boxes) == 3 and small_boxes[1] == box_levels(2, int(140 * try_module.MIDDLE_SHARE)) == (4, 4)
+
+
+def test_a_step_box_of_at_most_step_growth_times_the_box_before_comes_before_the_last(monkeypatch, small_boxes):
+    """With room for 4,000 states, a middle box of a 64th of them and none deciding (0.99999), each box after the
+    middle one has more states than the box before and at most STEP_GROWTH times as many, up to a last box larger
+    than them all."""
+    import certify.proof.poisson as try_module
+
+    monkeypatch.setattr(try_module, "POISSON_STATES", 4000)
+    monkeypatch.setattr(try_module, "WIDE_STATES", 4000)
+    monkeypatch.setattr(try_module, "MIDDLE_SHARE", 1 / 64)
+    _try(at_load(1, 0.99999))
+    sizes = [int(np.prod([k + 1 for k in L])) for L in small_boxes]
+    assert len(sizes) >= 5
+    assert all(a < b <= try_module.STEP_GROWTH * a for a, b in zip(sizes[1:-2], sizes[2:-1]))
+    assert sizes[-1] > max(sizes[:-1])
 
 
 def _product_law(rhos, K):

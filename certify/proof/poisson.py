@@ -13,8 +13,8 @@ For a set of sinks a box also gives the proper subsets that need them their own 
 docs/math/poisson.md "Subsets' functions").
 
 Public: :func:`poisson_try`, :func:`poisson_found`, :func:`box`, :func:`box_subsets`, :func:`box_sides`,
-:data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`, :data:`BOX_SUBSETS`, :data:`MIN_STATES`, :data:`MIDDLE_SHARE`,
-:data:`WIDE_J`, :data:`WIDE_STATES`, :data:`RESOLVE_SHARE`, :data:`RESOLVE_ROUNDS`.
+:data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`, :data:`MANY_CELLS`, :data:`BOX_SUBSETS`, :data:`MIN_STATES`, :data:`MIDDLE_SHARE`,
+:data:`WIDE_J`, :data:`WIDE_STATES`, :data:`RESOLVE_SHARE`, :data:`RESOLVE_ROUNDS`, :data:`STEP_GROWTH`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from .context import ProofContext
 from .separable import product_estimate
 
 __all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "WIDE_J", "MIDDLE_SHARE", "WIDE_STATES", "RESOLVE_SHARE",
-           "RESOLVE_ROUNDS", "BOX_SUBSETS", "box", "box_sides", "box_subsets",
+           "RESOLVE_ROUNDS", "STEP_GROWTH", "MANY_CELLS", "BOX_SUBSETS", "box", "box_sides", "box_subsets",
            "poisson_try", "poisson_found"]
 
 #: Seconds per cell of a box, for sizing it to the time left: its rows, the linear solves and the LPs (about 50 us a
@@ -61,8 +61,15 @@ SECONDS_PER_CELL = 0.00006
 #: The most cells of a box.  Until stop 49 a box took about 5 KB a cell while it was tried (J = 8 seed 13 at 0.888,
 #: 622,080 cells, 3.3 GB at its peak), most of it the LP over w with every row of every cutting-plane round; with that
 #: LP's rows generated (:mod:`certify.search.cell_rows`), 1.6-2 KB (J = 8 seed 12 at 0.955: 549,120 cells, 0.99 GB at
-#: the peak of the whole run; seed 58 at 0.9263: 540,000 cells, 1.15 GB).
-BOX_CELLS = 800_000
+#: the peak of the whole run; seed 58 at 0.9263: 540,000 cells, 1.15 GB).  800,000 until stop 61; now just under the
+#: exact check's bound on a table (:data:`~certify.templates.options.MAX_REFINEMENT`, 1,000,000 cells), which a probe
+#: after `certify boundary`'s grid reaches with the half of the time left it gets.
+BOX_CELLS = 990_000
+
+#: The most cells of a box on R' of more than :data:`WIDE_J` stations: :data:`BOX_CELLS`' value until stop 61, kept
+#: there, where a cell has more jumps and the larger boxes were not measured (J = 12 seed 3 of bench/frontier.py peaks
+#: at 3.6-4.1 GB in `certify boundary --time-limit 300`).
+MANY_CELLS = 800_000
 
 #: The smallest second box worth solving.
 MIN_STATES = 2_000
@@ -92,8 +99,10 @@ MIDDLE_SHARE = 0.25
 #: (drop tolerance 0.1 and BiCGSTAB, :data:`~certify.search.poisson.ILU_DROP`) seed 13 at 0.888 tries 57,344 / 196,875
 #: / 225,000 states in 5.9 / 32.3 / 27.5 s (levels 3 with 6 and 7; 4 with 6 and 8; 4 with 7 and 8), bounding the
 #: stationary rate within [0.99426, 1.00912], [0.99839, 1.00820], [0.99869, 1.00636].  Stop 51: J = 8 seed 7 at 0.944,
-#: 230,400 states (levels (8, 4, 7, 7, 3, 4, 3), 729,000 cells) in 21.4 s; 200,000 until then.
-WIDE_STATES = 240_000
+#: 230,400 states (levels (8, 4, 7, 7, 3, 4, 3), 729,000 cells) in 21.4 s; 200,000 until then.  240,000 until stop 61,
+#: which capped J = 8 seed 85's box at 0.864 at 219,520 states (691,200 cells: its stationary rate within [0.99436,
+#: 1.0084]); 987,840 cells take about 330,000 states there ([0.99651, 1.0056]).
+WIDE_STATES = 330_000
 
 #: The law-only boxes that resolve piling stations before a box's levels are balanced (:func:`poisson_try`) have at
 #: most this share of that box's states.  J = 8 seed 12 at 0.955 (sink 1, a last box of at most 200,000 states): from
@@ -101,6 +110,12 @@ WIDE_STATES = 240_000
 #: 1.8 s together) gives the balanced last box (4, 2, 8, 2, 8, 4, 8), which bounds the rate within [1.99588, 2.00613];
 #: balanced from the middle box directly, (4, 3, 3, 3, 9, 4, 10) within [1.99114, 2.02588] (capacity 2).
 RESOLVE_SHARE = 0.25
+
+#: The most states of a box after the middle box, as a multiple of the box before's, while the time left allows
+#: twice as many (a *step box*): the box sized to the time left is solved only where the step boxes decide neither
+#: side.  A probe far from the boundary then stops at a box sized to it rather than to its time (on R' of seven
+#: stations the uniform middle box has 16,384 states where the time left allows 250,000 or more).
+STEP_GROWTH = 4
 
 #: The most law-only boxes before one box's levels are balanced.
 RESOLVE_ROUNDS = 3
@@ -259,8 +274,9 @@ def box(ctx: ProofContext, red: Reduction, chain: Chain, K: tuple[int, ...], sto
 
 def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) -> Found | None:
     """Both sides' Poisson candidates for one sink or set: a first box, and while neither side's candidate clears its
-    bound, a middle box (:data:`MIDDLE_SHARE` of the states the time left allows) and a last one, each with the levels
-    that the box before's law predicts to leave the least mass at their tops
+    bound, a middle box (:data:`MIDDLE_SHARE` of the states the time left allows), step boxes of at most
+    :data:`STEP_GROWTH` times the box before's states while the time left allows twice that, and a last one, each
+    with the levels that the box before's law predicts to leave the least mass at their tops
     (:func:`~certify.search.poisson.balanced_levels`; on R' of :data:`WIDE_J` stations or more the middle box's levels
     are uniform). Where a station's mass piles at the box before's top level
     (:func:`~certify.search.poisson.piling`), the law of a box with it raised is solved first, alone (at most
@@ -331,21 +347,30 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     shares = [MIDDLE_SHARE, 1.0]  # of the states the time left allows: the middle box's, then the last's
     while True:
         rows, rates, pi = _solved(ctx, red, chain, K, stop)
+        count = len(rows.Z)
         _estimate(ctx, red, rates)
-        states, cells = _states(stop, 1.0, chain.J), _cells(stop)  # the next box's levels bound its cells
+        states, cells = _states(stop, 1.0, chain.J), _cells(stop, chain.J)  # the next box's levels bound its cells
         if rates.growth is not None or rates.drain is not None or not shares or states <= len(rows.box):
             break
         share = shares.pop(0)
         if share < 1 and states * share < 2 * len(rows.box):
             share, shares = 1.0, []  # no middle box worth its time: the last box now
-        Z = rows.Z[rows.box]
+        step = share == 1 and STEP_GROWTH * len(rows.box) * 2 <= states
+        if step:
+            # a step box before the last: far from the boundary it decides in a fraction of the last box's time
+            share, shares = STEP_GROWTH * len(rows.box) / states, [1.0]
+        Z, before = rows.Z[rows.box], K
         del rows  # this box's rows go before the next box's are built
-        if share < 1 and chain.J >= WIDE_J:  # there a first box's law (levels 2) predicts too poorly: uniform levels
-            K = box_levels(chain.J, int(states * share))
-        else:
-            pi, Z, K = _resolved(chain, pi, Z, K, max(len(Z), int(states * share * RESOLVE_SHARE)), stop)
-            K = balanced_levels(pi, Z, K, int(states * share), int(cells * share))
-    ctx.poisson[red.sinks] = K, len(rows.Z), rates
+        if share < 1 and not step and chain.J >= WIDE_J:  # there a first box's law (levels 2) predicts too poorly
+            K = box_levels(chain.J, int(states * share))  # uniform levels
+            if K != before:
+                continue
+            share, shares = 1.0, []  # the uniform levels of the middle box's share are this box's: the last box now
+        pi, Z, K = _resolved(chain, pi, Z, K, max(len(Z), int(states * share * RESOLVE_SHARE)), stop)
+        K = balanced_levels(pi, Z, K, int(states * share), int(cells * share))
+        if K == before:  # no other levels fit: this box is the answer
+            break
+    ctx.poisson[red.sinks] = K, count, rates
     return ctx.poisson[red.sinks]
 
 
@@ -387,12 +412,14 @@ def _states(stop: float, ratio: float, J: int = 0) -> int:
     :data:`~certify.search.poisson.POISSON_STATES` (:data:`WIDE_STATES` on R' of ``J`` >= :data:`WIDE_J`
     stations) and :data:`BOX_CELLS` cells."""
     most = WIDE_STATES if J >= WIDE_J else POISSON_STATES
-    return min(most, int(_cells(stop) / ratio))
+    return min(most, int(_cells(stop, J) / ratio))
 
 
-def _cells(stop: float) -> int:
-    """The cells of a box that can be tried and checked before ``stop``, at most :data:`BOX_CELLS`."""
-    return int(min(max(0.0, stop - time.perf_counter()) / SECONDS_PER_CELL, BOX_CELLS))
+def _cells(stop: float, J: int = 0) -> int:
+    """The cells of a box that can be tried and checked before ``stop``, at most :data:`BOX_CELLS`
+    (:data:`MANY_CELLS` on R' of more than :data:`WIDE_J` stations)."""
+    most = MANY_CELLS if J > WIDE_J else BOX_CELLS
+    return int(min(max(0.0, stop - time.perf_counter()) / SECONDS_PER_CELL, most))
 
 
 def poisson_found(ctx: ProofContext, red: Reduction) -> Found | None:

@@ -55,8 +55,10 @@ __all__ = ["POISSON_STATES", "FIRST_STATES", "ILU_DROP", "SOLVE_RTOL", "ROUNDING
 #: states (105,938 to 363,383 regions) are tried in 7.6, 18.1 and 37.5 s in 0.5, 0.9 and 1.5 GB; the sink stages
 #: size a box to their time left (certify.proof.poisson), so this bound is reached only with time to spare.  Since
 #: stop 48 (:data:`ILU_DROP`) 98,280 / 192,000 / 381,672 states at 0.89 take 9.7 / 21.9 / 56.1 s and bound the rate
-#: within [0.99269, 1.00192], [0.99413, 1.00017], [0.99536, 0.99913] (the last proves 0.89 stable; 3.3 GB).
-POISSON_STATES = 250_000
+#: within [0.99269, 1.00192], [0.99413, 1.00017], [0.99536, 0.99913] (the last proves 0.89 stable; 3.3 GB then, at
+#: about 5 KB a cell; 1.6-2 KB since stop 49).  250,000 until stop 61, when the boxes on R' of seven stations or more
+#: were allowed 330,000 (:data:`certify.proof.poisson.WIDE_STATES`).
+POISSON_STATES = 400_000
 
 #: The most states of the first box: its own candidates are tried first, and its stationary law picks the levels of
 #: the second box when neither side's clears its bound.
