@@ -13,8 +13,9 @@ For a set of sinks a box also gives the proper subsets that need them their own 
 docs/math/poisson.md "Subsets' functions").
 
 Public: :func:`poisson_try`, :func:`poisson_found`, :func:`box`, :func:`box_subsets`, :func:`box_sides`,
-:data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`, :data:`MANY_CELLS`, :data:`BOX_SUBSETS`, :data:`MIN_STATES`, :data:`MIDDLE_SHARE`,
-:data:`WIDE_J`, :data:`WIDE_STATES`, :data:`RESOLVE_SHARE`, :data:`RESOLVE_ROUNDS`, :data:`STEP_GROWTH`.
+:data:`SECONDS_PER_CELL`, :data:`BOX_CELLS`, :data:`MANY_CELLS`, :data:`BOX_SUBSETS`, :data:`MIN_STATES`,
+:data:`MIDDLE_SHARE`, :data:`WIDE_J`, :data:`WIDE_STATES`, :data:`RESOLVE_SHARE`, :data:`RESOLVE_ROUNDS`,
+:data:`STEP_GROWTH`.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ SECONDS_PER_CELL = 0.00006
 #: LP's rows generated (:mod:`certify.search.cell_rows`), 1.6-2 KB (J = 8 seed 12 at 0.955: 549,120 cells, 0.99 GB at
 #: the peak of the whole run; seed 58 at 0.9263: 540,000 cells, 1.15 GB).  800,000 until stop 61; now just under the
 #: exact check's bound on a table (:data:`~certify.templates.options.MAX_REFINEMENT`, 1,000,000 cells), which a probe
-#: after `certify boundary`'s grid reaches with the half of the time left it gets.
+#: of more than a minute reaches (`certify prove --time-limit 120`; J = 8 seed 85 at 0.864, 100 s: 987,840 cells,
+#: 1.98 GB).
 BOX_CELLS = 990_000
 
 #: The most cells of a box on R' of more than :data:`WIDE_J` stations: :data:`BOX_CELLS`' value until stop 61, kept
@@ -410,7 +412,7 @@ def _per_state(K: tuple[int, ...]) -> float:
 def _states(stop: float, ratio: float, J: int = 0) -> int:
     """The states of a box whose cells (``ratio`` per state) can be tried and checked before ``stop``, at most
     :data:`~certify.search.poisson.POISSON_STATES` (:data:`WIDE_STATES` on R' of ``J`` >= :data:`WIDE_J`
-    stations) and :data:`BOX_CELLS` cells."""
+    stations) and :data:`BOX_CELLS` cells (:data:`MANY_CELLS` on more than :data:`WIDE_J`)."""
     most = WIDE_STATES if J >= WIDE_J else POISSON_STATES
     return min(most, int(_cells(stop, J) / ratio))
 
