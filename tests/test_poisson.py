@@ -141,6 +141,20 @@ def test_the_growth_stage_tries_no_other_sink_once_a_box_leaves_a_drain_candidat
     assert growth[-1].stage.replace("growth", "drain") in [a.stage for a in res.attempts]
 
 
+def test_the_growth_stage_goes_on_where_the_drain_stage_would_not_try_the_sink(monkeypatch):
+    """J = 8 seed 8 at 0.925 with the drain stage trying no sink: the box that leaves a drain candidate does not end
+    the growth stage, which says so and tries its next candidate."""
+    import certify.proof.sink as sink_stage
+
+    monkeypatch.setattr(sink_stage, "tried_drains", lambda net: [])
+    res = certify.prove(certify.load(DATA / "random-J8-s8-r0.925.json"), time_limit=60, simulate=False)
+    growth = [a for a in res.attempts if a.stage.startswith("sink growth at")]
+    first = next(i for i, a in enumerate(growth) if "below the capacity" in a.outcome)
+    assert "the drain stage does not try this sink" in growth[first].outcome
+    assert not any("left to the drain stage" in a.outcome for a in growth)
+    assert len(growth) > first + 1
+
+
 @pytest.mark.parametrize("levels, rule", [
     (lambda K: [0, *K[1:]], "must be an integer in 1..100"),
     (lambda K: [101, *K[1:]], "must be an integer in 1..100"),

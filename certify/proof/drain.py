@@ -27,7 +27,7 @@ from ..exact.sink import Subset
 from ..markov.chain import Chain, compile_chain, drain_order
 from ..markov.drift import Clip, RegionDrift, clip_text, compile_drifts
 from ..markov.regions import TimeLimitReached
-from ..search.drain import DrainCandidate, drain_candidates, solve_drain_rate, solve_reduced_lyapunov
+from ..search.drain import MAX_DRAINS, DrainCandidate, solve_drain_rate, solve_reduced_lyapunov, tried_drains
 from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .poisson import box_sides, poisson_found, poisson_try
@@ -39,8 +39,6 @@ __all__ = ["DRAIN_SHARE", "NESTED_DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DR
 
 #: The share of the time left that the stage may use (all candidates together).
 DRAIN_SHARE = 0.5
-#: The most single sinks and pairs tried (the wider sets of :func:`~certify.search.drain.drain_candidates` after them).
-MAX_DRAINS = 4
 #: The stage runs on networks of at least this many stations (as the sink-growth stage: below it the Markovian
 #: tables of the whole network reach the same sinks).
 DRAIN_MIN_J = 6
@@ -103,11 +101,7 @@ class SinkDrain(JsqStage):
             return NEXT
         share = NESTED_DRAIN_SHARE if nested_run() else DRAIN_EARLY_SHARE if self.early else DRAIN_SHARE
         stop = time.perf_counter() + share * max(0.0, run.deadline - time.perf_counter())
-        narrow: list[DrainCandidate] = []  # single sinks and pairs (at most MAX_DRAINS of them), then the wider sets
-        wide: list[DrainCandidate] = []
-        for c in drain_candidates(ctx.net):
-            (narrow if isinstance(c.sink, str) or len(c.sink) <= 2 else wide).append(c)
-        for cand in [*narrow[:MAX_DRAINS], *wide]:
+        for cand in tried_drains(ctx.net):
             if time.perf_counter() > stop:
                 run.skipped.append(f"sink drain at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue

@@ -29,6 +29,7 @@ from ..exact.sink import Reduction, Subset, check_sink_growth
 from ..markov.chain import Chain, compile_chain
 from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text
 from ..markov.regions import TimeLimitReached
+from ..search.drain import tried_drains
 from ..search.poisson import worst_text
 from ..search.sink import (
     MAX_SINK_FAST,
@@ -337,9 +338,13 @@ class SinkGrowth(JsqStage):
             say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
         if rates.drain is not None and drain_side:
+            if any(c.reduction.sinks == red.sinks for c in tried_drains(ctx.net)):
+                say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, "
+                               "below the capacity: left to the drain stage (no other candidate of this stage is tried)")
+                return "drain"
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
-                           "the capacity: left to the drain stage (no other candidate of this stage is tried)")
-            return "drain"
+                           "the capacity, but the drain stage does not try this sink (floating point, not used)")
+            return None
         refused = "".join(f"; {why}" for why in (rates.growth_refused, rates.drain_refused) if why)
         say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "
                        f"{worst_text(rates.growth_value)}; the drain side's {worst_text(rates.drain_value)}, floating "

@@ -32,7 +32,11 @@ from .lp import solve_template
 from .sink import JumpRows, RateSolution, claimed_rate, linked_pairs, rate_rows
 from .sink_sets import WIDE_SETS, densest_set, routing_unions
 
-__all__ = ["DrainCandidate", "MonotoneQuadratic", "drain_candidates", "solve_reduced_lyapunov", "solve_drain_rate"]
+__all__ = ["DrainCandidate", "MonotoneQuadratic", "MAX_DRAINS", "drain_candidates", "tried_drains", "solve_reduced_lyapunov",
+           "solve_drain_rate"]
+
+#: The most single sinks and pairs the sink-drain stage tries (the wider sets of :func:`drain_candidates` after them).
+MAX_DRAINS = 4
 
 #: How far above the LP's optimum the rounded rate is claimed (the exact check decides).
 SLACK = 1e-5
@@ -107,6 +111,36 @@ def drain_candidates(net: Network) -> list[DrainCandidate]:
     first = [c] if dense is not None and (c := _candidate(net, dense)) is not None else []
     return [*sorted(singles, key=lambda c: -c.pressure), *sorted(pairs, key=lambda c: -c.pressure), *first,
             *[c for c in wide if c.sink != dense][:WIDE_SETS]]
+
+
+def tried_drains(net: Network) -> list[DrainCandidate]:
+    """The candidates the sink-drain stage tries, in its order: the single sinks and pairs of
+    :func:`drain_candidates` (at most :data:`MAX_DRAINS` of them), then its wider sets.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+
+    Returns
+    -------
+    list of DrainCandidate
+        The candidates.
+
+    Examples
+    --------
+    >>> from certify.core.model import Feedback, Station, Stream
+    >>> F = Fraction
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1, 2))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> [c.sink for c in tried_drains(net)]
+    ['2']
+    """
+    narrow: list[DrainCandidate] = []
+    wide: list[DrainCandidate] = []
+    for c in drain_candidates(net):
+        (narrow if isinstance(c.sink, str) or len(c.sink) <= 2 else wide).append(c)
+    return [*narrow[:MAX_DRAINS], *wide]
 
 
 def _candidate(net: Network, sink: str | tuple[str, ...]) -> DrainCandidate | None:
