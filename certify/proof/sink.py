@@ -26,7 +26,7 @@ from ..core.model import Network
 from ..exact.cell_rates import checked_text
 from ..exact.facts import Check, SinkGrowthFacts
 from ..exact.sink import Reduction, Subset, check_sink_growth
-from ..markov.chain import Chain, compile_chain
+from ..markov.chain import Chain, compile_chain, drain_order
 from ..markov.drift import Clip, RegionDrift, clip_levels, clip_text
 from ..markov.regions import TimeLimitReached
 from ..search.drain import tried_drains
@@ -63,7 +63,7 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 __all__ = ["worst_text", "LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
-           "poisson_before", "with_box"]
+           "poisson_before", "with_box", "drained_later"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -338,12 +338,12 @@ class SinkGrowth(JsqStage):
             say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
         if rates.drain is not None and drain_side:
-            if any(c.reduction.sinks == red.sinks for c in tried_drains(ctx.net)):
+            if drained_later(ctx, red):
                 say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, "
                                "below the capacity: left to the drain stage (no other candidate of this stage is tried)")
                 return "drain"
             say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
-                           "the capacity, but the drain stage does not try this sink (floating point, not used)")
+                           "the capacity, but the drain stage does not try this sink here (floating point, not used)")
             return None
         refused = "".join(f"; {why}" for why in (rates.growth_refused, rates.drain_refused) if why)
         say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "
@@ -429,6 +429,43 @@ class SinkGrowth(JsqStage):
             say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found ({len(drifts)} regions)")
             return None
         return found, drifts
+
+
+def drained_later(ctx: ProofContext, red: Reduction) -> bool:
+    """Whether a sink-drain stage tries the sinks of ``red`` after this stage: one applies to the network (the networks
+    of this stage whose empty state the Markovian checkers reach: :func:`~certify.markov.chain.drain_order`) and lists
+    them (:func:`~certify.search.drain.tried_drains`).
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    red : Reduction
+        The reduction by a sink or a set of sinks.
+
+    Returns
+    -------
+    bool
+        True where the drain stage will try these sinks.
+
+    Examples
+    --------
+    Station 1 feeds the slow station 2 (mu 3/5) everything it serves, and four more stations have streams of their own:
+    2 is the drain stage's candidate, 3 is not (nothing is forced into it).
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Station, Stream
+    >>> from certify.exact.sink import reduced_network
+    >>> from certify.proof.context import RunState
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(3, 5)), *(Station(s, F(1)) for s in "3456")),
+    ...               (Stream(F(1, 2), choice=("1",)), *(Stream(F(1, 2), choice=(s,)) for s in "3456")),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["quadratic"])
+    >>> drained_later(ctx, reduced_network(net, "2")), drained_later(ctx, reduced_network(net, "3"))
+    (True, False)
+    """
+    return (drain_order(ctx.base) is not None
+            and any(c.reduction.sinks == red.sinks for c in tried_drains(ctx.net)))
 
 
 def table_tries(chain: Chain, red: Reduction) -> list[tuple[list[int], Clip]]:
