@@ -461,3 +461,33 @@ def test_a_station_that_piles_at_every_level_is_raised_once():
     pi, Z = _law(chain, (3, 3))
     _, Z2, K = _resolved(chain, pi, Z, (3, 3), 10_000, time.perf_counter() + 60)
     assert K == (3, 7) and len(Z2) == 4 * 8
+
+
+def test_the_drain_stage_checks_a_kept_box_past_its_share(monkeypatch):
+    """J = 8 seed 8 at 0.925 with the drain stage's share of the time set to 0: the drain candidate the growth stage
+    kept is still checked, in what the run has left, and proves the network stable."""
+    import certify.proof.drain as drain_stage
+
+    monkeypatch.setattr(drain_stage, "DRAIN_SHARE", 0.0)
+    res = certify.prove(certify.load(DATA / "random-J8-s8-r0.925.json"), time_limit=60, simulate=False)
+    assert res.verdict == "stable" and res.certificate["kind"] == "sink-drain"
+    assert certify.verify(certify.load(DATA / "random-J8-s8-r0.925.json"), res.certificate).ok
+
+
+def test_the_growth_stages_box_may_use_box_share_of_what_the_run_has_left(monkeypatch):
+    """J = 8 seed 8 at 0.925 with 60 s: the growth stage's Poisson try is given until the stage's share and BOX_SHARE of
+    what is left after it (about 54 s from the start; 45 s until stop 62)."""
+    import certify.proof.sink as sink_stage
+
+    stops: list[float] = []
+    real = sink_stage.poisson_try
+
+    def recorded(ctx, red, chain, stop):
+        stops.append(stop)
+        return real(ctx, red, chain, stop)
+
+    monkeypatch.setattr(sink_stage, "poisson_try", recorded)
+    start = time.perf_counter()
+    certify.prove(certify.load(DATA / "random-J8-s8-r0.925.json"), time_limit=60, simulate=False)
+    share = sink_stage.SINK_SHARE + sink_stage.BOX_SHARE * (1 - sink_stage.SINK_SHARE)
+    assert stops and 60 * share - 1 <= stops[0] - start <= 60 * share + 1

@@ -35,7 +35,8 @@ from .sink import nested_run, no_table, say_outcome, sink_name, table_tries, wit
 from .sink_rows import drain_bound, reduced_drifts, reduced_jumps
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
-__all__ = ["DRAIN_SHARE", "NESTED_DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain"]
+__all__ = ["DRAIN_SHARE", "NESTED_DRAIN_SHARE", "MAX_DRAINS", "DRAIN_MIN_J", "DRAIN_EARLY_J", "DRAIN_EARLY_SHARE", "SinkDrain",
+           "kept_drain"]
 
 #: The share of the time left that the stage may use (all candidates together).
 DRAIN_SHARE = 0.5
@@ -95,27 +96,33 @@ class SinkDrain(JsqStage):
         return J < DRAIN_EARLY_J
 
     def run(self, ctx: ProofContext) -> StageOutcome:
-        """Try the candidates within the stage's share of the time; the decision when a certificate passed."""
+        """Try the candidates within the stage's share of the time (a box the growth stage kept with a drain candidate
+        is checked in what the run has left: :func:`kept_drain`); the decision when a certificate passed."""
         run = ctx.run
         if run.expired():
             return NEXT
         share = NESTED_DRAIN_SHARE if nested_run() else DRAIN_EARLY_SHARE if self.early else DRAIN_SHARE
         stop = time.perf_counter() + share * max(0.0, run.deadline - time.perf_counter())
         for cand in tried_drains(ctx.net):
-            if time.perf_counter() > stop:
+            # a box the growth stage kept with a drain candidate is checked in what the run has left, even past the
+            # stage's share: the growth stage sized that box for its check, and the share is for searching (stop 62)
+            kept = kept_drain(ctx, cand)
+            if time.perf_counter() > stop and not kept:
                 run.skipped.append(f"sink drain at {sink_name(cand.sink)} (its share of the time limit was spent)")
                 continue
+            until = run.deadline if kept else earliest(stop, run.deadline)
             try:
-                with within(earliest(stop, run.deadline)):
-                    out = self._try(ctx, cand, stop)
+                with within(until):
+                    out = self._try(ctx, cand, stop, until)
             except TimeLimitReached:
                 continue  # the attempt's line says so; nothing from it is used
             if out is not None:
                 return out
         return NEXT
 
-    def _try(self, ctx: ProofContext, cand: DrainCandidate, stop: float) -> StageOutcome | None:
-        """One candidate: W on R', the rate LPs on each table, the exact check."""
+    def _try(self, ctx: ProofContext, cand: DrainCandidate, stop: float, until: float | None) -> StageOutcome | None:
+        """One candidate: W on R', the rate LPs on each table, the exact check (a kept box's W and check by ``until``,
+        the rest by ``stop``)."""
         net, sink, red = ctx.net, cand.sink, cand.reduction
         name = sink_name(sink)
         label = f"sink drain at {name}"
@@ -129,7 +136,8 @@ class SinkDrain(JsqStage):
                 return None
             excess = tie_excess(net, red.sinks)
             wchain = compile_chain(excess_network(red.network, excess)) if excess else chain
-            lyap = solve_reduced_lyapunov(wchain, compile_drifts(wchain, deadline=stop), solver=ctx.solver, deadline=stop)
+            by = until if kept_drain(ctx, cand) else stop
+            lyap = solve_reduced_lyapunov(wchain, compile_drifts(wchain, deadline=by), solver=ctx.solver, deadline=by)
             if lyap is None:
                 what = "with the ties' excess added" if excess else f"without {name}"
                 t.outcome = f"R' ({what}): no quadratic Foster function with P >= 0 found: not tried"
@@ -137,7 +145,7 @@ class SinkDrain(JsqStage):
             P, _ = lyap
             for item in with_box(chain, tries, box_sides(net, red)[1]):
                 if item is None:  # the Poisson tables' place
-                    out = self._poisson(ctx, t, cand, chain, P, stop, bool(excess))
+                    out = self._poisson(ctx, t, cand, chain, P, stop, bool(excess), until)
                     if out is not None:
                         return out
                     continue
@@ -202,10 +210,12 @@ class SinkDrain(JsqStage):
         )
 
     def _poisson(self, ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, P: Sequence[Fraction],
-                 stop: float, ties: bool) -> StageOutcome | None:
-        """The Poisson-table drain candidate (the growth stage's, or this stage's own try), checked exactly."""
+                 stop: float, ties: bool, until: float | None) -> StageOutcome | None:
+        """The Poisson-table drain candidate (the growth stage's, checked by ``until``, or this stage's own try, whose
+        box was sized to ``stop``), checked exactly."""
         red, sink = cand.reduction, cand.sink  # a set only where a box serves its subsets (box_sides)
         got = poisson_found(ctx, red)
+        by = until if got is not None else earliest(stop, ctx.run.deadline)
         if got is None and time.perf_counter() < stop:
             try:
                 with within(earliest(stop, ctx.run.deadline)):
@@ -227,8 +237,7 @@ class SinkDrain(JsqStage):
         fast = list(range(chain.J))
         t.size = f"R' without {sink_name(sink)}, Poisson table, {clip_text(K)}"
         subsets = list(rates.drain_subsets)
-        chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K,
-                               deadline=earliest(stop, ctx.run.deadline), subsets=subsets)
+        chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K, deadline=by, subsets=subsets)
         if not chk.ok:
             say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
@@ -274,3 +283,38 @@ class SinkDrain(JsqStage):
                     return None
                 out.append((H, got[0], got[2], got[1]))
         return out
+
+
+def kept_drain(ctx: ProofContext, cand: DrainCandidate) -> bool:
+    """Whether the growth stage kept a Poisson box for this candidate whose drain side has a candidate (to be checked
+    here, in what the run has left).
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run (its kept boxes, ``ctx.poisson``).
+    cand : DrainCandidate
+        The sink or set of sinks.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import RunState
+    >>> from certify.proof.result import Result
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(3, 5))), (Stream(F(1, 2), choice=("1",)),),
+    ...               (Feedback("1", ("2",), F(1)),))
+    >>> ctx = ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["table"])
+    >>> cand = tried_drains(net)[0]
+    >>> kept_drain(ctx, cand)
+    False
+    >>> _ = poisson_try(ctx, cand.reduction, compile_chain(cand.reduction.network), time.perf_counter() + 60)
+    >>> kept_drain(ctx, cand)
+    True
+    """
+    got = poisson_found(ctx, cand.reduction)
+    return got is not None and got[2].drain is not None

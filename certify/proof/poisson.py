@@ -2,7 +2,9 @@
 
 The sink-growth stage runs it once per sink or set of sinks after its small rate LPs (tables of at most
 :data:`certify.proof.sink.POISSON_AFTER_CELLS` cells) and keeps what it found on ``ctx.poisson``, so that the sink-drain stage checks
-the drain candidate without solving again (and runs the try itself when the growth stage did not).  The
+the drain candidate without solving again, in whatever the run has left (:func:`certify.proof.drain.kept_drain`),
+and runs the try itself when the growth stage did not.  The growth stage's try may run into
+:data:`certify.proof.sink.BOX_SHARE` of what the run has left after the stage's share.  The
 candidates are the kinds' own functions (a table over every station of R' with a clip level per station); each
 passes the exact check of :func:`certify.exact.sink.check_sink_growth` or
 :func:`certify.exact.drain.check_sink_drain` or is not used.  Since stop 45 a box's rows are its cells

@@ -61,7 +61,7 @@ from .sink_rows import (
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["worst_text", "LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
-           "SINK_SHARE", "BELOW_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
+           "SINK_SHARE", "BELOW_SHARE", "BOX_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
            "poisson_before", "with_box", "drained_later"]
 
@@ -72,6 +72,14 @@ SINK_SHARE = 0.5
 #: solve the same LP (at J = 8 seed 15 the largest table's drain LP takes 21 s, more than either stage's share of
 #: a 60 s probe, less than their sum).
 BELOW_SHARE = 0.5
+#: The Poisson try of the stage (:meth:`SinkGrowth._poisson`) may run past the stage's share into this share of what
+#: the run has left after it: its box is sized to that time with its exact check, and a drain candidate it keeps is
+#: checked by the drain stage in whatever the run has left (:func:`certify.proof.drain.kept_drain`).  BELOW_SHARE's
+#: value until stop 62; there the last box of a 60-s probe ended about 15 s before the run did, and the stages after
+#: it (the drain stage's small tables, the quadratic fluid LP) decided nothing near the boundary: J = 8 seed 99 at
+#: 0.8965, undecided in 60 s with a box of 583,200 cells (the drain side's worst cell 1.0006), is stable in 41 s with
+#: one of 784,000 cells (0.9978).
+BOX_SHARE = 0.8
 #: The table's clip level.
 SINK_K = 2
 #: On a reduced network of at most this many stations the largest table is tried again at clip level SINK_K + 1
@@ -313,7 +321,7 @@ class SinkGrowth(JsqStage):
         if time.perf_counter() > stop:
             return None
         # both sides' candidates come from one solve: the try may use part of the drain stage's time too (as _below)
-        later = shared_stop(ctx, stop)
+        later = shared_stop(ctx, stop, BOX_SHARE)
         try:
             with within(later):
                 got = poisson_try(ctx, red, chain, later)
@@ -612,9 +620,9 @@ def no_table(name: str) -> str:
             "groups, the product of theirs times the table's cells): not tried")
 
 
-def shared_stop(ctx: ProofContext, stop: float) -> float:
-    """Where the growth stage's answers kept for the drain stage (its drain LP, the Poisson try) must end: ``stop`` and
-    :data:`BELOW_SHARE` of what the run has left after it.
+def shared_stop(ctx: ProofContext, stop: float, share: float = BELOW_SHARE) -> float:
+    """Where the growth stage's answers kept for the drain stage must end: ``stop`` and ``share`` of what the run has
+    left after it (:data:`BELOW_SHARE` for its drain LP, :data:`BOX_SHARE` for the Poisson try).
 
     Parameters
     ----------
@@ -622,6 +630,8 @@ def shared_stop(ctx: ProofContext, stop: float) -> float:
         The run (its deadline).
     stop : float
         The growth stage's own stop (a ``time.perf_counter()`` value).
+    share : float
+        The share of what the run has left after ``stop``.
 
     Returns
     -------
@@ -636,10 +646,10 @@ def shared_stop(ctx: ProofContext, stop: float) -> float:
     >>> from certify.proof.result import Result
     >>> net = Network("n", (Station("1", F(1)),), (Stream(F(1, 2), choice=("1",)),))
     >>> ctx = ProofContext(net, Result("n"), RunState(100.0), None, True, ["table"])
-    >>> shared_stop(ctx, 60.0)
-    80.0
+    >>> shared_stop(ctx, 60.0), shared_stop(ctx, 60.0, BOX_SHARE)
+    (80.0, 92.0)
     """
-    return min(stop + BELOW_SHARE * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
+    return min(stop + share * max(0.0, ctx.run.deadline - stop), ctx.run.deadline)
 
 
 def with_box(chain: Chain, tries: Sequence[tuple[list[int], Clip]], single: bool) -> list[tuple[list[int], Clip] | None]:
