@@ -200,3 +200,27 @@ def test_a_second_vary_with_a_grid_is_the_curve(tmp_path, capsys):
     assert all(F(b["stable_at"]) < F(b["over_value"]) < F(b["unstable_at"]) for b in doc["boundaries"])  # lambda* = mu
     code, out, err = cli(capsys, "boundary", net, "--vary", "streams[0].rate=0.5:2", "--vary", "stations.1.mu=1:2")
     assert code == 2 and "at most one --vary PATH=START:STOP:N" in one_line(err)
+
+
+@pytest.mark.parametrize("time_limit, first_bisection_limit", [(100.0, 10.0), (14.0, None)])
+def test_a_probe_after_the_grid_gets_what_is_left_when_less_than_tail_share_would_remain(monkeypatch, time_limit,
+                                                                                       first_bisection_limit):
+    """With 10-s probes, the first probe after the ends and the grid gets 10 s where 100 s are left, and all that is
+    left (more than 10 s) where 14 s are."""
+    import certify.proof.pipeline as pipeline
+    from certify.workflows.boundary import boundary
+
+    limits: list[float] = []
+    real = pipeline.prove
+
+    def recorded(net, options=None, **kw):
+        limits.append(options.time_limit)
+        return real(net, options, **kw)
+
+    monkeypatch.setattr(pipeline, "prove", recorded)
+    boundary(certify.from_dict(MM1), "load", "0.5", "1.5", tol="0.01", grid=1, point_limit=10.0, time_limit=time_limit)
+    assert max(limits[:3]) <= 10.0  # the ends and the grid point: their own limit
+    if first_bisection_limit is None:
+        assert 10.0 < limits[3] <= 14.0
+    else:
+        assert limits[3] == first_bisection_limit
