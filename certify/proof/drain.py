@@ -121,8 +121,8 @@ class SinkDrain(JsqStage):
         return NEXT
 
     def _try(self, ctx: ProofContext, cand: DrainCandidate, stop: float, until: float | None) -> StageOutcome | None:
-        """One candidate: W on R', the rate LPs on each table, the exact check (a kept box's W and check by ``until``,
-        the rest by ``stop``)."""
+        """One candidate: W on R', the rate LPs on each table, the exact check (W and a box's check by ``until``: the
+        run's deadline for a box the growth stage kept, else ``stop``; the searches by ``stop``)."""
         net, sink, red = ctx.net, cand.sink, cand.reduction
         name = sink_name(sink)
         label = f"sink drain at {name}"
@@ -136,8 +136,8 @@ class SinkDrain(JsqStage):
                 return None
             excess = tie_excess(net, red.sinks)
             wchain = compile_chain(excess_network(red.network, excess)) if excess else chain
-            by = until if kept_drain(ctx, cand) else stop
-            lyap = solve_reduced_lyapunov(wchain, compile_drifts(wchain, deadline=by), solver=ctx.solver, deadline=by)
+            lyap = solve_reduced_lyapunov(wchain, compile_drifts(wchain, deadline=until), solver=ctx.solver,
+                                          deadline=until)
             if lyap is None:
                 what = "with the ties' excess added" if excess else f"without {name}"
                 t.outcome = f"R' ({what}): no quadratic Foster function with P >= 0 found: not tried"
@@ -211,11 +211,10 @@ class SinkDrain(JsqStage):
 
     def _poisson(self, ctx: ProofContext, t: Timer, cand: DrainCandidate, chain: Chain, P: Sequence[Fraction],
                  stop: float, ties: bool, until: float | None) -> StageOutcome | None:
-        """The Poisson-table drain candidate (the growth stage's, checked by ``until``, or this stage's own try, whose
-        box was sized to ``stop``), checked exactly."""
+        """The Poisson-table drain candidate (the growth stage's, or this stage's own try, whose box is sized to
+        ``stop``), checked exactly by ``until``."""
         red, sink = cand.reduction, cand.sink  # a set only where a box serves its subsets (box_sides)
         got = poisson_found(ctx, red)
-        by = until if got is not None else earliest(stop, ctx.run.deadline)
         if got is None and time.perf_counter() < stop:
             try:
                 with within(earliest(stop, ctx.run.deadline)):
@@ -237,7 +236,7 @@ class SinkDrain(JsqStage):
         fast = list(range(chain.J))
         t.size = f"R' without {sink_name(sink)}, Poisson table, {clip_text(K)}"
         subsets = list(rates.drain_subsets)
-        chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K, deadline=by, subsets=subsets)
+        chk = check_sink_drain(ctx.net, sink, P, w, rate, table, fast, K, deadline=until, subsets=subsets)
         if not chk.ok:
             say_outcome(t, f"{where}: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
