@@ -16,12 +16,12 @@ bench/frontier.py measures each family at one choice of rates and ties.  Here ev
    among H2 and Coxian instead, and names the case after them: ``cascade3-s1-h2+coxian``). d = the feeder's
    throughput times its probability, from the chain of the stations before the sink truncated at two levels (13
    and 16 per station at depth 2, 5 and 6 at depth 3; the larger is used): a case whose two values differ by more
-   than mu_S / 300 (a tenth of the 3 % between a case and its boundary) is drawn again.
+   than a ninth of the nearest load's distance from its boundary (mu_S / 300 at 0.97 / 1.03) is drawn again.
 
 A case at load factor r sets mu_S = d + 1/2 and the sink's own stream lam_S = r mu_S - d, so
 the exact boundary is r = 1 (``--sink-law erlang2`` or ``coxian`` gives the sink that service law, mean 1/mu_S
 kept: the sink feeds nothing back, so its boundary is the same, and the case is named ``...-sink-erlang2``);
-each case is proved at r = 0.97 and 1.03 by ``certify prove FILE --json
+each case is proved at r = 0.97 and 1.03 (``--loads``: other factors, none of them 1) by ``certify prove FILE --json
 --sim-budget 0 --time-limit T`` in a fresh process (bench/frontier.py's ``prove_case``: wall time and peak memory).
 A verdict on the wrong side is a wrong verdict: the run prints it and exits 1.
 
@@ -30,6 +30,7 @@ Usage::
     python bench/variants.py                          # gadgets G = 3, 5, 8, cascades 2 and 3, seeds 1-2 (long)
     python bench/variants.py --families cascade2 --seeds 1 --quick   # one case, print only
     python bench/variants.py --families gadgets --gadgets 2,4,6,8 --seeds 1,2,3 --wide
+    python bench/variants.py --families gadgets --gadgets 4 --seeds 1 --wide --loads 0.995,1.005 --quick
 """
 
 from __future__ import annotations
@@ -141,8 +142,10 @@ def draw_wide_gadgets(G: int, rng: random.Random) -> tuple[dict, float, str]:
     return doc, d, "+".join(sorted(set(laws)))
 
 
-def draw_cascade(depth: int, rng: random.Random, laws: tuple[str, ...] = ("erlang2",)) -> tuple[dict, float, str] | None:
-    """A drawn cascade before its sink, d, a label; None when the two truncations disagree (draw again)."""
+def draw_cascade(depth: int, rng: random.Random, laws: tuple[str, ...] = ("erlang2",), agree: float = 1 / 300
+                 ) -> tuple[dict, float, str] | None:
+    """A drawn cascade before its sink, d, a label; None when the two truncations disagree by more than ``agree``
+    times mu_S (draw again)."""
     st: dict = {"1": {"mu": rng.choice(CASCADE_MU)}, "2": {"mu": rng.choice(CASCADE_MU)}}
     streams = [{"choice": ["1", "2"], "rate": round(rng.uniform(0.5, 0.8) * (st["1"]["mu"] + st["2"]["mu"]), 4)}]
     gam = round(rng.uniform(0.2, 0.8), 2)
@@ -168,7 +171,7 @@ def draw_cascade(depth: int, rng: random.Random, laws: tuple[str, ...] = ("erlan
             "tie_breaking": ties}
     t1, t2 = (13, 16) if depth == 2 else (5, 6)
     d1, d2 = (q * _throughput(head, feeder, t) for t in (t1, t2))
-    if abs(d1 - d2) > (d2 + 0.5) / 300:
+    if abs(d1 - d2) > (d2 + 0.5) * agree:
         return None
     sink = str(2 * depth + 1)
     head["feedback"] = [*fb, {"from": feeder, "choice": [sink], "prob": q}]
@@ -185,15 +188,16 @@ def at_load(head: dict, sink: str, d: float, r: float, name: str) -> dict:
     return doc
 
 
-def cases(family: str, seed: int, G: int, laws: tuple[str, ...] = ("erlang2",), wide: bool = False
-          ) -> tuple[dict, str, float, str]:
-    """One drawn case of a family: (network before its sink's stream, sink, d, label)."""
+def cases(family: str, seed: int, G: int, laws: tuple[str, ...] = ("erlang2",), wide: bool = False,
+          agree: float = 1 / 300) -> tuple[dict, str, float, str]:
+    """One drawn case of a family: (network before its sink's stream, sink, d, label); a cascade's two truncations
+    agree within ``agree`` times mu_S."""
     rng = random.Random(seed)
     if family == "gadgets":
         doc, d, label = (draw_wide_gadgets if wide else draw_gadgets)(G, rng)
         return doc, "s", d, label
     depth = 2 if family == "cascade2" else 3
-    while (got := draw_cascade(depth, rng, laws)) is None:
+    while (got := draw_cascade(depth, rng, laws, agree)) is None:
         pass
     doc, d, label = got
     return doc, str(2 * depth + 1), d, label
@@ -210,12 +214,21 @@ def main() -> int:
                     help="the sink's service law, its mean kept (default exponential)")
     ap.add_argument("--wide", action="store_true",
                     help="draw the gadgets wider: laws at both stations, any mu, feedback probability drawn")
+    ap.add_argument("--loads", default="0.97,1.03",
+                    help="load factors of the exact boundary each case is proved at, none of them 1 (default 0.97,1.03)")
     ap.add_argument("--limit", type=float, default=120.0, help="--time-limit of each prove (default 120)")
     ap.add_argument("--quick", action="store_true", help="print only (docs/benchmarks.md is not written)")
     args = ap.parse_args()
     unknown = sorted(set(args.cascade_laws.split(",")) - set(LAWS))
     if unknown:
         ap.error(f"--cascade-laws: {', '.join(unknown)} is not a law (laws: {', '.join(LAWS)})")
+    try:
+        loads = [float(r) for r in args.loads.split(",")]
+    except ValueError:
+        ap.error(f"--loads: {args.loads!r} is not a comma-separated list of numbers")
+    if any(not (r > 0) or r == 1 for r in loads):
+        ap.error(f"--loads: {args.loads!r}: every factor must be positive and not 1 (1 is the boundary itself)")
+    agree = min(abs(r - 1) for r in loads) / 9  # a ninth of the nearest load's distance: 1/300 at 0.97 / 1.03
     seeds = [int(s) for s in args.seeds.split(",")]
     todo = []
     for family in args.families.split(","):
@@ -225,7 +238,7 @@ def main() -> int:
     laws = tuple(args.cascade_laws.split(","))
     with tempfile.TemporaryDirectory() as d:
         for family, seed, G in todo:
-            head, sink, dd, label = cases(family, seed, G, laws, args.wide)
+            head, sink, dd, label = cases(family, seed, G, laws, args.wide, agree)
             name = f"{family}{G if G else ''}-s{seed}"
             if family == "gadgets" and args.wide:
                 name += "-wide"  # another draw than the default's: its own rows
@@ -233,7 +246,7 @@ def main() -> int:
                 name += f"-{'+'.join(laws)}"  # another draw than the default's: its own rows
             if args.sink_law != "exponential":
                 name += f"-sink-{args.sink_law}"
-            for r in (0.97, 1.03):
+            for r in loads:
                 doc = at_load(head, sink, dd, r, name)
                 if args.sink_law != "exponential":
                     doc["stations"][sink]["service"] = LAWS[args.sink_law]
@@ -251,9 +264,9 @@ def main() -> int:
     if not args.quick:
         command = shlex.join(["python", "bench/variants.py", *sys.argv[1:]])
         intro = (f"`{command}` with certify {certify.__version__}: the frontier's families with drawn rates, ties "
-                 "and laws (bench/variants.py says how), each case at 0.97 and 1.03 of its exact boundary, `certify "
-                 f"prove --time-limit {args.limit:g}` in a fresh process. Rows of earlier runs whose cases this run "
-                 "did not measure are kept (column measured).")
+                 f"and laws (bench/variants.py says how), each case at {' and '.join(f'{r:g}' for r in loads)} of "
+                 f"its exact boundary, `certify prove --time-limit {args.limit:g}` in a fresh process. Rows of earlier "
+                 "runs whose cases this run did not measure are kept (column measured).")
         header = ["case @ r", "J", "laws", "d", "truth", "verdict", "method", "s", "MB", "measured"]
         merge_table_section(ROOT / "docs" / "benchmarks.md", HEADING, intro, header, rows)
     return 0
