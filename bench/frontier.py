@@ -25,10 +25,11 @@ peak memory per case (the wrapper of ``bench/symmetry.py``).
    the load factor is bracketed by ``certify boundary --load``, and the band is the bracket's width (the
    unstable end minus the stable one; ``inf`` when a side is not proved).
 
-4. ``sink boundary`` (``--sink-boundary``, default G = 4): exponential gadgets, the sink's own stream rate
-   bisected by ``certify boundary FILE --vary streams[0].rate=0.3:0.7 --tol 0.005 --out DIR``; the exact boundary
-   is lam_S = mu_S - G d = 1/2 (to the rounding of mu_S and d).  Each end's certificate is re-checked by
-   ``certify verify`` in a fresh process; a bracket that misses 1/2 is a wrong verdict.
+4. ``sink boundary`` (``--sink-boundary``, default G = 4): exponential gadgets (``--sink-boundary-law``: gadgets
+   of another of the laws above, named ``sink-G4-erlang2``), the sink's own stream rate bisected by ``certify
+   boundary FILE --vary streams[0].rate=0.3:0.7 --tol 0.005 --out DIR``; the exact boundary is lam_S = mu_S - G d
+   = 1/2 (to the rounding of mu_S and d).  Each end's certificate is re-checked by ``certify verify`` in a fresh
+   process; a bracket that misses 1/2 is a wrong verdict.
 
 ``--baseline REV`` runs every prove case a second time with certify at git revision REV (a detached worktree,
 the working directory of that process, so ``python -m certify`` imports it), in the same run: the pipeline
@@ -258,10 +259,11 @@ def boundary_case(doc: dict, tmp: Path, limit: float, loads: str = "0.5:1.2") ->
             "s": wall, "mb": mb}
 
 
-def sink_boundary_case(G: int, d: float, tmp: Path, limit: float) -> dict:
-    """certify boundary --vary on the sink's own stream of G exponential gadgets, then verify of each end's certificate."""
-    doc = gadgets(G, "exponential", 1.0, d)
-    path, out = tmp / f"sink-G{G}.json", tmp / f"sink-G{G}-ends"
+def sink_boundary_case(G: int, d: float, tmp: Path, limit: float, law: str = "exponential") -> dict:
+    """certify boundary --vary on the sink's own stream of G gadgets of one law, then verify of each end's certificate."""
+    doc = gadgets(G, law, 1.0, d)
+    name = f"sink-G{G}" if law == "exponential" else f"sink-G{G}-{law}"
+    path, out = tmp / f"{name}.json", tmp / f"{name}-ends"
     path.write_text(json.dumps(doc))
     wall, mb, text, rc = run([sys.executable, "-m", "certify", "boundary", str(path), "--vary", "streams[0].rate=0.3:0.7",
                               "--tol", "0.005", "--json", "--time-limit", str(limit), "--out", str(out)],
@@ -276,7 +278,7 @@ def sink_boundary_case(G: int, d: float, tmp: Path, limit: float) -> dict:
                                 str(out / f"{end}.cert.json")], timeout=600)
             verified.append(f"{end} {'valid' if vrc == 0 else 'INVALID'}")
     inside = lo is not None and hi is not None and F(lo) <= truth + F(1, 10**8) and truth - F(1, 10**8) <= F(hi)
-    return {"name": f"sink-G{G}", "J": len(doc["stations"]), "truth": float(truth), "stable_at": lo, "unstable_at": hi,
+    return {"name": name, "J": len(doc["stations"]), "truth": float(truth), "stable_at": lo, "unstable_at": hi,
             "width": float(F(hi) - F(lo)) if lo is not None and hi is not None else float("inf"), "inside": inside,
             "verified": ", ".join(verified) or "-", "s": wall, "mb": mb}
 
@@ -300,10 +302,15 @@ def main() -> int:
     ap.add_argument("--random", default="4,6,8", help="J of the random networks (default 4,6,8)")
     ap.add_argument("--seeds", default="1,2,3", help="seeds of the random networks (default 1,2,3)")
     ap.add_argument("--sink-boundary", default="4", help="G of the sink-boundary cases (default 4; '' for none)")
+    ap.add_argument("--sink-boundary-law", default="exponential",
+                    help="the law of the sink-boundary cases' gadgets: exponential (default) or a law of --laws")
     ap.add_argument("--no-cascades", action="store_true", help="skip the cascades")
     ap.add_argument("--loads", default="0.5:1.2", help="the load range bisected for the random networks (default 0.5:1.2)")
     ap.add_argument("--baseline", metavar="REV", help="also run every prove case with certify at git revision REV")
     args = ap.parse_args()
+    if args.sink_boundary_law.removesuffix("-both") not in ("exponential", *LAWS):
+        ap.error(f"--sink-boundary-law: {args.sink_boundary_law!r} is not a law (exponential, {', '.join(LAWS)}, "
+                 "each with -both)")
     if args.quick:
         Gs, laws, Js, seeds, Gb = (2,), ("exponential",), (4,), (1,), ()
     else:
@@ -340,9 +347,9 @@ def main() -> int:
                     brow = boundary_case(random_feedback(J, seed), tmp, args.boundary_limit, args.loads)
                     brows.append(brow)
                     print(brow, flush=True)
-            dx = gadget_throughput("exponential") if Gb else 0.0
+            dx = gadget_throughput(args.sink_boundary_law) if Gb else 0.0
             for G in Gb:
-                srow = sink_boundary_case(G, dx, tmp, args.boundary_limit)
+                srow = sink_boundary_case(G, dx, tmp, args.boundary_limit, args.sink_boundary_law)
                 srows.append(srow)
                 print(srow, flush=True)
         finally:
