@@ -376,7 +376,9 @@ def main() -> int:
         lo = f"{float(F(x['stable_at'])):.4f}" if x["stable_at"] is not None else "-"
         hi = f"{float(F(x['unstable_at'])):.4f}" if x["unstable_at"] is not None else "-"
         bcells.append([x["name"], str(x["J"]), lo, hi, f"{x['band']:.3g}", f"{x['s']:.1f}", f"{x['mb']:.0f}", today])
-    sintro = (f"`{command}` with certify {certify.__version__}: G exponential gadgets into one sink, `certify boundary "
+    sintro = (f"`{command}` with certify {certify.__version__}: G gadgets into one sink (exponential; the law of "
+              "`--sink-boundary-law` where the case's name ends with it: Erlang-2, H2 or Coxian at each gadget's a), "
+              "`certify boundary "
               "FILE --vary streams[0].rate=0.3:0.7 --tol 0.005 --time-limit "
               f"{args.boundary_limit:g} --out DIR` (the sink's own stream rate lam_S) in a fresh process, then `certify "
               "verify` of each end's certificate in another; the exact boundary is lam_S = mu_S - G d (d from the "
