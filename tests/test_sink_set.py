@@ -22,10 +22,10 @@ from certify.explain import explain
 from certify.io.loader import from_dict
 from certify.proof.context import ProofContext, RunState
 from certify.proof.result import Result
-from certify.proof.sink import SinkGrowth
 from certify.search.sink import set_candidates
 from tests import independent
 from tests.independent import reseal
+from tests.real_certificates import GrowthStages
 from tests.test_separable import gadgets, throughput
 
 LAM_T = F(1, 2)  # the stream into t alone; mu_t = 1
@@ -54,7 +54,7 @@ def pair_doc(G: int, r: float) -> dict:
 def _stage(net):
     """The sink-growth stage alone on ``net`` (J >= 6 for the stage): its outcome and the run's attempts."""
     ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + 120), None, True, ["table"])
-    return SinkGrowth(certify.prove).run(ctx), ctx.res.attempts
+    return GrowthStages().run(ctx), ctx.res.attempts
 
 
 @pytest.fixture(scope="module")

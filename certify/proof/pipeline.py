@@ -83,6 +83,7 @@ JSQ_STAGES: tuple[JsqStage, ...] = (
     SinkDrain(early=True),  # 10+ stations where the max-flow bound fails: before the fluid faces (a minute there)
     Fluid(("linear",)),  # the max-flow bound, then the linear LP over the faces
     SeparableFirst(),  # where the network splits into groups: a second, where the sink stages' tables take a minute
+    SinkGrowth(lambda net, **kw: prove(net, **kw), after_separable=True),  # the sinks whose R' splits: after that try
     SinkDrain(),  # below 10 stations: after the linear fluid certificates (they hold for every law), before the
     # costlier quadratic LP
     Fluid(("quadratic",)),

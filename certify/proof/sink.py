@@ -6,7 +6,10 @@ reduced network R' is proved positive recurrent by ``prove`` itself (a nested
 run, without this stage; the pipeline hands the stage its ``prove``), then the rate LP over R''s regions looks for c above
 the sink's capacity; the certificate passes only the exact check. The stage
 gets a share of the time left (:data:`SINK_SHARE`), so that the stability
-stages after it keep most of it.
+stages after it keep most of it.  A sink whose R' splits into the separable
+certificates' groups waits for the first separable try, which decides such
+networks (gadgets) in a fraction of the tables' time; a second instance of the
+stage, after that try, takes it (:func:`waits_for_separable`).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from ..simulation.simulate import simulate
 from .context import ProofContext, Timer
 from .poisson import box_sides, poisson_try
 from .result import Result
-from .separable import product_estimate
+from .separable import product_estimate, separable_tries
 from .sink_rows import (
     SINK_REGIONS,
     drain_bound,
@@ -63,7 +66,7 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 __all__ = ["worst_text", "LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "BOX_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
            "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
-           "poisson_before", "with_box", "drained_later"]
+           "poisson_before", "with_box", "drained_later", "separable_first_applies", "waits_for_separable"]
 
 #: The share of the time left that the stage may use (all candidates together).
 SINK_SHARE = 0.5
@@ -151,6 +154,73 @@ def nested_run() -> bool:
     return _NESTED.get()
 
 
+def separable_first_applies(ctx: ProofContext) -> bool:
+    """Whether the first separable try (:class:`~certify.proof.separable_first.SeparableFirst`) runs on this network.
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+
+    Returns
+    -------
+    bool
+        True on exponential networks of :data:`SINK_MIN_J` or more stations without capacities, whose empty state the
+        Markovian checkers reach, with a separable try (:func:`~certify.proof.separable.separable_tries`).
+
+    Examples
+    --------
+    Two stations sharing a stream (fewer than :data:`SINK_MIN_J` stations):
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Network, Station, Stream
+    >>> from certify.proof.context import RunState
+    >>> net = Network("n", (Station("1", F(1)), Station("2", F(1))), (Stream(F(1), choice=("1", "2")),))
+    >>> separable_first_applies(ProofContext(net, Result("n"), RunState(time.perf_counter() + 60), None, True, ["table"]))
+    False
+    """
+    net = ctx.net
+    return (net.is_markovian and not net.has_capacities and ctx.base.J >= SINK_MIN_J
+            and drain_order(ctx.base) is not None and bool(separable_tries(ctx.base, ctx.templates)))
+
+
+def waits_for_separable(ctx: ProofContext, cand: SinkCandidate) -> bool:
+    """Whether a sink candidate is left to the sink-growth stage's instance after the first separable try: its R'
+    splits into the separable certificates' groups (:func:`~certify.proof.separable.product_estimate`) and that try
+    runs on the network (:func:`separable_first_applies`).
+
+    Parameters
+    ----------
+    ctx : ProofContext
+        The run.
+    cand : SinkCandidate
+        A sink (or set of sinks) with its reduction.
+
+    Returns
+    -------
+    bool
+        True where the candidate waits.
+
+    Examples
+    --------
+    Two JSQ pairs whose first stations send half of what they serve to the slow station s, and an M/M/1 queue:
+    without s the rest splits into three groups, and the whole network into groups that the separable certificates
+    take.
+
+    >>> from fractions import Fraction as F
+    >>> from certify.core.model import Feedback, Network, Station, Stream
+    >>> from certify.proof.context import RunState
+    >>> pairs = [Station(f"{x}{g}", F(1)) for g in (0, 1) for x in "ab"]
+    >>> net = Network("g", (Station("s", F(3, 5)), *pairs, Station("m", F(1))),
+    ...               (*(Stream(F(3, 2), choice=(f"a{g}", f"b{g}")) for g in (0, 1)), Stream(F(1, 2), choice=("m",))),
+    ...               tuple(Feedback(f"a{g}", ("s",), F(1, 2)) for g in (0, 1)))
+    >>> ctx = ProofContext(net, Result("g"), RunState(time.perf_counter() + 60), None, True, ["table"])
+    >>> [waits_for_separable(ctx, c) for c in sink_candidates(net)]
+    [True]
+    """
+    return product_estimate(compile_chain(cand.reduction.network)) is not None and separable_first_applies(ctx)
+
+
 class SinkGrowth(JsqStage):
     """Sink-growth certificates: the rest of the network, positive recurrent, overloads one station.
 
@@ -173,14 +243,18 @@ class SinkGrowth(JsqStage):
 
     name = "sink growth"
 
-    def __init__(self, prover: Callable[..., Result]) -> None:
+    def __init__(self, prover: Callable[..., Result], after_separable: bool = False) -> None:
         #: ``prove`` itself (the pipeline passes it: R' is proved positive recurrent by a nested run)
         self.prover = prover
+        #: the instance after the first separable try (:class:`~certify.proof.separable_first.SeparableFirst`): it
+        #: tries only the candidates the first instance left to it (:func:`waits_for_separable`)
+        self.after_separable = after_separable
 
     def applies(self, ctx: ProofContext) -> bool:
-        """On exponential networks of :data:`SINK_MIN_J` or more stations without capacities, not inside a nested run."""
+        """On exponential networks of :data:`SINK_MIN_J` or more stations without capacities, not inside a nested run;
+        the instance after the first separable try only where that try applies (:func:`separable_first_applies`)."""
         return (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
-                and ctx.base.J >= SINK_MIN_J)
+                and ctx.base.J >= SINK_MIN_J and (not self.after_separable or separable_first_applies(ctx)))
 
     def run(self, ctx: ProofContext) -> StageOutcome:
         """Try the candidate sinks within the stage's share of the time, and none after one whose box leaves a drain
@@ -194,6 +268,9 @@ class SinkGrowth(JsqStage):
                  *[c for c in set_candidates(ctx.net, wide=True) if c.sink != dense][:WIDE_SETS]]
         if cands and ctx.use_fluid and ctx.flow_proves():
             return NEXT  # the fluid model is stable (one exact max-flow bound): no sink grows linearly, the fluid stage proves it
+        # a candidate whose R' splits into the separable certificates' groups waits for the first separable try, which
+        # decides such networks (gadgets) in about a second where this stage's tables spent 4-7 s first
+        cands = [c for c in cands if waits_for_separable(ctx, c) == self.after_separable]
         stop = time.perf_counter() + SINK_SHARE * max(0.0, run.deadline - time.perf_counter())
         for cand in cands:
             if time.perf_counter() > stop:
