@@ -218,7 +218,7 @@ def waits_for_separable(ctx: ProofContext, cand: SinkCandidate) -> bool:
     >>> [waits_for_separable(ctx, c) for c in sink_candidates(net)]
     [True]
     """
-    return product_estimate(compile_chain(cand.reduction.network)) is not None and separable_first_applies(ctx)
+    return separable_first_applies(ctx) and product_estimate(compile_chain(cand.reduction.network)) is not None
 
 
 class SinkGrowth(JsqStage):
