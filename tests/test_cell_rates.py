@@ -215,6 +215,38 @@ def test_a_check_whose_worker_dies_still_answers_as_one_process_does(monkeypatch
     assert here and not any(here[0])  # the dead worker's first slice was run here
 
 
+@pytest.mark.parametrize("side", ["at least", "at most"])
+def test_a_pool_that_breaks_while_the_slices_are_handed_out_still_answers_as_one_process_does(monkeypatch, side):
+    """A worker that dies before every slice is submitted (the pool refuses the rest) costs those slices a run in the
+    parent, not the answer (a race the suite met in a fresh clone's CI run, stop 64)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    chain, u, w, table, fast, K, _ = _drained(5)
+    worst = Fraction(1 if side == "at most" else 0)
+    bounds = (worst + 10**6 * (1 if side == "at most" else -1), worst)
+    monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
+    monkeypatch.setattr(cell_rates, "check_processes", lambda: 1)
+    alone = [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds]
+
+    class Breaking(ProcessPoolExecutor):
+        """A pool that refuses every slice after its third, as a broken pool does."""
+
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            self.handed = 0
+
+        def submit(self, fn, /, *args, **kwargs):
+            self.handed += 1
+            if self.handed > 3:
+                raise BrokenProcessPool("a child process terminated abruptly")
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(cell_rates, "ProcessPoolExecutor", Breaking)
+    monkeypatch.setattr(cell_rates, "check_processes", lambda: 2)
+    assert [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds] == alone
+
+
 def test_a_hanging_worker_does_not_hold_the_check_past_its_deadline(monkeypatch):
     """A worker that does not answer stops the split check with TimeLimitReached a second past the deadline."""
     from certify.markov.regions import TimeLimitReached

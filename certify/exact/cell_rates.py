@@ -465,7 +465,7 @@ def _in_processes(job: _Cells, workers: int) -> CellCheck:
     same answer as one process gives (the first failing region in lexicographic order, the cells up to it).
 
     A worker that dies (killed: the pool breaks) costs its slice and the ones after it a run in this process, not the
-    answer; a slice whose answer has not come back a second past the deadline raises TimeLimitReached here, so that
+    answer, whether it dies before every slice was handed out or after; a slice whose answer has not come back a second past the deadline raises TimeLimitReached here, so that
     the deadline holds whatever becomes of the workers."""
     global _JOB
     depth = 1
@@ -476,10 +476,16 @@ def _in_processes(job: _Cells, workers: int) -> CellCheck:
         _JOB = job
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_quiet)
         try:
-            futures = [pool.submit(_run_slice, s) for s in slices]
+            futures: list[Future[CellCheck] | None] = []
+            for s in slices:
+                try:
+                    futures.append(pool.submit(_run_slice, s))
+                except BrokenProcessPool:  # a worker died while the slices were handed out: the rest run here
+                    futures.extend([None] * (len(slices) - len(futures)))
+                    break
             cells = split = listed = 0
             for prefix, future in zip(slices, futures):
-                got = _answer(job, prefix, future)
+                got = job.run(prefix) if future is None else _answer(job, prefix, future)
                 cells, split, listed = cells + got.cells, split + got.split, listed + got.regions
                 if got.failure is not None:  # every slice before it passed: this is the first failure
                     return CellCheck(got.failure, cells, split, listed)
