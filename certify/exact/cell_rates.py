@@ -465,8 +465,9 @@ def _in_processes(job: _Cells, workers: int) -> CellCheck:
     same answer as one process gives (the first failing region in lexicographic order, the cells up to it).
 
     A worker that dies (killed: the pool breaks) costs its slice and the ones after it a run in this process, not the
-    answer, whether it dies before every slice was handed out or after; a slice whose answer has not come back a second past the deadline raises TimeLimitReached here, so that
-    the deadline holds whatever becomes of the workers."""
+    answer, whether it dies before every slice was handed out or after; a slice whose answer has not come back a
+    second past the deadline raises TimeLimitReached here, so that the deadline holds whatever becomes of the
+    workers."""
     global _JOB
     depth = 1
     while depth < len(job.levels) and prod(L + 2 for L in job.levels[:depth]) < 16 * workers:
