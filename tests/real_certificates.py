@@ -35,13 +35,17 @@ class GrowthStages:
         return out if out.decision is not None else SinkGrowth(prove, after_separable=True).run(ctx)
 
 
+def stage_context(net, seconds: float = 60, templates: tuple[str, ...] = ("table",)) -> ProofContext:
+    """A fresh run's context on ``net`` with ``seconds`` to go, for a stage run alone."""
+    return ProofContext(net, Result(net.name), RunState(time.perf_counter() + seconds), None, True, list(templates))
+
+
 def run_stage(stage, net, seconds: float = 60, templates: tuple[str, ...] = ("table",)):
     """The decision of one proof stage run alone on ``net`` within ``seconds`` (asserted to be one).
 
     The sink stages run inside ``prove`` only from six stations on; the builders below run them alone.
     """
-    ctx = ProofContext(net, Result(net.name), RunState(time.perf_counter() + seconds), None, True, list(templates))
-    decision = stage.run(ctx).decision
+    decision = stage.run(stage_context(net, seconds, templates)).decision
     assert decision is not None
     return decision
 

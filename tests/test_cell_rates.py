@@ -191,15 +191,22 @@ def _hanging_slice(prefix):
     return cell_rates._JOB.run(prefix)
 
 
-@pytest.mark.parametrize("side", ["at most", "at least"])
-def test_a_check_whose_worker_dies_still_answers_as_one_process_does(monkeypatch, side):
-    """A worker killed during a split check costs its slices a run in the parent, not the answer."""
+def _split_check(monkeypatch, side):
+    """A split check's arguments (a drained box, a claim that fails and one that holds on ``side``) and one process's
+    answers to them; every check after this is split, however few its cells."""
     chain, u, w, table, fast, K, _ = _drained(5)
     worst = Fraction(1 if side == "at most" else 0)
     bounds = (worst + 10**6 * (1 if side == "at most" else -1), worst)
     monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
     monkeypatch.setattr(cell_rates, "check_processes", lambda: 1)
     alone = [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds]
+    return (chain, u, w, table, fast, K), bounds, alone
+
+
+@pytest.mark.parametrize("side", ["at most", "at least"])
+def test_a_check_whose_worker_dies_still_answers_as_one_process_does(monkeypatch, side):
+    """A worker killed during a split check costs its slices a run in the parent, not the answer."""
+    args, bounds, alone = _split_check(monkeypatch, side)
     here: list[tuple[int, ...]] = []  # the slices the parent runs itself
     run = cell_rates._Cells.run
 
@@ -211,7 +218,7 @@ def test_a_check_whose_worker_dies_still_answers_as_one_process_does(monkeypatch
     monkeypatch.setattr(cell_rates._Cells, "run", counted)
     monkeypatch.setattr(cell_rates, "check_processes", lambda: 2)
     monkeypatch.setattr(cell_rates, "_run_slice", _dying_slice)
-    assert [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds] == alone
+    assert [cell_rate_failure(*args[:3], c, *args[3:], side) for c in bounds] == alone
     assert here and not any(here[0])  # the dead worker's first slice was run here
 
 
@@ -222,12 +229,7 @@ def test_a_pool_that_breaks_while_the_slices_are_handed_out_still_answers_as_one
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    chain, u, w, table, fast, K, _ = _drained(5)
-    worst = Fraction(1 if side == "at most" else 0)
-    bounds = (worst + 10**6 * (1 if side == "at most" else -1), worst)
-    monkeypatch.setattr(cell_rates, "PARALLEL_CELLS", 1)
-    monkeypatch.setattr(cell_rates, "check_processes", lambda: 1)
-    alone = [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds]
+    args, bounds, alone = _split_check(monkeypatch, side)
 
     class Breaking(ProcessPoolExecutor):
         """A pool that refuses every slice after its third, as a broken pool does."""
@@ -244,7 +246,7 @@ def test_a_pool_that_breaks_while_the_slices_are_handed_out_still_answers_as_one
 
     monkeypatch.setattr(cell_rates, "ProcessPoolExecutor", Breaking)
     monkeypatch.setattr(cell_rates, "check_processes", lambda: 2)
-    assert [cell_rate_failure(chain, u, w, c, table, fast, K, side) for c in bounds] == alone
+    assert [cell_rate_failure(*args[:3], c, *args[3:], side) for c in bounds] == alone
 
 
 def test_a_hanging_worker_does_not_hold_the_check_past_its_deadline(monkeypatch):

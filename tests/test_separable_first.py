@@ -8,6 +8,7 @@ from pathlib import Path
 import certify
 from certify.io.loader import from_dict, load, to_dict
 from tests import independent
+from tests.real_certificates import stage_context
 
 DATA = Path(__file__).parent / "data" / "networks"
 HET = DATA / "het-gadgets-G3-r0.97.json"
@@ -18,16 +19,23 @@ def _labels(res) -> list[str]:
     return [a.stage for a in res.attempts]
 
 
+def _proved(net, verdict: str, kind: str) -> tuple[list[str], dict]:
+    """``prove`` on ``net`` (60 s): asserted to decide ``verdict`` with a certificate of ``kind`` that verifies; the
+    stages of its attempts, in order, and the certificate."""
+    res = certify.prove(net, time_limit=60, simulate=False)
+    assert res.verdict == verdict and res.certificate is not None
+    cert = res.certificate.to_json()
+    assert cert["kind"] == kind
+    assert certify.verify(net, cert).ok
+    return _labels(res), cert
+
+
 def test_heterogeneous_gadgets_are_proved_by_the_early_separable_try():
     """Three gadgets with their own rates and ties at 0.97 of the exact boundary: the separable Foster certificate,
     found before any sink-drain table (which took 57 s there), verifies and holds state by state."""
     net = load(HET)
-    res = certify.prove(net, time_limit=60, simulate=False)
-    assert res.verdict == "stable" and res.certificate is not None
-    cert = res.certificate.to_json()
-    assert cert["kind"] == "separable-foster"
-    assert not any(label.startswith("sink drain") for label in _labels(res))
-    assert certify.verify(net, cert).ok
+    labels, cert = _proved(net, "stable", "separable-foster")
+    assert not any(label.startswith("sink drain") for label in labels)
     independent.check_separable(net, cert)
 
 
@@ -80,16 +88,6 @@ def _overloaded_gadgets():
                    tuple(Feedback(f"a{g}", ("s",), F(1, 2)) for g in (0, 1)))
 
 
-def _stage_ctx(net):
-    """A fresh run context with a minute to go."""
-    import time
-
-    from certify.proof.context import ProofContext, RunState
-    from certify.proof.result import Result
-
-    return ProofContext(net, Result(net.name), RunState(time.perf_counter() + 60), None, True, ["table"])
-
-
 def test_the_sink_growth_stage_leaves_a_split_reduced_network_to_the_separable_try():
     """Three gadgets above their boundary: the separable growth certificate decides, and no sink-growth table was
     solved before it (4-7 s there until stop 64)."""
@@ -97,12 +95,8 @@ def test_the_sink_growth_stage_leaves_a_split_reduced_network_to_the_separable_t
     for st in doc["streams"]:
         st["rate"] = str(Fraction(st["rate"]) * Fraction(103, 97))
     net = from_dict(doc)
-    res = certify.prove(net, time_limit=60, simulate=False)
-    assert res.verdict == "unstable" and res.certificate is not None
-    cert = res.certificate.to_json()
-    assert cert["kind"] == "separable-growth"
-    assert not any(label.startswith("sink growth") for label in _labels(res))
-    assert certify.verify(net, cert).ok
+    labels, cert = _proved(net, "unstable", "separable-growth")
+    assert not any(label.startswith("sink growth") for label in labels)
     independent.check_separable_growth(net, cert)
 
 
@@ -111,7 +105,7 @@ def test_the_first_sink_growth_instance_tries_no_candidate_that_waits():
     from certify.proof.pipeline import prove
     from certify.proof.sink import SinkGrowth
 
-    ctx = _stage_ctx(_overloaded_gadgets())
+    ctx = stage_context(_overloaded_gadgets())
     out = SinkGrowth(prove).run(ctx)
     assert out.decision is None and ctx.run.ran == []
 
@@ -123,7 +117,7 @@ def test_the_later_sink_growth_instance_tries_the_candidates_that_waited():
     from certify.proof.sink import SinkGrowth
 
     net = _overloaded_gadgets()
-    ctx = _stage_ctx(net)
+    ctx = stage_context(net)
     out = SinkGrowth(prove, after_separable=True).run(ctx)
     assert ctx.run.ran == ["sink growth at s"]
     assert out.decision is not None and out.decision.verdict == "unstable"
@@ -139,6 +133,6 @@ def test_the_later_instance_does_not_run_where_the_separable_try_does_not():
     from certify.proof.pipeline import prove
     from certify.proof.sink import SinkGrowth
 
-    ctx = _stage_ctx(load(DATA / "random-J6-s8-r0.92.json"))
+    ctx = stage_context(load(DATA / "random-J6-s8-r0.92.json"))
     assert SinkGrowth(prove).applies(ctx)
     assert not SinkGrowth(prove, after_separable=True).applies(ctx)
