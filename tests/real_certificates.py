@@ -43,7 +43,8 @@ def stage_context(net, seconds: float = 60, templates: tuple[str, ...] = ("table
 def run_stage(stage, net, seconds: float = 60, templates: tuple[str, ...] = ("table",)):
     """The decision of one proof stage run alone on ``net`` within ``seconds`` (asserted to be one).
 
-    The sink stages run inside ``prove`` only from six stations on; the builders below run them alone.
+    The sink stages' own instances run inside ``prove`` from six stations on (below, late instances after the
+    Markovian stage); the builders below run them alone.
     """
     decision = stage.run(stage_context(net, seconds, templates)).decision
     assert decision is not None

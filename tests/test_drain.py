@@ -278,7 +278,7 @@ def test_prove_tries_the_drain_before_the_quadratic_fluid_lp():
 
 
 def test_the_early_instance_runs_from_ten_stations_where_the_max_flow_bound_fails():
-    """From J = 10 the early drain applies where the max-flow bound fails, the late one does not; below, the reverse."""
+    """From J = 10 the early drain applies where the max-flow bound fails, the other one does not; below, the reverse."""
 
     def ctx(name):
         net = certify.load(DATA / name)

@@ -65,12 +65,13 @@ def without_sink_stages():
     import certify.proof.drain as drain_stage
     import certify.proof.sink as sink_stage
 
-    saved = sink_stage.SINK_MIN_J, drain_stage.DRAIN_MIN_J
-    sink_stage.SINK_MIN_J = drain_stage.DRAIN_MIN_J = 10**6  # the face-guided tables are what these tests are about
+    saved = sink_stage.SINK_MIN_J, drain_stage.DRAIN_MIN_J, sink_stage.LATE_MIN_J
+    # the face-guided tables are what these tests are about
+    sink_stage.SINK_MIN_J = drain_stage.DRAIN_MIN_J = sink_stage.LATE_MIN_J = 10**6
     try:
         yield
     finally:
-        sink_stage.SINK_MIN_J, drain_stage.DRAIN_MIN_J = saved
+        sink_stage.SINK_MIN_J, drain_stage.DRAIN_MIN_J, sink_stage.LATE_MIN_J = saved
 
 
 @pytest.fixture(scope="module")

@@ -60,6 +60,7 @@ def test_the_markovian_stage_does_not_repeat_the_early_try(monkeypatch):
     monkeypatch.setattr(markovian, "run_separable", recorded)
     monkeypatch.setattr(certify.proof.sink.SinkGrowth, "applies", lambda self, ctx: False)  # the sink stages would
     monkeypatch.setattr(certify.proof.drain, "DRAIN_MIN_J", 100)  # spend the time limit
+    monkeypatch.setattr(certify.proof.sink, "LATE_MIN_J", 100)
     certify.prove(load(HET), time_limit=20, simulate=False)
     assert [(t.K, t.merged) for t in early] == [(6, False)]
     assert later and all((t.K, t.merged) != (6, False) for t in later)

@@ -56,6 +56,7 @@ def test_ring_markov_stages_stop_at_the_deadline(monkeypatch):
 
     monkeypatch.setattr(certify.proof.sink, "SINK_MIN_J", 10**6)
     monkeypatch.setattr(certify.proof.drain, "DRAIN_MIN_J", 10**6)
+    monkeypatch.setattr(certify.proof.sink, "LATE_MIN_J", 10**6)
     t0 = time.perf_counter()
     res = certify.prove(ring(), time_limit=2, fluid=False, simulate=False)
     assert time.perf_counter() - t0 < 5

@@ -5,6 +5,7 @@ One place for every exact number the package reads or writes:
 * :func:`q` / :func:`unq` -- the canonical ``"p/q"`` strings of certificate files;
 * :func:`exact_str` -- a rational as a user reads it (a decimal where one is finite);
 * :func:`approx_str` -- 6 significant digits, unless rounding would hide which side of 1 (or 0) a value lies on;
+* :func:`apart_str` -- two different numbers to the fewest digits that keep them apart;
 * :func:`parse_number` / :func:`as_fraction` -- text and Python numbers as exact Fractions;
 * :func:`solve` -- exact Gauss-Jordan elimination;
 * :func:`over_common_denominator` -- rationals as integers over one denominator.
@@ -21,7 +22,7 @@ from typing import Any
 
 from .errors import CertificateError
 
-__all__ = ["MAX_NUMBER_CHARS", "MAX_EXPONENT", "q", "unq", "exact_str", "approx_str", "parse_number", "as_fraction", "solve",
+__all__ = ["MAX_NUMBER_CHARS", "MAX_EXPONENT", "q", "unq", "exact_str", "approx_str", "apart_str", "parse_number", "as_fraction", "solve",
            "over_common_denominator", "fraction_memo"]
 
 #: A rational in a certificate: "p" or "p/q", lowest terms, q > 1, at most this many characters.
@@ -149,6 +150,38 @@ def approx_str(x: Fraction) -> str:
     if Fraction(text) == x or float(text) not in (0.0, 1.0, -1.0):
         return text
     return f"{float(x):.15g}"
+
+
+def apart_str(a: Fraction, b: Fraction, digits: int = 4) -> tuple[str, str]:
+    """``a`` and ``b`` to ``digits`` significant digits, or to as many more as keep their texts apart.
+
+    A sentence "a < b" must not print two equal numbers: rounding both to the same number of significant digits keeps
+    their order (it never swaps them), so the first count at which the texts differ shows the inequality; two numbers
+    that 17 digits do not part are written exactly.
+
+    Parameters
+    ----------
+    a, b : Fraction
+        The numbers.
+    digits : int
+        The fewest significant digits.
+
+    Returns
+    -------
+    (str, str)
+
+    Examples
+    --------
+    >>> apart_str(Fraction(1, 3), Fraction(1, 2)), apart_str(2 - Fraction(1, 2**20), Fraction(2))
+    (('0.3333', '0.5'), ('1.999999', '2'))
+    >>> apart_str(Fraction(1), Fraction(1))
+    ('1', '1')
+    """
+    for n in range(digits, 18):
+        ta, tb = f"{float(a):.{n}g}", f"{float(b):.{n}g}"
+        if ta != tb:
+            return ta, tb
+    return exact_str(a), exact_str(b)
 
 
 def parse_number(text: str) -> Fraction | None:

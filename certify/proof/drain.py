@@ -20,6 +20,7 @@ from itertools import combinations
 
 from ..certificates.kinds.sink_drain import sink_drain_certificate
 from ..core.clock import earliest, within
+from ..core.numbers import apart_str
 from ..exact.cell_rates import checked_text
 from ..exact.drain import check_sink_drain, directions, excess_network, feedback_excess, largest_drain_rate, tie_excess
 from ..exact.facts import Check, SinkDrainFacts
@@ -31,7 +32,7 @@ from ..search.drain import MAX_DRAINS, DrainCandidate, solve_drain_rate, solve_r
 from ..search.sink import loosened
 from .context import ProofContext, Timer
 from .poisson import box_sides, poisson_found, poisson_try
-from .sink import nested_run, no_table, say_outcome, sink_name, table_tries, with_box, worst_text
+from .sink import late_applies, nested_run, no_table, say_outcome, sink_name, table_tries, with_box, worst_text
 from .sink_rows import drain_bound, reduced_drifts, reduced_jumps
 from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
@@ -79,17 +80,25 @@ class SinkDrain(JsqStage):
 
     name = "sink drain"
 
-    def __init__(self, early: bool = False) -> None:
+    def __init__(self, early: bool = False, late: bool = False) -> None:
         #: the instance for networks of :data:`DRAIN_EARLY_J` or more stations (the pipeline places it before the
         #: fluid faces); the other one runs on the smaller networks
         self.early = early
+        #: the instance after the Markovian stage, on the networks below :data:`DRAIN_MIN_J`
+        #: (:func:`~certify.proof.sink.late_applies`)
+        self.late = late
 
     def applies(self, ctx: ProofContext) -> bool:
         """On exponential networks of :data:`DRAIN_MIN_J` or more stations without capacities (inside a sink-growth
         stage's nested run too, with :data:`NESTED_DRAIN_SHARE`), whose empty state the Markovian checkers reach; the
-        early instance from :data:`DRAIN_EARLY_J` stations where the max-flow bound fails, the other below that size."""
+        early instance from :data:`DRAIN_EARLY_J` stations where the max-flow bound fails, the other below that size;
+        the late instance below :data:`DRAIN_MIN_J` stations (:func:`~certify.proof.sink.late_applies`)."""
         net, J = ctx.net, ctx.base.J
-        if not net.is_markovian or net.has_capacities or J < DRAIN_MIN_J or drain_order(ctx.base) is None:
+        if not net.is_markovian or net.has_capacities or drain_order(ctx.base) is None:
+            return False
+        if self.late:
+            return late_applies(J, DRAIN_MIN_J)
+        if J < DRAIN_MIN_J:
             return False
         if self.early:
             return J >= DRAIN_EARLY_J and not (ctx.use_fluid and ctx.flow_proves())
@@ -189,18 +198,18 @@ class SinkDrain(JsqStage):
                  fast: list[int], K: Clip, subsets: list[Subset], excess: bool) -> StageOutcome:
         """The stable decision of a candidate that passed the exact check: its certificate and its sentence."""
         net, sink, name = ctx.net, cand.sink, sink_name(cand.sink)
-        t.outcome = (f"found, exact check passed (rate {float(rate):.4g} < capacity "
-                     f"{float(chk.facts.capacity):.4g})")
+        shown, cap = apart_str(rate, chk.facts.capacity)
+        t.outcome = f"found, exact check passed (rate {shown} < capacity {cap})"
         cert = sink_drain_certificate(net, sink, P, w, rate, chk, table, fast, K, subsets)
         plus = ", with the ties' largest excess added as Poisson streams," if excess else ""
         if isinstance(sink, str):
             what = (f"the network without station {sink}{plus} drains (a quadratic Foster function that no "
-                    f"arrival decreases) and the work that can reach {sink} averages at most {float(rate):.4g} < "
-                    f"{float(chk.facts.capacity):.4g}, what {sink} serves")
+                    f"arrival decreases) and the work that can reach {sink} averages at most {shown} < {cap}, "
+                    f"what {sink} serves")
         else:
             what = (f"the network without stations {name}{plus} drains (a quadratic Foster function that no "
-                    f"arrival decreases), the work that can reach them averages at most {float(rate):.4g} < "
-                    f"{float(chk.facts.capacity):.4g}, what they serve, and the work that can reach each "
+                    f"arrival decreases), the work that can reach them averages at most {shown} < {cap}, "
+                    "what they serve, and the work that can reach each "
                     "subset of them while it holds their longest queues less than what it serves")
         return decide(
             Decision("stable", "markovian", "sink-drain certificate", cert),

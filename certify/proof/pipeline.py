@@ -90,6 +90,8 @@ JSQ_STAGES: tuple[JsqStage, ...] = (
     Reachability(),
     MarkovianForm(),
     Markovian(),
+    SinkGrowth(lambda net, **kw: prove(net, **kw), late=True),  # below six stations: where the Markovian stage's
+    SinkDrain(late=True),  # tables over the whole network decided nothing, the sinks' R' by its own law
 )
 
 

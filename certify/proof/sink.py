@@ -26,6 +26,7 @@ from ..certificates import nested_verdict
 from ..certificates.kinds.sink_growth import sink_growth_certificate
 from ..core.clock import earliest, within
 from ..core.model import Network
+from ..core.numbers import apart_str
 from ..exact.cell_rates import checked_text
 from ..exact.facts import Check, SinkGrowthFacts
 from ..exact.sink import Reduction, Subset, check_sink_growth
@@ -65,7 +66,8 @@ from .stage import NEXT, Decision, JsqStage, StageOutcome, decide
 
 __all__ = ["worst_text", "LIGHT_BUSY", "LIGHT_HORIZON", "busy_shares", "light_levels",
            "SINK_SHARE", "BELOW_SHARE", "BOX_SHARE", "SINK_K", "SINK_STEP_J", "SINK_FINER_J", "MAX_SINKS",
-           "SINK_MIN_J", "SinkGrowth", "table_tries", "no_table", "sink_name", "say_outcome", "nested_run", "shared_stop",
+           "SINK_MIN_J", "LATE_MIN_J", "SinkGrowth", "late_applies", "table_tries", "no_table", "sink_name", "say_outcome",
+           "nested_run", "shared_stop",
            "poisson_before", "with_box", "drained_later", "separable_first_applies", "waits_for_separable"]
 
 #: The share of the time left that the stage may use (all candidates together).
@@ -133,6 +135,12 @@ MAX_SINKS = 2
 #: The stage runs on networks of at least this many stations: on smaller ones the growth tables of the Markovian
 #: stage reach the same sinks (and prove transience), and the stage would only take time ahead of them.
 SINK_MIN_J = 6
+#: Below :data:`SINK_MIN_J` (and from this many stations) a *late* instance of the sink stages runs after the Markovian
+#: stage, where that stage decided nothing: its tables over the whole network do not always reach a sink whose inflow
+#: only R''s stationary law decides (J = 5 seed 301 of stop 65's screen at 0.939: the Markovian stage undecided in 5 s
+#: of a 60-s probe, the late sink-drain stage stable by a box on R' of four stations in 1.3 s; `certify boundary` band
+#: 0.0144 without it).
+LATE_MIN_J = 2
 
 _NESTED: ContextVar[bool] = ContextVar("certify_sink_nested", default=False)
 
@@ -182,6 +190,30 @@ def separable_first_applies(ctx: ProofContext) -> bool:
     net = ctx.net
     return (net.is_markovian and not net.has_capacities and ctx.base.J >= SINK_MIN_J
             and drain_order(ctx.base) is not None and bool(separable_tries(ctx.base, ctx.templates)))
+
+
+def late_applies(J: int, least: int) -> bool:
+    """Whether a sink stage's late instance (after the Markovian stage) runs on a network of ``J`` stations: from
+    :data:`LATE_MIN_J` stations up to ``least`` (exclusive), where the stage's own instance does not run.
+
+    Parameters
+    ----------
+    J : int
+        The network's stations.
+    least : int
+        The fewest stations the stage's own instance runs on (:data:`SINK_MIN_J`, or the drain stage's
+        :data:`~certify.proof.drain.DRAIN_MIN_J`).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> [J for J in range(1, 9) if late_applies(J, SINK_MIN_J)]
+    [2, 3, 4, 5]
+    """
+    return LATE_MIN_J <= J < least
 
 
 def waits_for_separable(ctx: ProofContext, cand: SinkCandidate) -> bool:
@@ -243,18 +275,24 @@ class SinkGrowth(JsqStage):
 
     name = "sink growth"
 
-    def __init__(self, prover: Callable[..., Result], after_separable: bool = False) -> None:
+    def __init__(self, prover: Callable[..., Result], after_separable: bool = False, late: bool = False) -> None:
         #: ``prove`` itself (the pipeline passes it: R' is proved positive recurrent by a nested run)
         self.prover = prover
         #: the instance after the first separable try (:class:`~certify.proof.separable_first.SeparableFirst`): it
         #: tries only the candidates the first instance left to it (:func:`waits_for_separable`)
         self.after_separable = after_separable
+        #: the instance after the Markovian stage, on the networks below :data:`SINK_MIN_J` (:func:`late_applies`)
+        self.late = late
 
     def applies(self, ctx: ProofContext) -> bool:
         """On exponential networks of :data:`SINK_MIN_J` or more stations without capacities, not inside a nested run;
-        the instance after the first separable try only where that try applies (:func:`separable_first_applies`)."""
-        return (not nested_run() and ctx.net.is_markovian and not ctx.net.has_capacities
-                and ctx.base.J >= SINK_MIN_J and (not self.after_separable or separable_first_applies(ctx)))
+        the instance after the first separable try only where that try applies (:func:`separable_first_applies`); the
+        late instance on the smaller ones (:func:`late_applies`)."""
+        if nested_run() or not ctx.net.is_markovian or ctx.net.has_capacities:
+            return False
+        if self.late:
+            return late_applies(ctx.base.J, SINK_MIN_J)
+        return ctx.base.J >= SINK_MIN_J and (not self.after_separable or separable_first_applies(ctx))
 
     def run(self, ctx: ProofContext) -> StageOutcome:
         """Try the candidate sinks within the stage's share of the time, and none after one whose box leaves a drain
@@ -352,15 +390,16 @@ class SinkGrowth(JsqStage):
                 t.outcome = f"rounded candidate refused by the exact check ({chk.failures[0]})"
                 return None
             w, table, rate = found
-            t.outcome = f"found, exact check passed (rate {float(rate):.4g} > capacity {float(red.capacity):.4g})"
+            shown, cap = apart_str(rate, red.capacity)
+            t.outcome = f"found, exact check passed (rate {shown} > capacity {cap})"
             cert = sink_growth_certificate(net, sink, w, rate, sub.certificate, chk, table, fast, K, subsets or ())
         if isinstance(sink, str):
             what = (f"the network without station {sink} is positive recurrent ({sub.method}) and the flow it forces into "
-                    f"{sink} averages at least {float(rate):.4g} > {float(red.capacity):.4g}, what {sink} serves")
+                    f"{sink} averages at least {shown} > {cap}, what {sink} serves")
             grows = f"{sink}'s queue grows"
         else:
             what = (f"the network without stations {name} is positive recurrent ({sub.method}) and the flow it forces "
-                    f"into them averages at least {float(rate):.4g} > {float(red.capacity):.4g}, what they serve, and "
+                    f"into them averages at least {shown} > {cap}, what they serve, and "
                     "into each of them when it is the shorter, more than it serves")
             grows = f"the shortest of {name} grows"
         return decide(
@@ -423,12 +462,13 @@ class SinkGrowth(JsqStage):
             say_outcome(t, f"Poisson table: rounded candidate refused by the exact check ({chk.failures[0]})")
             return None
         if rates.drain is not None and drain_side:
+            bound, served = apart_str(rates.drain[2], red.served())
             if drained_later(ctx, red):
-                say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, "
-                               "below the capacity: left to the drain stage (no other candidate of this stage is tried)")
+                say_outcome(t, f"{where}: the drain side bounds the rate from above by {bound}, below the capacity "
+                               f"{served}: left to the drain stage (no other candidate of this stage is tried)")
                 return "drain"
-            say_outcome(t, f"{where}: the drain side bounds the rate from above by {float(rates.drain[2]):.4g}, below "
-                           "the capacity, but the drain stage does not try this sink here (floating point, not used)")
+            say_outcome(t, f"{where}: the drain side bounds the rate from above by {bound}, below the capacity "
+                           f"{served}, but the drain stage does not try this sink here (floating point, not used)")
             return None
         refused = "".join(f"; {why}" for why in (rates.growth_refused, rates.drain_refused) if why)
         say_outcome(t, f"{where}: no rate above the capacity {float(red.capacity):.4g} found (its worst cell "

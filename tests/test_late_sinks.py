@@ -1,0 +1,70 @@
+"""The sink stages' late instances: on networks of fewer than six stations they run after the Markovian stage.
+
+A five-station random network (`random_feedback(5, 301)` of bench/frontier.py, stop 65's screen) whose sink 1 is
+decided by R''s stationary law: the Markovian stage's tables over the whole network decide neither side near its
+boundary, the late instances do (stable at 0.939, unstable at 0.942). Truth comes from outside the checker:
+tests/independent.py re-checks every hypothesis of each certificate state by state on R' rebuilt from the fields.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+import certify
+from certify.proof.drain import DRAIN_MIN_J, SinkDrain
+from certify.proof.markovian import Markovian
+from certify.proof.pipeline import JSQ_STAGES
+from certify.proof.sink import SINK_MIN_J, SinkGrowth, late_applies
+from tests import independent
+from tests.real_certificates import stage_context
+
+DATA = Path(__file__).resolve().parent / "data" / "networks"
+
+
+def _proved(load: str):
+    """``(network, result, stages)``: prove on the stored network at ``load`` (60 s, no simulation)."""
+    net = certify.load(DATA / f"random-J5-s301-r{load}.json")
+    res = certify.prove(net, time_limit=60, simulate=False)
+    return net, res, [a.stage for a in res.attempts]
+
+
+def test_the_late_instances_come_after_the_markovian_stage():
+    """In the pipeline both late instances follow the Markovian stage, growth first."""
+    kinds = [(type(s), getattr(s, "late", False)) for s in JSQ_STAGES]
+    markov = kinds.index((Markovian, False))
+    assert kinds.index((SinkGrowth, True)) == markov + 1 and kinds.index((SinkDrain, True)) == markov + 2
+
+
+@pytest.mark.parametrize("stations", [5, 6])
+def test_a_late_instance_applies_exactly_where_its_own_instance_does_not(stations):
+    """On five stations only the late instances apply; on six only the stages' own ones."""
+    net = certify.load(DATA / ("random-J5-s301-r0.939.json" if stations == 5 else "random-J6-s15-r0.91.json"))
+    ctx = stage_context(net)
+    late = SinkGrowth(certify.prove, late=True).applies(ctx), SinkDrain(late=True).applies(ctx)
+    own = SinkGrowth(certify.prove).applies(ctx), SinkDrain().applies(ctx)
+    assert late == ((True, True) if stations < min(SINK_MIN_J, DRAIN_MIN_J) else (False, False))
+    assert own == ((False, False) if stations < min(SINK_MIN_J, DRAIN_MIN_J) else (True, True))
+    assert late_applies(stations, SINK_MIN_J) == late[0]
+
+
+def test_below_its_boundary_the_late_drain_proves_the_network_stable():
+    """At 0.939 the Markovian stage decides nothing and the late sink-drain stage proves sink 1 drained."""
+    net, res, stages = _proved("0.939")
+    assert res.verdict == "stable" and res.method == "sink-drain certificate", res.reasons
+    assert stages.index("table (K=4) Foster") < stages.index("sink drain at 1")
+    cert = res.certificate
+    assert cert["sink"] == "1" and certify.verify(net, cert).ok
+    independent.check_sink_drain(net, copy.deepcopy(cert), count=100)
+
+
+def test_above_its_boundary_the_late_growth_proves_the_sink_overloaded():
+    """At 0.942 the Markovian stage decides nothing and the late sink-growth stage proves sink 1 grows."""
+    net, res, stages = _proved("0.942")
+    assert res.verdict == "unstable" and res.method == "sink-growth certificate", res.reasons
+    assert stages.index("table (K=4) Foster") < stages.index("sink growth at 1")
+    cert = res.certificate
+    assert cert["sink"] == "1" and certify.verify(net, cert).ok
+    independent.check_sink_growth(net, copy.deepcopy(cert), count=100)
