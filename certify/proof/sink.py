@@ -138,8 +138,8 @@ SINK_MIN_J = 6
 #: Below :data:`SINK_MIN_J` (and from this many stations) a *late* instance of the sink stages runs after the Markovian
 #: stage, where that stage decided nothing: its tables over the whole network do not always reach a sink whose inflow
 #: only R''s stationary law decides (J = 5 seed 301 of stop 65's screen at 0.939: the Markovian stage undecided in 5 s
-#: of a 60-s probe, the late sink-drain stage stable by a box on R' of four stations in 1.3 s; `certify boundary` band
-#: 0.0144 without it).
+#: of a 60-s probe, the late sink-drain stage stable by a box on R' of four stations in 1.6 s; `certify boundary` band
+#: 0.0144 without it, 0.00273 with it). Inside a sink-growth stage's nested run the late drain instance runs too.
 LATE_MIN_J = 2
 
 _NESTED: ContextVar[bool] = ContextVar("certify_sink_nested", default=False)
