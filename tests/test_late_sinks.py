@@ -9,6 +9,7 @@ tests/independent.py re-checks every hypothesis of each certificate state by sta
 from __future__ import annotations
 
 import copy
+import time
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,17 @@ def test_above_its_boundary_the_late_growth_proves_the_sink_overloaded():
     cert = res.certificate
     assert cert["sink"] == "1" and certify.verify(net, cert).ok
     independent.check_sink_growth(net, copy.deepcopy(cert), count=100)
+
+
+@pytest.mark.slow
+def test_deep_boxes_on_four_stations_keep_the_time_limit():
+    """On R' of four stations the boxes grow only as fast as their factorisations allow: a 60-s run ends by 66 s.
+
+    J = 5 seed 324 at 0.965 (undecided): before the boxes were capped by their predecessors' times
+    (certify.proof.poisson.steep_states) a box of 399,167 states took 74 s to factorise and the run 88 s.
+    """
+    net = certify.load(DATA / "random-J5-s324-r0.965.json")
+    t0 = time.perf_counter()
+    res = certify.prove(net, time_limit=60, simulate=False)
+    assert time.perf_counter() - t0 < 66 and res.verdict == "undecided", res.reasons
+    assert any(a.stage == "sink growth at 3" for a in res.attempts)

@@ -50,8 +50,8 @@ from .context import ProofContext
 from .separable import product_estimate
 
 __all__ = ["SECONDS_PER_CELL", "BOX_CELLS", "MIN_STATES", "WIDE_J", "MIDDLE_SHARE", "WIDE_STATES", "RESOLVE_SHARE",
-           "RESOLVE_ROUNDS", "STEP_GROWTH", "MANY_CELLS", "BOX_SUBSETS", "box", "box_sides", "box_subsets",
-           "poisson_try", "poisson_found"]
+           "RESOLVE_ROUNDS", "STEP_GROWTH", "MANY_CELLS", "BOX_SUBSETS", "STEEP_J", "STEEP_SHARE", "STEEP_NEXT",
+           "steep_states", "box", "box_sides", "box_subsets", "poisson_try", "poisson_found"]
 
 #: Seconds per cell of a box, for sizing it to the time left: its rows, the linear solves and the LPs (about 50 us a
 #: cell) and the exact check of a candidate (about 45 us a cell until stop 47, 14 us since: J = 8 seed 16's
@@ -123,6 +123,16 @@ STEP_GROWTH = 4
 
 #: The most law-only boxes before one box's levels are balanced.
 RESOLVE_ROUNDS = 3
+
+#: On R' of at most this many stations a box's levels run deep and its incomplete LU factorisation grows far faster
+#: than its states, which :data:`SECONDS_PER_CELL` does not see: J = 5 seed 324 of stop 65's screen at 0.965 (R' of
+#: four stations, stop 65) factorised boxes of 6,560 / 99,143 / 399,167 states in 0.04 / 3.0 / 73.8 s, and the last one
+#: held a 60-s probe for 88 s.  There the next box's states are capped by :func:`steep_states`.
+STEEP_J = 4
+#: ... so that the box before's time, grown as the square of the states, fits in this share of the time left.
+STEEP_SHARE = 0.5
+#: Where the cap sized the last box, one more box follows while the cap allows this many times its states.
+STEEP_NEXT = 1.25
 
 Found = tuple[tuple[int, ...], int, PoissonRates]
 
@@ -350,10 +360,17 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
     K = box_levels(chain.J, min(FIRST_STATES, states // 4))
     shares = [MIDDLE_SHARE, 1.0]  # of the states the time left allows: the middle box's, then the last's
     while True:
+        began = time.perf_counter()
         rows, rates, pi = _solved(ctx, red, chain, K, stop)
         count = len(rows.Z)
         _estimate(ctx, red, rates)
         states, cells = _states(stop, 1.0, chain.J), _cells(stop, chain.J)  # the next box's levels bound its cells
+        if chain.J <= STEEP_J:
+            steep = steep_states(len(rows.box), time.perf_counter() - began, stop)
+            if steep < states:
+                states = steep
+                if not shares and steep >= STEEP_NEXT * len(rows.box):
+                    shares = [1.0]  # the cap, not the time left, sized this box: another box, capped again
         if rates.growth is not None or rates.drain is not None or not shares or states <= len(rows.box):
             break
         share = shares.pop(0)
@@ -376,6 +393,35 @@ def poisson_try(ctx: ProofContext, red: Reduction, chain: Chain, stop: float) ->
             break
     ctx.poisson[red.sinks] = K, count, rates
     return ctx.poisson[red.sinks]
+
+
+def steep_states(states: int, took: float, stop: float) -> int:
+    """The most states of the next box on R' of at most :data:`STEEP_J` stations: the box before (``states`` states,
+    tried in ``took`` seconds) grown as the square of the states must fit in :data:`STEEP_SHARE` of the time left
+    before ``stop``.
+
+    Parameters
+    ----------
+    states : int
+        The box before's states.
+    took : float
+        Its try's seconds.
+    stop : float
+        A ``time.perf_counter()`` value.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    A box of 10,000 states tried in 1 s with 50 s left: the next may have 50,000 states (25 s predicted).
+
+    >>> steep_states(10_000, 1.0, time.perf_counter() + 50) in (49_999, 50_000)
+    True
+    """
+    left = max(0.0, stop - time.perf_counter())
+    return int(states * (STEEP_SHARE * left / max(took, 0.01)) ** 0.5)
 
 
 def _resolved(chain: Chain, pi: np.ndarray, Z: np.ndarray, K: tuple[int, ...], states: int, stop: float
