@@ -25,11 +25,17 @@ from tests.real_certificates import stage_context
 DATA = Path(__file__).resolve().parent / "data" / "networks"
 
 
-def _proved(load: str):
-    """``(network, result, stages)``: prove on the stored network at ``load`` (60 s, no simulation)."""
+def _late_certificate(load: str, verdict: str, kind: str, stage: str):
+    """``(network, certificate)``: prove on the stored network at ``load`` (60 s, no simulation), asserted to give
+    ``verdict`` by a ``kind`` certificate from ``stage``, after the Markovian stage's tables, valid under verify."""
     net = certify.load(DATA / f"random-J5-s301-r{load}.json")
     res = certify.prove(net, time_limit=60, simulate=False)
-    return net, res, [a.stage for a in res.attempts]
+    stages = [a.stage for a in res.attempts]
+    assert res.verdict == verdict and res.method == f"{kind} certificate", res.reasons
+    assert stages.index("table (K=4) Foster") < stages.index(stage)
+    cert = res.certificate
+    assert cert["sink"] == "1" and certify.verify(net, cert).ok
+    return net, copy.deepcopy(cert)
 
 
 def test_the_late_instances_come_after_the_markovian_stage():
@@ -53,22 +59,13 @@ def test_a_late_instance_applies_exactly_where_its_own_instance_does_not(station
 
 def test_below_its_boundary_the_late_drain_proves_the_network_stable():
     """At 0.939 the Markovian stage decides nothing and the late sink-drain stage proves sink 1 drained."""
-    net, res, stages = _proved("0.939")
-    assert res.verdict == "stable" and res.method == "sink-drain certificate", res.reasons
-    assert stages.index("table (K=4) Foster") < stages.index("sink drain at 1")
-    cert = res.certificate
-    assert cert["sink"] == "1" and certify.verify(net, cert).ok
-    independent.check_sink_drain(net, copy.deepcopy(cert), count=100)
+    independent.check_sink_drain(*_late_certificate("0.939", "stable", "sink-drain", "sink drain at 1"), count=100)
 
 
 def test_above_its_boundary_the_late_growth_proves_the_sink_overloaded():
     """At 0.942 the Markovian stage decides nothing and the late sink-growth stage proves sink 1 grows."""
-    net, res, stages = _proved("0.942")
-    assert res.verdict == "unstable" and res.method == "sink-growth certificate", res.reasons
-    assert stages.index("table (K=4) Foster") < stages.index("sink growth at 1")
-    cert = res.certificate
-    assert cert["sink"] == "1" and certify.verify(net, cert).ok
-    independent.check_sink_growth(net, copy.deepcopy(cert), count=100)
+    independent.check_sink_growth(*_late_certificate("0.942", "unstable", "sink-growth", "sink growth at 1"),
+                                  count=100)
 
 
 @pytest.mark.slow
