@@ -126,7 +126,7 @@ RESOLVE_ROUNDS = 3
 
 #: On R' of at most this many stations a box's levels run deep and its incomplete LU factorisation grows far faster
 #: than its states, which :data:`SECONDS_PER_CELL` does not see: J = 5 seed 324 of stop 65's screen at 0.965 (R' of
-#: four stations, stop 65) factorised boxes of 6,560 / 99,143 / 399,167 states in 0.04 / 3.0 / 73.8 s, and the last one
+#: four stations) factorised boxes of 6,560 / 99,143 / 399,167 states in 0.04 / 3.0 / 73.8 s, and the last one
 #: held a 60-s probe for 88 s.  There the next box's states are capped by :func:`steep_states`.
 STEEP_J = 4
 #: ... so that the box before's time, grown as the square of the states, fits in this share of the time left.
